@@ -1,0 +1,193 @@
+// Package catalog loads and validates the register catalog: one YAML file per
+// register, declaring its fields, key, filters, line lists and methods.
+//
+// Everything derived from a declaration (JSON names, SQL columns, scopes) is
+// computed once here, so the generator and the engine read one model.
+package catalog
+
+import "strings"
+
+// FieldType is the type of a field's value.
+type FieldType string
+
+// The field types of spec section 2.1.
+const (
+	Text   FieldType = "text"   // JSON string
+	Number FieldType = "number" // JSON number
+	Date   FieldType = "date"   // ISO 8601 date or date-time, kept as sent
+	Bool   FieldType = "bool"   // JSON true/false
+	Object FieldType = "object" // map of string to string
+	List   FieldType = "list"   // list of text
+)
+
+var fieldTypes = []FieldType{Text, Number, Date, Bool, Object, List}
+
+// Match says how a list filter compares its parameter with a field.
+type Match string
+
+// The filter matches.
+const (
+	Equals   Match = "equals"   // field = value (typed by the field)
+	Contains Match = "contains" // case-insensitive substring of a text field
+	OneOf    Match = "oneOf"    // field is one of a comma-separated list
+	Hides    Match = "hides"    // a bool switch: unless true, rows whose field is in Values are hidden
+)
+
+var matches = []Match{Equals, Contains, OneOf, Hides}
+
+// Method is a write a register offers besides list and get.
+type Method string
+
+// The write methods.
+const (
+	Create Method = "create" // POST /v1/<register>
+	Update Method = "update" // PATCH /v1/<register>/{key}
+)
+
+// Catalog is every register, sorted by name.
+type Catalog struct {
+	Registers []*Register
+}
+
+// Register returns the register with the given name, or nil.
+func (c *Catalog) Register(name string) *Register {
+	for _, r := range c.Registers {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Register is one register of the engine, exposed as /v1/<Name>.
+type Register struct {
+	File         string            `yaml:"-"`            // catalog file name, e.g. customers.yaml
+	Name         string            `yaml:"register"`     // path segment, table and scope prefix
+	Record       string            `yaml:"record"`       // Go name of one record, e.g. Customer
+	Description  string            `yaml:"description"`  // one line for docs
+	Key          string            `yaml:"key"`          // field that identifies a record in paths
+	NumberSeries bool              `yaml:"numberSeries"` // an omitted key is assigned by the engine's number series
+	ExtraFields  bool              `yaml:"extraFields"`  // records carry customer-defined ExtraFields
+	Location     bool              `yaml:"location"`     // records carry a position (…/{key}/location)
+	Uncounted    bool              `yaml:"uncounted"`    // lists answer total: null
+	Methods      []Method          `yaml:"methods"`      // writes offered; list and get always are
+	Defaults     map[string]string `yaml:"defaults"`     // values the engine sets when a create omits them
+	RequireOneOf []string          `yaml:"requireOneOf"` // a create must give at least one of these fields
+	Fields       []*Field          `yaml:"fields"`
+	Filters      []*Filter         `yaml:"filters"`
+	Lines        []*Line           `yaml:"lines"`
+
+	ReadScope  string `yaml:"-"` // <name>:read
+	WriteScope string `yaml:"-"` // <name>:write
+}
+
+// Field is one field of a register.
+type Field struct {
+	Name        string    `yaml:"name"`        // PascalCase, as read
+	Type        FieldType `yaml:"type"`        // defaults to text
+	Writable    bool      `yaml:"writable"`    // may be sent on create and update
+	CreateOnly  bool      `yaml:"createOnly"`  // may be sent on create only (implies writable on create)
+	Required    bool      `yaml:"required"`    // must be sent on create
+	References  string    `yaml:"references"`  // register whose key this field holds; the engine checks it exists
+	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
+	Description string    `yaml:"description"` // one line for docs
+
+	WriteName string `yaml:"-"` // camelCase request name
+	Column    string `yaml:"-"` // SQL column
+}
+
+// Filter is a query parameter of the register's list.
+type Filter struct {
+	Param   string   `yaml:"param"`   // query parameter name
+	Field   string   `yaml:"field"`   // field it compares
+	Match   Match    `yaml:"match"`   // defaults to equals
+	Values  []string `yaml:"values"`  // for hides: the values hidden unless the switch is true
+	Negate  bool     `yaml:"negate"`  // for equals on a bool: the parameter is the field's opposite
+	Default string   `yaml:"default"` // value assumed when the parameter is absent
+}
+
+// Line is a list of records of another register that a create may carry,
+// created all-or-nothing with their owner.
+type Line struct {
+	Name     string            `yaml:"name"`     // request name, e.g. contacts
+	Register string            `yaml:"register"` // register of each line
+	Parent   string            `yaml:"parent"`   // field of the line that holds the owner's key
+	Set      map[string]string `yaml:"set"`      // fixed values of each line, e.g. OwnerType: task
+}
+
+// Has reports whether the register offers the write method m.
+func (r *Register) Has(m Method) bool {
+	for _, x := range r.Methods {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Field returns the field with the given PascalCase name, or nil.
+func (r *Register) Field(name string) *Field {
+	for _, f := range r.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// KeyField returns the field that identifies a record.
+func (r *Register) KeyField() *Field { return r.Field(r.Key) }
+
+// EngineKeyed reports whether the engine assigns the key itself (an Id the
+// client can neither send nor choose).
+func (r *Register) EngineKeyed() bool {
+	k := r.KeyField()
+	return k != nil && !k.Writable && !k.CreateOnly
+}
+
+// CreateFields are the fields a create may send, in catalog order.
+func (r *Register) CreateFields() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Writable || f.CreateOnly {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// UpdateFields are the fields a PATCH may send, in catalog order.
+func (r *Register) UpdateFields() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Writable && !f.CreateOnly {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WriteName is the camelCase request name of a PascalCase field name.
+func WriteName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return strings.ToLower(name[:1]) + name[1:]
+}
+
+// Column is the snake_case SQL column of a PascalCase field name:
+// AddressLine1 → address_line1, CustomerNr → customer_nr.
+func Column(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + ('a' - 'A'))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// KeyStore keeps API keys and the tokens issued for them. Secrets are never
+// stored: only their SHA-256 hashes.
+type KeyStore interface {
+	// CreateKey stores a new key after checking its company and signature exist.
+	CreateKey(ctx context.Context, k Key) error
+	// LookupKey returns the key with the given client id, revoked or not.
+	LookupKey(ctx context.Context, clientID string) (Key, error)
+	// ListKeys lists keys, of one company when company is not empty.
+	ListKeys(ctx context.Context, company string) ([]Key, error)
+	// RevokeKey revokes a key and every token issued for it.
+	RevokeKey(ctx context.Context, clientID string) error
+	// SaveToken stores an issued token.
+	SaveToken(ctx context.Context, t Token) error
+	// LookupToken returns the token with the given id.
+	LookupToken(ctx context.Context, id string) (Token, error)
+}
+
+// Key is an API key as stored.
+type Key struct {
+	ClientID   string
+	Company    string
+	Sign       string
+	Scopes     []string // "*" or resource:read / resource:write
+	AllowedIPs []string // CIDR ranges; empty allows every address
+	SecretHash []byte   // SHA-256 of the secret part
+	Created    time.Time
+	Revoked    *time.Time
+}
+
+// Token is an access token issued by POST /v1/token.
+type Token struct {
+	ID         string // public part, the lookup key
+	SecretHash []byte // SHA-256 of the secret part
+	ClientID   string
+	Expires    time.Time
+}
+
+// ErrNoKey: no key or token with that id.
+var ErrNoKey = errors.New("no such key")
+
+// IdempotencyStore keeps the response of each write under its Idempotency-Key.
+type IdempotencyStore interface {
+	// Claim reserves a key for one execution, or says why it cannot run now.
+	Claim(ctx context.Context, c Claim) (ClaimResult, error)
+	// Complete stores the response of a call that wrote nothing (for example
+	// a 422), so a retry replays it.
+	Complete(ctx context.Context, c Claim, r Response) error
+	// Release forgets a claim whose call never reached the engine's rules
+	// (400, 503, ...): a retry will run.
+	Release(ctx context.Context, c Claim) error
+	// Prune deletes completed keys created before the given time.
+	Prune(ctx context.Context, before time.Time) (int, error)
+}
+
+// Claim is one execution's hold on an Idempotency-Key.
+type Claim struct {
+	Scope       string        // client, company, method and path
+	Key         string        // the client's Idempotency-Key
+	Fingerprint string        // SHA-256 of the canonical request
+	Token       string        // random; identifies this execution's hold
+	Lease       time.Duration // a hold older than this is abandoned and may be taken over
+}
+
+// ClaimState is the outcome of a Claim.
+type ClaimState int
+
+// The claim outcomes.
+const (
+	Claimed  ClaimState = iota // first use: run the call
+	Replay                     // completed before with the same content: replay Response
+	Mismatch                   // used before with other content
+	InFlight                   // the same key is executing right now
+)
+
+// ClaimResult is the outcome of a Claim, with the stored response on Replay.
+type ClaimResult struct {
+	State    ClaimState
+	Response Response
+}
