@@ -1,0 +1,241 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"runtime/debug"
+
+	"github.com/julienschmidt/httprouter"
+
+	"fieldapi/engine"
+)
+
+// Call is one request on its way through a route: what the handler needs
+// and what the pipeline learned about the caller.
+type Call struct {
+	W         http.ResponseWriter
+	R         *http.Request
+	Params    httprouter.Params
+	Engine    engine.Engine
+	Session   engine.Session // set once the caller is authenticated
+	Scopes    []string       // the caller's scopes
+	Body      []byte         // the request body of a write, read within the limit
+	RequestID string
+
+	server  *Server
+	route   *Route
+	claim   *engine.Claim // the Idempotency-Key hold of a write
+	written bool
+}
+
+// Context is the request's context.
+func (c *Call) Context() context.Context { return c.R.Context() }
+
+// Key is the record key of the path, unescaped.
+func (c *Call) Key() (string, error) { return c.Param("key") }
+
+// Param is a path parameter, unescaped.
+func (c *Call) Param(name string) (string, error) {
+	v, err := url.PathUnescape(c.Params.ByName(name))
+	if err != nil {
+		return "", InvalidParameter(name, "not a valid escaped path segment")
+	}
+	return v, nil
+}
+
+// JSON writes a JSON response.
+func (c *Call) JSON(status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.send(status, "application/json", body)
+	return nil
+}
+
+// Receipt is how a write's response is rendered inside the engine's
+// transaction, so it can be stored with the write for replay.
+func (c *Call) Receipt(status int, view func(engine.Record) any) engine.Receipt {
+	r := engine.Receipt{Render: func(rec engine.Record) (engine.Response, error) {
+		body, err := json.Marshal(view(rec))
+		return engine.Response{Status: status, Body: body}, err
+	}}
+	if c.claim != nil {
+		r.Claim = *c.claim
+	}
+	return r
+}
+
+// Send writes a response the engine rendered through a Receipt.
+func (c *Call) Send(resp engine.Response) error {
+	c.send(resp.Status, contentTypeFor(resp.Status), resp.Body)
+	return nil
+}
+
+func contentTypeFor(status int) string {
+	if status >= 400 {
+		return "application/problem+json"
+	}
+	return "application/json"
+}
+
+func (c *Call) send(status int, contentType string, body []byte) {
+	if c.written {
+		return
+	}
+	c.written = true
+	h := c.W.Header()
+	h.Set("Content-Type", contentType)
+	if c.claim != nil && h.Get("Idempotency-Replayed") == "" {
+		h.Set("Idempotency-Replayed", "false")
+	}
+	c.W.WriteHeader(status)
+	c.W.Write(body)
+}
+
+// fail writes the problem of an error, and settles a write's claim: a
+// response the engine produced is stored for replay, anything else is
+// released so a retry runs.
+func (c *Call) fail(err error) {
+	p := AsProblem(err)
+	if p.Status == http.StatusInternalServerError {
+		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "path", c.R.URL.Path, "error", err)
+	}
+	out := *p // problems may be shared values; never write into them
+	out.Type = c.server.cfg.ProblemBase + "/" + p.Title
+	out.RequestID = c.RequestID
+	body, _ := json.Marshal(out)
+	if ra := p.retryAfterHeader(); ra != "" {
+		c.W.Header().Set("Retry-After", ra)
+	}
+	if c.claim != nil {
+		c.settle(p.Status, body)
+	}
+	c.send(p.Status, "application/problem+json", body)
+}
+
+// settle stores or releases the claim of a write that failed.
+func (c *Call) settle(status int, body []byte) {
+	ctx := context.WithoutCancel(c.Context())
+	store := c.Engine.Idempotency()
+	var err error
+	if engineAnswered(status) {
+		err = store.Complete(ctx, *c.claim, engine.Response{Status: status, Body: body})
+	} else {
+		err = store.Release(ctx, *c.claim)
+	}
+	if err != nil {
+		c.server.cfg.Logger.Error("settling idempotency claim", "requestId", c.RequestID, "error", err)
+	}
+}
+
+// engineAnswered reports whether a failure status is the engine's verdict,
+// which a retry must see again, rather than a refusal before the engine ran.
+func engineAnswered(status int) bool {
+	return status == http.StatusNotFound || status == http.StatusConflict || status == http.StatusUnprocessableEntity
+}
+
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func (s *Server) newCall(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) *Call {
+	id := r.Header.Get("X-Request-Id")
+	if !clientRequestID.MatchString(id) {
+		id = newRequestID()
+	}
+	w.Header().Set("X-Request-Id", id)
+	return &Call{W: w, R: r, Params: ps, Engine: s.engine, RequestID: id, server: s, route: route}
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// serveRoute runs the pipeline of one matched route: request id, panic
+// recovery, auth, rate limit, body, idempotency, handler.
+func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) {
+	c := s.newCall(w, r, route, ps)
+	defer func() {
+		if v := recover(); v != nil {
+			s.cfg.Logger.Error("panic", "requestId", c.RequestID, "panic", v, "stack", string(debug.Stack()))
+			c.fail(Internal())
+		}
+	}()
+	if err := s.prepare(c); err != nil {
+		c.fail(err)
+		return
+	}
+	if c.written { // an idempotent replay
+		return
+	}
+	if err := route.Handler(c); err != nil {
+		c.fail(err)
+	}
+}
+
+// prepare runs everything before the handler; a write leaves holding its claim.
+func (s *Server) prepare(c *Call) error {
+	write := isWrite(c.R.Method)
+	if write {
+		if key := c.R.Header.Get("Idempotency-Key"); key != "" {
+			c.W.Header().Set("Idempotency-Key", key)
+		}
+	}
+	if !c.route.Public {
+		if err := s.auth.authenticate(c); err != nil {
+			return err
+		}
+		if err := s.limits.allow(c.Session.ClientID); err != nil {
+			return err
+		}
+	}
+	if !write {
+		return nil
+	}
+	body, err := readBody(c.W, c.R, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	c.Body = body
+	if c.route.Public {
+		return nil
+	}
+	return s.claim(c)
+}
+
+func isWrite(method string) bool {
+	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// readBody reads a JSON body, enforcing the size limit while reading.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, PayloadTooLarge(limit)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
+			return nil, UnsupportedMediaType(ct)
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, PayloadTooLarge(limit)
+	}
+	if err != nil {
+		return nil, MalformedBody("the body could not be read")
+	}
+	return body, nil
+}
+
+func hasJSONSuffix(mt string) bool { return len(mt) > 5 && mt[len(mt)-5:] == "+json" }

@@ -1,0 +1,228 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"time"
+
+	"fieldapi/engine"
+)
+
+// Presence says what a request body did with one field.
+type Presence uint8
+
+// The presences. PATCH leaves Omitted and Null fields untouched.
+const (
+	Omitted Presence = iota // not in the body
+	Null                    // sent as null: leave untouched
+	Cleared                 // sent as "" on a non-text field: clear it
+	Set                     // sent with a value (a text "" clears by value)
+)
+
+// Optional is one field of a request body.
+type Optional[T any] struct {
+	Presence Presence
+	Value    T
+}
+
+// Sent reports whether the field carries a value or a clear.
+func (o Optional[T]) Sent() bool { return o.Presence == Set || o.Presence == Cleared }
+
+// Decode reads the field's raw JSON strictly: a value of the wrong JSON type
+// is an error, and "" on a non-text field means clear.
+func (o *Optional[T]) Decode(raw json.RawMessage) error {
+	if bytes.Equal(raw, []byte("null")) {
+		o.Presence = Null
+		return nil
+	}
+	var v T
+	if _, isText := any(v).(string); !isText && bytes.Equal(raw, []byte(`""`)) {
+		if _, isObject := any(v).(map[string]string); isObject {
+			return errors.New("expected an object of strings")
+		}
+		o.Presence = Cleared
+		return nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return errors.New(expected(v))
+	}
+	o.Presence, o.Value = Set, v
+	return nil
+}
+
+// Put copies a sent field into engine values under its PascalCase name;
+// a clear is nil.
+func (o Optional[T]) Put(values map[string]any, field string) {
+	switch o.Presence {
+	case Set:
+		values[field] = plain(o.Value)
+	case Cleared:
+		values[field] = nil
+	}
+}
+
+// plain turns named types into the engine's plain values.
+func plain(v any) any {
+	switch x := v.(type) {
+	case Date:
+		return string(x)
+	case []string:
+		if x == nil {
+			return []string{}
+		}
+	}
+	return v
+}
+
+func expected(v any) string {
+	switch v.(type) {
+	case string:
+		return "expected a string"
+	case float64:
+		return "expected a number"
+	case bool:
+		return "expected true or false"
+	case Date:
+		return "expected an ISO 8601 date or date-time, such as 2026-05-01 or 2026-05-01T08:00:00"
+	case []string:
+		return "expected a list of strings"
+	case map[string]string:
+		return "expected an object whose values are all strings"
+	}
+	return fmt.Sprintf("expected %T", v)
+}
+
+// Date is an ISO 8601 date or date-time, kept exactly as sent.
+type Date string
+
+var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$`)
+
+// UnmarshalJSON accepts only well-formed ISO 8601 dates and date-times.
+func (d *Date) UnmarshalJSON(raw []byte) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return err
+	}
+	if !ValidDate(s) {
+		return fmt.Errorf("not an ISO 8601 date: %q", s)
+	}
+	*d = Date(s)
+	return nil
+}
+
+// ValidDate reports whether s is an ISO 8601 date or date-time with real
+// calendar values.
+func ValidDate(s string) bool {
+	if !isoDate.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse("2006-01-02", s[:10])
+	return err == nil
+}
+
+// Shape is what a request body may carry: the camelCase names it accepts,
+// the read-only names (named as such when sent) and the names it requires.
+type Shape struct {
+	Writable []string
+	ReadOnly []string
+	Required []string
+}
+
+// Body is a generated request body type.
+type Body interface {
+	// DecodeField decodes one member; it is only called with writable names.
+	DecodeField(name string, raw json.RawMessage) error
+	// Input maps the body to the engine's PascalCase input.
+	Input() engine.Input
+}
+
+// DecodeBody decodes a strict camelCase body into W and maps it to the
+// engine's input. Every failure is a 400 problem naming the field.
+func DecodeBody[W any, P interface {
+	*W
+	Body
+}](data []byte, shape Shape) (engine.Input, error) {
+	var w W
+	if err := decodeObject(data, "", shape, P(&w)); err != nil {
+		return engine.Input{}, err
+	}
+	return P(&w).Input(), nil
+}
+
+// DecodeLines decodes a list of line bodies, such as a customer's contacts;
+// problems name the line, as in contacts[1].name.
+func DecodeLines[W any, P interface {
+	*W
+	Body
+}](raw json.RawMessage, list string, shape Shape) ([]W, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, errors.New("expected a list of objects")
+	}
+	lines := make([]W, len(items))
+	for i, item := range items {
+		if err := decodeObject(item, fmt.Sprintf("%s[%d].", list, i), shape, P(&lines[i])); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
+}
+
+// decodeObject walks the members of one JSON object in order, rejecting
+// duplicates, unknown and read-only names, and wrong types.
+func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		if prefix == "" {
+			return MalformedBody("the body must be one JSON object")
+		}
+		return InvalidField(prefix[:len(prefix)-1], "expected an object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return MalformedBody("the body is not valid JSON")
+		}
+		name := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return MalformedBody("the body is not valid JSON")
+		}
+		path := prefix + name
+		switch {
+		case seen[name]:
+			return InvalidField(path, "sent twice")
+		case slices.Contains(shape.ReadOnly, name):
+			return ReadOnlyField(path, shape.Writable)
+		case !slices.Contains(shape.Writable, name):
+			return UnknownField(path, shape.Writable)
+		}
+		seen[name] = true
+		if err := body.DecodeField(name, raw); err != nil {
+			var p *Problem
+			if errors.As(err, &p) {
+				return p
+			}
+			return InvalidField(path, err.Error())
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return MalformedBody("the body is not valid JSON")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return MalformedBody("the body must hold exactly one JSON object")
+	}
+	for _, name := range shape.Required {
+		if !seen[name] {
+			return MissingField(prefix + name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"net/http"
+
+	"fieldapi/engine"
+)
+
+// The generic register handlers. Generated code calls them with a
+// register's name, its filters, its body shape and its typed mappers.
+
+// List serves GET /v1/<register>: one page, newest first.
+func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R) error {
+	req, err := ParseList(c.R.URL.Query(), filters)
+	if err != nil {
+		return err
+	}
+	page, err := c.Engine.List(c.Context(), c.Session, register, req.Query)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, Envelope(req, page, view))
+}
+
+// Get serves GET /v1/<register>/{key}.
+func Get[R any](c *Call, register string, view func(engine.Record) R) error {
+	key, err := c.Key()
+	if err != nil {
+		return err
+	}
+	rec, err := c.Engine.Get(c.Context(), c.Session, register, key)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, view(rec))
+}
+
+// Create serves POST /v1/<register>: 201 with the record as written.
+func Create[W any, P interface {
+	*W
+	Body
+}, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
+	in, err := DecodeBody[W, P](c.Body, shape)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Engine.Create(c.Context(), c.Session, register, in, c.Receipt(http.StatusCreated, anyView(view)))
+	if err != nil {
+		return err
+	}
+	return c.Send(resp)
+}
+
+// Update serves PATCH /v1/<register>/{key}: 200 with the whole record.
+func Update[W any, P interface {
+	*W
+	Body
+}, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
+	key, err := c.Key()
+	if err != nil {
+		return err
+	}
+	in, err := DecodeBody[W, P](c.Body, shape)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Engine.Update(c.Context(), c.Session, register, key, in, c.Receipt(http.StatusOK, anyView(view)))
+	if err != nil {
+		return err
+	}
+	return c.Send(resp)
+}
+
+// ExtraFields serves GET /v1/<register>/extra-fields.
+func ExtraFields(c *Call, register string) error {
+	defs, err := c.Engine.ExtraFieldDefs(c.Context(), c.Session, register)
+	if err != nil {
+		return err
+	}
+	if defs == nil {
+		defs = []engine.ExtraFieldDef{}
+	}
+	return c.JSON(http.StatusOK, Collection[engine.ExtraFieldDef]{Items: defs, Count: len(defs)})
+}
+
+// Collection is the shape of a short, unpaged list (spec 2.4, 4.3).
+type Collection[T any] struct {
+	Items []T `json:"items"`
+	Count int `json:"count"`
+}
+
+func anyView[R any](view func(engine.Record) R) func(engine.Record) any {
+	return func(rec engine.Record) any { return view(rec) }
+}

@@ -1,0 +1,81 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"fieldapi/engine"
+)
+
+// claimLease is how long a running write holds its Idempotency-Key before a
+// retry may take it over (the process that held it is presumed dead).
+const claimLease = 2 * time.Minute
+
+// maxIdempotencyKey bounds the header so the store's index stays small.
+const maxIdempotencyKey = 255
+
+// claim takes the write's Idempotency-Key, or answers from the store: a
+// replay of the first response, 409 for other content, or — while the same
+// key runs elsewhere — a wait for its response.
+func (s *Server) claim(c *Call) error {
+	key := c.R.Header.Get("Idempotency-Key")
+	if key == "" {
+		return IdempotencyKeyRequired()
+	}
+	if len(key) > maxIdempotencyKey {
+		return InvalidParameter("Idempotency-Key", "at most 255 characters")
+	}
+	claim := engine.Claim{
+		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
+		Key:         key,
+		Fingerprint: bodyFingerprint(c.Body),
+		Token:       newRequestID(),
+		Lease:       claimLease,
+	}
+	store := c.Engine.Idempotency()
+	deadline := s.cfg.Now().Add(s.cfg.InFlightWait)
+	for {
+		res, err := store.Claim(c.Context(), claim)
+		if err != nil {
+			return err
+		}
+		switch res.State {
+		case engine.Claimed:
+			c.claim = &claim
+			return nil
+		case engine.Replay:
+			c.W.Header().Set("Idempotency-Replayed", "true")
+			c.send(res.Response.Status, contentTypeFor(res.Response.Status), res.Response.Body)
+			return nil
+		case engine.Mismatch:
+			return IdempotencyMismatch()
+		}
+		if s.cfg.Now().After(deadline) {
+			return IdempotencyInFlight()
+		}
+		select {
+		case <-c.Context().Done():
+			return IdempotencyInFlight()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+// bodyFingerprint hashes the canonical form of a JSON body, so the same
+// content with other spacing or member order is the same request.
+func bodyFingerprint(body []byte) string {
+	canonical := body
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if b, err := json.Marshal(v); err == nil {
+			canonical = b
+		}
+	}
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])
+}

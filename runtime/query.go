@@ -1,0 +1,304 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldapi/engine"
+)
+
+// Paging limits (spec 4.8).
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Kind is the value type of a filtered field.
+type Kind uint8
+
+// The kinds of filtered fields.
+const (
+	KindText Kind = iota
+	KindNumber
+	KindBool
+	KindDate
+)
+
+// Match says how a filter compares its parameter with the field.
+type Match uint8
+
+// The filter matches, as declared in the catalog.
+const (
+	Equals   Match = iota // field = value
+	Contains              // case-insensitive substring
+	OneOf                 // field is one of a comma-separated list
+	Hides                 // a switch: unless true, rows whose field is in Values are hidden
+)
+
+// Filter is one query parameter of a register's list.
+type Filter struct {
+	Param   string
+	Field   string
+	Kind    Kind
+	Match   Match
+	Values  []string // Hides: the hidden values
+	Negate  bool     // Equals on a bool: the parameter is the field's opposite
+	Default string   // assumed when the parameter is absent
+}
+
+// listParams are accepted by every list.
+var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore"}
+
+// ListRequest is a parsed list query: the engine query plus what the
+// envelope needs to build the next cursor.
+type ListRequest struct {
+	Query       engine.Query
+	Page        int    // page number this response is
+	fingerprint uint64 // hash of the filters, bound into cursors
+}
+
+// ParseList parses a list's query string strictly: unknown parameters and
+// unparsable values are 400 problems.
+func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
+	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
+	for name, vs := range values {
+		if !slices.Contains(listParams, name) && !slices.ContainsFunc(filters, func(f Filter) bool { return f.Param == name }) {
+			return req, unknownParameter(name, filters)
+		}
+		if len(vs) > 1 {
+			return req, InvalidParameter(name, "given more than once")
+		}
+	}
+	if v := values.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return req, InvalidParameter("limit", "expected a whole number from 1 to 500")
+		}
+		req.Query.Limit = min(n, MaxLimit)
+	}
+	for _, name := range []string{"modifiedSince", "modifiedBefore"} {
+		v := values.Get(name)
+		if v == "" {
+			continue
+		}
+		t, err := ParseTime(v)
+		if err != nil {
+			return req, InvalidParameter(name, err.Error())
+		}
+		if name == "modifiedSince" {
+			req.Query.ModifiedSince = &t
+		} else {
+			req.Query.ModifiedBefore = &t
+		}
+	}
+	for _, f := range filters {
+		v, given := values.Get(f.Param), values.Has(f.Param)
+		if !given && f.Default != "" {
+			v, given = f.Default, true
+		}
+		cond, ok, err := f.condition(v, given)
+		if err != nil {
+			return req, InvalidParameter(f.Param, err.Error())
+		}
+		if ok {
+			req.Query.Where = append(req.Query.Where, cond)
+		}
+	}
+	req.fingerprint = fingerprint(values)
+	cursor, page := values.Get("cursor"), values.Get("page")
+	switch {
+	case cursor != "" && page != "":
+		return req, InvalidParameter("cursor", "give either cursor or page, not both")
+	case cursor != "":
+		pos, n, err := decodeCursor(cursor, req.fingerprint)
+		if err != nil {
+			return req, InvalidParameter("cursor", err.Error())
+		}
+		req.Query.After, req.Page = &pos, n
+	case page != "":
+		n, err := strconv.Atoi(page)
+		if err != nil || n < 1 {
+			return req, InvalidParameter("page", "expected a whole number from 1")
+		}
+		req.Query.Page, req.Page = n, n
+	}
+	return req, nil
+}
+
+func unknownParameter(name string, filters []Filter) *Problem {
+	valid := slices.Clone(listParams)
+	for _, f := range filters {
+		valid = append(valid, f.Param)
+	}
+	p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
+	p.ValidValues = valid
+	return p
+}
+
+// condition turns one parameter into an engine condition; ok is false when
+// the parameter selects nothing.
+func (f Filter) condition(v string, given bool) (engine.Condition, bool, error) {
+	switch f.Match {
+	case Hides:
+		show := false
+		if given {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return engine.Condition{}, false, fmt.Errorf("expected true or false")
+			}
+			show = b
+		}
+		if show {
+			return engine.Condition{}, false, nil
+		}
+		return engine.Condition{Field: f.Field, Op: engine.OpNotIn, Values: strings2any(f.Values)}, true, nil
+	case OneOf:
+		if !given {
+			return engine.Condition{}, false, nil
+		}
+		var vals []any
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				x, err := f.value(part)
+				if err != nil {
+					return engine.Condition{}, false, err
+				}
+				vals = append(vals, x)
+			}
+		}
+		if len(vals) == 0 {
+			return engine.Condition{}, false, fmt.Errorf("expected a comma-separated list of values")
+		}
+		return engine.Condition{Field: f.Field, Op: engine.OpIn, Values: vals}, true, nil
+	case Contains:
+		if !given || v == "" {
+			return engine.Condition{}, false, nil
+		}
+		return engine.Condition{Field: f.Field, Op: engine.OpContains, Values: []any{v}}, true, nil
+	default:
+		if !given {
+			return engine.Condition{}, false, nil
+		}
+		x, err := f.value(v)
+		if err != nil {
+			return engine.Condition{}, false, err
+		}
+		if b, isBool := x.(bool); isBool && f.Negate {
+			x = !b
+		}
+		return engine.Condition{Field: f.Field, Op: engine.OpEquals, Values: []any{x}}, true, nil
+	}
+}
+
+// value parses one parameter value as the field's kind.
+func (f Filter) value(v string) (any, error) {
+	switch f.Kind {
+	case KindNumber:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("expected a number")
+		}
+		return n, nil
+	case KindBool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("expected true or false")
+		}
+		return b, nil
+	case KindDate:
+		if !ValidDate(v) {
+			return nil, fmt.Errorf("expected an ISO 8601 date")
+		}
+	}
+	return v, nil
+}
+
+func strings2any(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// ParseTime parses an ISO 8601 timestamp; a date alone is midnight UTC and
+// a time without zone is UTC.
+func ParseTime(v string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("expected an ISO 8601 timestamp, such as 2026-05-01T08:00:00Z")
+}
+
+// fingerprint hashes the parameters that select rows, so a cursor is only
+// accepted with the filters it was made for.
+func fingerprint(values url.Values) uint64 {
+	var keys []string
+	for k := range values {
+		if k != "cursor" && k != "page" && k != "limit" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s&", k, values.Get(k))
+	}
+	return binary.BigEndian.Uint64(h.Sum(nil))
+}
+
+// cursor is the opaque position a list continues from.
+type cursor struct {
+	Pos  int64  `json:"p"` // engine position of the last row received
+	Page int    `json:"n"` // page number the cursor leads to
+	FP   uint64 `json:"f"` // filters it belongs to
+}
+
+func encodeCursor(pos int64, page int, fp uint64) string {
+	b, _ := json.Marshal(cursor{Pos: pos, Page: page, FP: fp})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, fp uint64) (pos int64, page int, err error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Page < 2 || c.Pos < 0 {
+		return 0, 0, fmt.Errorf("not a cursor from this service")
+	}
+	if c.FP != fp {
+		return 0, 0, fmt.Errorf("the cursor belongs to other filters; repeat the filters of the first page")
+	}
+	return c.Pos, c.Page, nil
+}
+
+// ListEnvelope is the shape of every list (spec 2.5).
+type ListEnvelope[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+	Page       int     `json:"page"`
+	Total      *int    `json:"total"`
+}
+
+// Envelope wraps one engine page of records.
+func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
+	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: page.Total}
+	for i, rec := range page.Records {
+		env.Items[i] = view(rec)
+	}
+	if page.Next != nil {
+		next := encodeCursor(*page.Next, req.Page+1, req.fingerprint)
+		env.NextCursor = &next
+	}
+	return env
+}

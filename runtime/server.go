@@ -1,0 +1,198 @@
+// Package runtime is the register-agnostic HTTP layer the generated code
+// runs on: routing, auth, idempotency, problems, paging, request ids and
+// limits. It knows no register by name; the generated route table tells it
+// what exists.
+package runtime
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"golang.org/x/time/rate"
+
+	"fieldapi/engine"
+)
+
+// Config is how an operator tunes the service. Zero values take the defaults.
+type Config struct {
+	ProblemBase    string        // problem type URLs are ProblemBase/<code>
+	RequireTokens  bool          // a key sent as Bearer is refused with token_required
+	MaxBody        int64         // request body limit in bytes (32 MB)
+	RateLimit      rate.Limit    // calls per second per key; 0 = default, negative = off
+	RateBurst      int           // calls a key may make at once
+	TokenLifetime  time.Duration // lifetime of access tokens, at most an hour
+	IdempotencyTTL time.Duration // completed Idempotency-Keys are kept at least this long
+	InFlightWait   time.Duration // how long a duplicate waits for the running call before 409
+	AuthCacheTTL   time.Duration // how long a verified key or token is trusted without a lookup
+	Logger         *slog.Logger
+	Now            func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultProblemBase = "https://fieldapi.dev/problems"
+	DefaultMaxBody     = 32 << 20
+	DefaultRateLimit   = 50
+	DefaultRateBurst   = 100
+)
+
+func (c Config) withDefaults() Config {
+	if c.ProblemBase == "" {
+		c.ProblemBase = DefaultProblemBase
+	}
+	c.ProblemBase = strings.TrimRight(c.ProblemBase, "/")
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	if c.RateLimit == 0 {
+		c.RateLimit = DefaultRateLimit
+	}
+	if c.RateBurst <= 0 {
+		c.RateBurst = DefaultRateBurst
+	}
+	if c.TokenLifetime <= 0 || c.TokenLifetime > time.Hour {
+		c.TokenLifetime = time.Hour
+	}
+	if c.IdempotencyTTL <= 0 {
+		c.IdempotencyTTL = 24 * time.Hour
+	}
+	if c.InFlightWait <= 0 {
+		c.InFlightWait = 10 * time.Second
+	}
+	if c.AuthCacheTTL == 0 {
+		c.AuthCacheTTL = 2 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Handler serves one route. A returned error is written as its problem.
+type Handler func(c *Call) error
+
+// Route is one method and path with the scope it needs. Paths use
+// httprouter syntax; the record key is always the parameter :key.
+type Route struct {
+	Method  string
+	Path    string
+	Scope   string // needed scope; "" with Public false means any valid key
+	Public  bool   // needs no key
+	Handler Handler
+}
+
+// API is what the generated code describes: its routes, every scope a key
+// may hold, and the OpenAPI document.
+type API struct {
+	Routes  []Route
+	Scopes  []string
+	OpenAPI []byte
+}
+
+// Server serves a route table.
+type Server struct {
+	engine  engine.Engine
+	cfg     Config
+	static  map[string]map[string]*Route // path → method → route: paths without parameters
+	router  *httprouter.Router           // paths with parameters
+	methods []string                     // every method some route uses, for 405
+	scopes  []string
+	auth    *authenticator
+	limits  *rateLimits
+}
+
+// NewServer builds the service over an engine and the generated API; the
+// built-in routes (health, whoami, token, field-names, openapi.json) are
+// added here.
+func NewServer(eng engine.Engine, cfg Config, api API) *Server {
+	cfg = cfg.withDefaults()
+	s := &Server{
+		engine: eng,
+		cfg:    cfg,
+		static: map[string]map[string]*Route{},
+		router: httprouter.New(),
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst),
+		scopes: slices.Sorted(slices.Values(api.Scopes)),
+	}
+	s.auth = newAuthenticator(eng.Keys(), cfg)
+	for _, r := range append(builtinRoutes(api.OpenAPI), api.Routes...) {
+		s.add(r)
+	}
+	return s
+}
+
+// Scopes lists every scope a key may hold, sorted.
+func (s *Server) Scopes() []string { return s.scopes }
+
+func (s *Server) add(r Route) {
+	route := &r
+	if !slices.Contains(s.methods, r.Method) {
+		s.methods = append(s.methods, r.Method)
+	}
+	// A static path beside a parameter at the same level (…/extra-fields
+	// beside …/:key) conflicts in httprouter, so static paths are looked up
+	// in a map first.
+	if !strings.Contains(r.Path, ":") {
+		if s.static[r.Path] == nil {
+			s.static[r.Path] = map[string]*Route{}
+		}
+		s.static[r.Path][r.Method] = route
+		return
+	}
+	s.router.Handle(r.Method, r.Path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.serveRoute(w, req, route, ps)
+	})
+}
+
+// ServeHTTP routes on the escaped path, so a key holding "/" (sent as %2F)
+// stays one path segment.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.EscapedPath()
+	if byMethod, ok := s.static[path]; ok {
+		if route, ok := byMethod[r.Method]; ok {
+			s.serveRoute(w, r, route, nil)
+			return
+		}
+		s.serveMethodNotAllowed(w, r, sortedKeys(byMethod))
+		return
+	}
+	if h, ps, _ := s.router.Lookup(r.Method, path); h != nil {
+		h(w, r, ps)
+		return
+	}
+	var allowed []string
+	for _, m := range s.methods {
+		if h, _, _ := s.router.Lookup(m, path); h != nil {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		s.serveMethodNotAllowed(w, r, allowed)
+		return
+	}
+	c := s.newCall(w, r, nil, nil)
+	c.fail(NotFound("no such path: " + r.URL.Path))
+}
+
+func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, allowed []string) {
+	slices.Sort(allowed)
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	c := s.newCall(w, r, nil, nil)
+	c.fail(MethodNotAllowed(r.Method, allowed))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
