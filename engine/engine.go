@@ -181,3 +181,11 @@ type FieldName struct {
 	ListOnly      bool   `json:"ListOnly"`
 	Hidden        bool   `json:"Hidden"`
 }
+
+// AddLine appends one line to a line list of a create.
+func (in *Input) AddLine(list string, line Input) {
+	if in.Lines == nil {
+		in.Lines = map[string][]Input{}
+	}
+	in.Lines[list] = append(in.Lines[list], line)
+}

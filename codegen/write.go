@@ -1,0 +1,45 @@
+package codegen
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// IsGenerated reports whether a file name in the output directory belongs to
+// the generator, so files of removed registers can be deleted safely.
+func IsGenerated(name string) bool {
+	return strings.HasSuffix(name, "_gen.go") || name == "openapi.json"
+}
+
+// WriteDir writes the rendered files into dir, skipping unchanged ones, and
+// deletes generated files that are no longer rendered. Hand-written files
+// in dir are left alone.
+func WriteDir(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, keep := files[e.Name()]; !keep && !e.IsDir() && IsGenerated(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+			continue
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	return nil
+}

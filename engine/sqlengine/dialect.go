@@ -1,0 +1,220 @@
+package sqlengine
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers driver "pgx"
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"fieldapi/engine"
+)
+
+// dialect holds everything that differs between SQLite and PostgreSQL. The
+// rest of the package writes portable SQL with ? placeholders and sqlx
+// Rebind, and double-quotes every identifier.
+type dialect struct {
+	postgres bool
+	driver   string // database/sql driver name
+}
+
+var (
+	sqliteDialect   = dialect{driver: "sqlite"}
+	postgresDialect = dialect{postgres: true, driver: "pgx"}
+)
+
+// parseDSN picks the dialect from a DSN and returns the DSN its driver takes.
+func parseDSN(dsn string, busyTimeout time.Duration) (dialect, string, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" || strings.HasPrefix(path, "?") {
+			return dialect{}, "", fmt.Errorf("DSN %q: want sqlite:PATH", dsn)
+		}
+		// WAL lets readers run beside the one writer; _txlock=immediate makes
+		// every write transaction take the write lock up front, so two
+		// writers never deadlock upgrading a read lock.
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+			busyTimeout.Milliseconds())
+		return sqliteDialect, path + sep + params, nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		if _, err := pgconn.ParseConfig(dsn); err != nil {
+			return dialect{}, "", fmt.Errorf("bad PostgreSQL DSN: %w", err)
+		}
+		return postgresDialect, dsn, nil
+	default:
+		scheme, _, _ := strings.Cut(dsn, ":")
+		return dialect{}, "", fmt.Errorf("unsupported database %q: want sqlite:PATH or postgres://USER@HOST:PORT/DB", scheme)
+	}
+}
+
+// Column types. TEXT works in both; the rest differ.
+func (d dialect) seqColumn() string {
+	if d.postgres {
+		return `"seq" BIGSERIAL PRIMARY KEY`
+	}
+	return `"seq" INTEGER PRIMARY KEY AUTOINCREMENT`
+}
+
+func (d dialect) boolType() string {
+	if d.postgres {
+		return "BOOLEAN"
+	}
+	return "INTEGER"
+}
+
+func (d dialect) numberType() string {
+	if d.postgres {
+		return "DOUBLE PRECISION"
+	}
+	return "REAL"
+}
+
+func (d dialect) bytesType() string {
+	if d.postgres {
+		return "BYTEA"
+	}
+	return "BLOB"
+}
+
+// ddl fills the type placeholders {seq}, {bool}, {number} and {bytes} of a
+// CREATE TABLE statement.
+func (d dialect) ddl(stmt string) string {
+	return strings.NewReplacer(
+		"{seq}", d.seqColumn(),
+		"{bool}", d.boolType(),
+		"{number}", d.numberType(),
+		"{bytes}", d.bytesType(),
+	).Replace(stmt)
+}
+
+// columnsQuery lists the columns of a table (one parameter: the table name).
+func (d dialect) columnsQuery() string {
+	if d.postgres {
+		return `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+	}
+	return `SELECT name FROM pragma_table_info(?)`
+}
+
+// lockMigration keeps two processes from migrating the same database at
+// once. SQLite needs nothing: the migration transaction holds the write lock.
+func (d dialect) lockMigration(ctx context.Context, tx *sqlx.Tx) error {
+	if !d.postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7244531)`)
+	return err
+}
+
+// lower is the SQL that folds a text expression to lower case. SQLite's own
+// LOWER folds ASCII only, which would make "ö" miss "Ö"; it gets a Unicode
+// fold registered with the driver.
+func (d dialect) lower(expr string) string {
+	if d.postgres {
+		return "LOWER(" + expr + ")"
+	}
+	return sqliteLowerFunc + "(" + expr + ")"
+}
+
+const sqliteLowerFunc = "fieldapi_lower"
+
+var registerSQLiteLower sync.Once
+
+// prepare readies the driver before the first connection opens.
+func (d dialect) prepare() error {
+	if d.postgres {
+		return nil
+	}
+	var err error
+	registerSQLiteLower.Do(func() {
+		err = sqlite.RegisterDeterministicScalarFunction(sqliteLowerFunc, 1,
+			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				switch v := args[0].(type) {
+				case string:
+					return strings.ToLower(v), nil
+				case []byte:
+					return strings.ToLower(string(v)), nil
+				default:
+					return v, nil
+				}
+			})
+	})
+	return err
+}
+
+// isUniqueViolation reports whether an insert hit a unique index.
+func (d dialect) isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		return liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// fault says which engine fault a driver error is: engine.ErrBusy,
+// engine.ErrUnreachable, engine.ErrTimeout, or nil for any other error.
+func (d dialect) fault(err error) error {
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		switch liteErr.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return engine.ErrBusy
+		case sqlite3.SQLITE_INTERRUPT:
+			return engine.ErrTimeout
+		case sqlite3.SQLITE_CANTOPEN:
+			return engine.ErrUnreachable
+		}
+		return nil
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return engine.ErrUnreachable // wrong host, port, database or password
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "57014": // query_canceled: statement_timeout
+			return engine.ErrTimeout
+		case pgErr.Code == "53300", pgErr.Code == "40001", pgErr.Code == "40P01", pgErr.Code == "55P03":
+			// too many connections, serialization failure, deadlock, lock not available
+			return engine.ErrBusy
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57P"), pgErr.Code == "3D000":
+			// connection exception, server shutting down, no such database
+			return engine.ErrUnreachable
+		}
+		return nil
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF) && d.postgres:
+		return engine.ErrUnreachable
+	case pgconn.Timeout(err):
+		return engine.ErrTimeout
+	case errors.As(err, &netErr):
+		return engine.ErrUnreachable
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+// Package sqlengine is the reference engine: the business system behind the
+// API, on sqlx with SQLite (default) or PostgreSQL.
+//
+// Every business rule lives here and is driven by the register catalog:
+// the schema, number series, references and lookups, defaults, line lists,
+// extra fields, the signature's permissions and the change log. A register
+// declared in YAML alone works with no code in this package.
+//
+// Files by concern: dialect.go (all SQLite/PostgreSQL differences),
+// schema.go (Migrate), table.go (catalog → columns and values), read.go,
+// write.go, rules.go (defaults, references, number series), extrafields.go,
+// permissions.go, changelog.go, keys.go, idempotency.go, demo.go, errors.go.
+package sqlengine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Options tunes the engine.
+type Options struct {
+	MaxOpenConns     int              // pool size; 0 = 10
+	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
+	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
+	Now              func() time.Time // clock; nil = time.Now
+}
+
+// Engine is the reference engine. It is safe for concurrent use.
+type Engine struct {
+	db      *sqlx.DB
+	dialect dialect
+	cat     *catalog.Catalog
+	tables  map[string]*table // by register name
+	opt     Options
+}
+
+// Open connects to the database named by dsn ("sqlite:PATH" or
+// "postgres://..."). It does not need the database to be up: a PostgreSQL
+// that is down makes calls fail with engine.ErrUnreachable until it returns.
+// Call Migrate before first use of a new database.
+func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*Engine, error) {
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = 5 * time.Second
+	}
+	if opt.MaxOpenConns <= 0 {
+		opt.MaxOpenConns = 10
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	tables, err := newTables(cat)
+	if err != nil {
+		return nil, err
+	}
+	d, driverDSN, err := parseDSN(dsn, opt.BusyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.prepare(); err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open(d.driver, driverDSN)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	db.SetMaxOpenConns(opt.MaxOpenConns)
+	db.SetMaxIdleConns(opt.MaxOpenConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	e := &Engine{db: db, dialect: d, cat: cat, tables: tables, opt: opt}
+	if !d.postgres {
+		// SQLite opens the file on first use; fail now on a path that cannot be opened.
+		if err := e.Ping(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", dsn, err)
+		}
+	}
+	return e, nil
+}
+
+// Close closes the connection pool.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Ping reports whether the database answers a trivial query.
+func (e *Engine) Ping(ctx context.Context) error {
+	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
+		var one int
+		return struct{}{}, e.db.GetContext(ctx, &one, `SELECT 1`)
+	})
+	return err
+}
+
+// Keys returns the store of API keys and tokens.
+func (e *Engine) Keys() engine.KeyStore { return keyStore{e} }
+
+// Idempotency returns the store of write responses.
+func (e *Engine) Idempotency() engine.IdempotencyStore { return idempotencyStore{e} }
+
+// call runs one engine call under the statement timeout and turns driver
+// faults into the engine's errors (busy, unreachable, timeout).
+func call[T any](e *Engine, ctx context.Context, fn func(ctx context.Context) (T, error)) (T, error) {
+	if e.opt.StatementTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opt.StatementTimeout)
+		defer cancel()
+	}
+	v, err := fn(ctx)
+	return v, e.classify(ctx, err)
+}
+
+// inTx runs fn in one write transaction: committed when fn returns nil,
+// rolled back otherwise.
+func (e *Engine) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := e.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// table returns the register's table, or an error naming the unknown register.
+func (e *Engine) table(register string) (*table, error) {
+	t := e.tables[register]
+	if t == nil {
+		return nil, fmt.Errorf("unknown register %q", register)
+	}
+	return t, nil
+}
+
+// timestampLayout is how every time is stored: UTC and fixed width, so that
+// comparing the text orders by time in both dialects.
+const timestampLayout = "2006-01-02T15:04:05.000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timestampLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timestampLayout, s) }
+
+// now is the engine's clock as stored text.
+func (e *Engine) now() string { return formatTime(e.opt.Now()) }

@@ -1,0 +1,34 @@
+package sqlengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"fieldapi/engine"
+)
+
+// classify turns a driver error into the engine's errors, so the HTTP layer
+// can tell "retry later" (busy, unreachable) and "may have written"
+// (timeout) from everything else. The driver error stays in the chain.
+// Business errors (CommandError, PermissionError, ErrNotFound) pass as they are.
+func (e *Engine) classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return wrapFault(engine.ErrTimeout, err)
+	}
+	if fault := e.dialect.fault(err); fault != nil {
+		return wrapFault(fault, err)
+	}
+	return err
+}
+
+// wrapFault keeps both the engine's fault and the driver error in the chain.
+func wrapFault(fault, err error) error {
+	if errors.Is(err, fault) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", fault, err)
+}
