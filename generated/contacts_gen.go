@@ -126,7 +126,7 @@ func (w *ContactWrite) Input() engine.Input {
 var contactCreateShape = runtime.Shape{
 	Writable: []string{"customerNr", "name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
 	ReadOnly: []string{"id", "status", "modified"},
-	Required: []string{"customerNr"},
+	Required: []string{"customerNr", "name"},
 }
 
 // contactUpdateShape is what PATCH /v1/contacts/{Id} accepts.

@@ -177,7 +177,7 @@ var customerUpdateShape = runtime.Shape{
 var customerContactsShape = runtime.Shape{
 	Writable: []string{"name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
 	ReadOnly: []string{"customerNr", "id", "modified", "status"},
-	Required: nil,
+	Required: []string{"name"},
 }
 
 // customerFilters are the query filters of GET /v1/customers.

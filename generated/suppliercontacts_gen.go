@@ -126,7 +126,7 @@ func (w *SupplierContactWrite) Input() engine.Input {
 var supplierContactCreateShape = runtime.Shape{
 	Writable: []string{"supplierNr", "name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
 	ReadOnly: []string{"id", "status", "modified"},
-	Required: []string{"supplierNr"},
+	Required: []string{"supplierNr", "name"},
 }
 
 // supplierContactUpdateShape is what PATCH /v1/suppliercontacts/{Id} accepts.

@@ -177,7 +177,7 @@ var supplierUpdateShape = runtime.Shape{
 var supplierContactsShape = runtime.Shape{
 	Writable: []string{"name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
 	ReadOnly: []string{"id", "modified", "status", "supplierNr"},
-	Required: nil,
+	Required: []string{"name"},
 }
 
 // supplierFilters are the query filters of GET /v1/suppliers.

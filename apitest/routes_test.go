@@ -1,0 +1,82 @@
+package apitest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"fieldapi/generated"
+	"fieldapi/runtime"
+)
+
+// pathFor fills a route's :key with the given key.
+func pathFor(route runtime.Route, key string) string {
+	return strings.Replace(route.Path, ":key", key, 1)
+}
+
+// otherScope is a real scope that is not the one a route needs.
+func otherScope(scope string) string {
+	if scope == "users:read" {
+		return "pricelists:read"
+	}
+	return "users:read"
+}
+
+// TestEveryRouteRefusesBadCallers drives every route of the generated route
+// table: no key and a wrong key are 401, a key without the route's scope is
+// 403, and each answer is a problem with the request id.
+func TestEveryRouteRefusesBadCallers(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		lacking := map[string]string{} // scope → key lacking it
+		for _, route := range generated.Routes() {
+			t.Run(route.Method+" "+route.Path, func(t *testing.T) {
+				is := is.New(t)
+				path := pathFor(route, "1")
+				noKey := env.Do(Request{Method: route.Method, Path: path, Body: "{}"})
+				is.Equal(noKey.Status, http.StatusUnauthorized)
+				is.Equal(noKey.Problem(t).Title, "unauthorized")
+
+				badKey := env.Do(Request{Method: route.Method, Path: path, Key: "mk_demo-nobody_0123456789abcdef", Body: "{}"})
+				is.Equal(badKey.Status, http.StatusUnauthorized)
+				is.Equal(badKey.Problem(t).Title, "unauthorized")
+
+				if lacking[route.Scope] == "" {
+					lacking[route.Scope] = env.NewKey("demo", "API", otherScope(route.Scope))
+				}
+				noScope := env.Do(Request{Method: route.Method, Path: path, Key: lacking[route.Scope], Body: "{}"})
+				is.Equal(noScope.Status, http.StatusForbidden)
+				p := noScope.Problem(t)
+				is.Equal(p.Title, "insufficient_scope")
+				is.True(strings.Contains(p.Detail, route.Scope)) // names the missing scope
+			})
+		}
+	})
+}
+
+// TestEveryItemRouteHidesOtherCompanies addresses, for every route with a
+// record key, a record that exists only in company demo2 with a key of
+// company demo: 404, never the other company's data.
+func TestEveryItemRouteHidesOtherCompanies(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		for _, route := range generated.Routes() {
+			if !strings.Contains(route.Path, ":key") {
+				continue
+			}
+			register := strings.Split(route.Path, "/")[2]
+			t.Run(route.Method+" "+route.Path, func(t *testing.T) {
+				is := is.New(t)
+				key := env.KeyOnlyIn(register, env.OtherKey, env.Key)
+				resp := env.Do(Request{Method: route.Method, Path: pathFor(route, escape(key)), Key: env.Key, Body: "{}"})
+				is.Equal(resp.Status, http.StatusNotFound)
+				is.Equal(resp.Problem(t).Title, "not_found")
+				// the owner still sees it
+				own := env.Do(Request{Method: http.MethodGet, Path: KeyPath(register, key), Key: env.OtherKey})
+				is.Equal(own.Status, http.StatusOK)
+			})
+		}
+	})
+}

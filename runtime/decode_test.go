@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestOptionalPresence(t *testing.T) {
+	cases := []struct {
+		body     string
+		presence Presence
+		values   map[string]any
+	}{
+		{`{}`, Omitted, map[string]any{}},
+		{`{"price":null}`, Null, map[string]any{}},
+		{`{"price":""}`, Cleared, map[string]any{"Price": nil}},
+		{`{"price":12.5}`, Set, map[string]any{"Price": 12.5}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.body, func(t *testing.T) {
+			is := is.New(t)
+			var b sampleBody
+			is.NoErr(decodeObject([]byte(tc.body), "", sampleShape, &b))
+			is.Equal(b.Price.Presence, tc.presence)
+			is.Equal(b.Input().Values, tc.values)
+		})
+	}
+}
+
+func TestTextEmptyStringIsAValue(t *testing.T) {
+	is := is.New(t)
+	in, err := DecodeBody[sampleBody]([]byte(`{"name":""}`), sampleShape)
+	is.NoErr(err)
+	is.Equal(in.Values["Name"], "") // a text "" is stored as "": it clears by value
+}
+
+func TestValidDate(t *testing.T) {
+	for s, want := range map[string]bool{
+		"2026-05-01": true, "2026-05-01T08:00": true, "2026-05-01T08:00:00Z": true,
+		"2026-05-01T08:00:00.123+02:00": true, "2026-02-30": false, "01/05/2026": false, "2026-5-1": false, "": false,
+	} {
+		if got := ValidDate(s); got != want {
+			t.Errorf("ValidDate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestCursorRoundTrip(t *testing.T) {
+	is := is.New(t)
+	pos, page, err := decodeCursor(encodeCursor(99, 3, 5), 5)
+	is.NoErr(err)
+	is.Equal(pos, int64(99))
+	is.Equal(page, 3)
+	_, _, err = decodeCursor(encodeCursor(99, 3, 5), 6)
+	is.True(err != nil) // other filters
+}
