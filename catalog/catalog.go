@@ -73,9 +73,12 @@ type Register struct {
 	Methods      []Method          `yaml:"methods"`      // writes offered; list and get always are
 	Defaults     map[string]string `yaml:"defaults"`     // values the engine sets when a create omits them
 	RequireOneOf []string          `yaml:"requireOneOf"` // a create must give at least one of these fields
+	Documents    bool              `yaml:"documents"`    // records carry documents (…/{key}/documents)
 	Fields       []*Field          `yaml:"fields"`
 	Filters      []*Filter         `yaml:"filters"`
 	Lines        []*Line           `yaml:"lines"`
+	Actions      []*Action         `yaml:"actions"`     // named engine commands: POST …/{key}/<name>
+	CreateReply  *Reply            `yaml:"createReply"` // a create answers with this summary instead of the record
 
 	ReadScope  string `yaml:"-"` // <name>:read
 	WriteScope string `yaml:"-"` // <name>:write
@@ -109,10 +112,29 @@ type Filter struct {
 // Line is a list of records of another register that a create may carry,
 // created all-or-nothing with their owner.
 type Line struct {
-	Name     string            `yaml:"name"`     // request name, e.g. contacts
-	Register string            `yaml:"register"` // register of each line
-	Parent   string            `yaml:"parent"`   // field of the line that holds the owner's key
-	Set      map[string]string `yaml:"set"`      // fixed values of each line, e.g. OwnerType: task
+	Name      string            `yaml:"name"`      // request name, e.g. contacts
+	Register  string            `yaml:"register"`  // register of each line
+	Parent    string            `yaml:"parent"`    // field of the line that holds the owner's key
+	Set       map[string]string `yaml:"set"`       // fixed values of each line, e.g. OwnerType: task
+	Read      bool              `yaml:"read"`      // the owner's read shape carries its lines
+	Post      bool              `yaml:"post"`      // POST /v1/<owner>/{key}/<name> adds one line
+	PostReply []string          `yaml:"postReply"` // fields (camelCase in the reply) answering that POST; empty: the whole line
+
+	ReadName string `yaml:"-"` // PascalCase name in the owner's read shape
+}
+
+// Action is a named command on one record, carried out by the engine:
+// POST /v1/<register>/{key}/<name> with a small body; it answers with the record.
+type Action struct {
+	Name        string   `yaml:"name"`        // path segment, e.g. status
+	Description string   `yaml:"description"` // one line for docs
+	Fields      []*Field `yaml:"fields"`      // the body; every field is writable
+}
+
+// Reply is the summary a create answers with, in camelCase.
+type Reply struct {
+	Fields []string            `yaml:"fields"` // fields of the record
+	Lines  map[string][]string `yaml:"lines"`  // per line list: fields of each line
 }
 
 // Has reports whether the register offers the write method m.

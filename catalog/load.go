@@ -82,6 +82,19 @@ func (r *Register) complete() {
 			fl.Match = Equals
 		}
 	}
+	for _, l := range r.Lines {
+		l.ReadName = strings.ToUpper(l.Name[:1]) + l.Name[1:]
+	}
+	for _, a := range r.Actions {
+		for _, f := range a.Fields {
+			if f.Type == "" {
+				f.Type = Text
+			}
+			f.Writable = true
+			f.WriteName = WriteName(f.Name)
+			f.Column = Column(f.Name)
+		}
+	}
 }
 
 var (
@@ -228,6 +241,49 @@ func (r *Register) validate(c *Catalog) error {
 		for name := range l.Set {
 			if lr.Field(name) == nil {
 				return fmt.Errorf("line %s: set field %q is not declared in %s", l.Name, name, lr.File)
+			}
+		}
+	}
+	for _, l := range r.Lines {
+		lr := c.Register(l.Register)
+		for _, name := range l.PostReply {
+			if lr.Field(name) == nil {
+				return fmt.Errorf("line %s: postReply field %q is not declared in %s", l.Name, name, lr.File)
+			}
+		}
+	}
+	actions := map[string]bool{"location": true, "documents": true}
+	for i, a := range r.Actions {
+		if !paramName.MatchString(a.Name) || actions[a.Name] || lines[a.Name] {
+			return fmt.Errorf("actions[%d]: name %q must be a camelCase name not used by a line or another path", i, a.Name)
+		}
+		actions[a.Name] = true
+		for j, f := range a.Fields {
+			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
+				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)
+			}
+		}
+	}
+	if rp := r.CreateReply; rp != nil {
+		for _, name := range rp.Fields {
+			if fields[name] == nil {
+				return fmt.Errorf("createReply: field %q is not declared", name)
+			}
+		}
+		for list, names := range rp.Lines {
+			var line *Line
+			for _, l := range r.Lines {
+				if l.Name == list {
+					line = l
+				}
+			}
+			if line == nil {
+				return fmt.Errorf("createReply: %q is not a line list of this register", list)
+			}
+			for _, name := range names {
+				if c.Register(line.Register).Field(name) == nil {
+					return fmt.Errorf("createReply: line %s: field %q is not declared in %s", list, name, line.Register)
+				}
 			}
 		}
 	}

@@ -144,6 +144,11 @@ func Internal() *Problem {
 	return problem(http.StatusInternalServerError, "internal_error", "the service failed; the request id identifies the fault in the log")
 }
 
+// NotImplemented: the engine attached does not offer this capability.
+func NotImplemented(detail string) *Problem {
+	return problem(http.StatusNotImplemented, "not_implemented", detail)
+}
+
 // EngineUnreachable: the engine cannot be reached; it never received the call.
 func EngineUnreachable() *Problem {
 	p := problem(http.StatusServiceUnavailable, "engine_unreachable", "the engine cannot be reached; it did not receive the call, retrying is safe")
