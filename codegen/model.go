@@ -7,6 +7,7 @@ package codegen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fieldapi/catalog"
@@ -23,6 +24,7 @@ type Register struct {
 	Source  string // catalog/customers.yaml
 	OutFile string // customers_gen.go
 
+	Plural     string // Customers, SupplierContacts: the register name cased like the record
 	RecordType string // Customer: the PascalCase read shape
 	WriteType  string // CustomerWrite: the camelCase request body
 	ViewFunc   string // viewCustomer: engine record → read shape
@@ -44,8 +46,19 @@ type Register struct {
 
 	Fields    []*Field
 	Lines     []*Line
-	HasWrites bool // offers create or update
-	HasBody   bool // has a request body type: writes, or it is another register's line
+	Routes    []RouteSpec // in the order they are emitted and documented
+	HasWrites bool        // offers create or update
+	HasBody   bool        // has a request body type: writes, or it is another register's line
+}
+
+// RouteSpec is one route of a register.
+type RouteSpec struct {
+	Method  string // GET, POST, PATCH
+	Path    string // httprouter syntax: /v1/customers/:key
+	DocPath string // OpenAPI syntax: /v1/customers/{Nr}
+	Scope   string // customers:read
+	Handler string // Go name of the handler: getCustomer
+	Summary string // one line for the OpenAPI document
 }
 
 // Field is one catalog field with its generated names.
@@ -62,7 +75,10 @@ type Line struct {
 	ShapeVar string // customerContactsShape: the body of one line
 }
 
-// NewModel builds the model of a catalog.
+// NewModel builds the model of a catalog. The registers are sorted by name
+// whatever order the catalog holds them in, so the output never depends on
+// the order files were read. It refuses a catalog whose generated names would
+// collide in the Go package (the catalog loader cannot see Go names).
 func NewModel(cat *catalog.Catalog) (*Model, error) {
 	m := &Model{}
 	byName := map[string]*Register{}
@@ -71,6 +87,7 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 		m.Registers = append(m.Registers, r)
 		byName[r.Name] = r
 	}
+	slices.SortFunc(m.Registers, func(a, b *Register) int { return strings.Compare(a.Name, b.Name) })
 	for _, r := range m.Registers {
 		for _, cl := range r.Register.Lines {
 			of := byName[cl.Register]
@@ -86,16 +103,81 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 			})
 		}
 	}
+	if err := m.checkNames(); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// sharedNames are declared once per package by api_gen.go.
+var sharedNames = []string{"API", "Routes", "Scopes", "openAPIDocument"}
+
+// bodyMethods are the methods of every request body type; a field of the
+// same Go name cannot live beside them.
+var bodyMethods = []string{"DecodeField", "Input"}
+
+// checkNames reports two generated package-level declarations with one
+// name (two registers with the same record, or a record named Routes), and
+// a body field that would shadow a method of its body type.
+func (m *Model) checkNames() error {
+	owner := map[string]string{}
+	for _, name := range sharedNames {
+		owner[name] = "api_gen.go"
+	}
+	declare := func(r *Register, name string) error {
+		if prev, taken := owner[name]; taken {
+			return fmt.Errorf("%s: generated name %s is already used by %s; choose another record name", r.Source, name, prev)
+		}
+		owner[name] = r.Source
+		return nil
+	}
+	for _, r := range m.Registers {
+		for _, name := range r.declNames() {
+			if err := declare(r, name); err != nil {
+				return err
+			}
+		}
+		if !r.HasBody {
+			continue
+		}
+		for _, f := range r.BodyFields() {
+			if slices.Contains(bodyMethods, f.GoName) {
+				return fmt.Errorf("%s: field %s: the name is taken by the method %s.%s; rename the field", r.Source, f.Name, r.WriteType, f.GoName)
+			}
+		}
+	}
+	return nil
+}
+
+// declNames are the package-level Go names registerFile declares for r.
+func (r *Register) declNames() []string {
+	names := []string{r.RecordType, r.ViewFunc, r.FiltersVar, r.ListFunc, r.GetFunc, r.RoutesFunc}
+	if r.HasBody {
+		names = append(names, r.WriteType)
+	}
+	if r.Has(catalog.Create) {
+		names = append(names, r.CreateShapeVar, r.CreateFunc)
+	}
+	if r.Has(catalog.Update) {
+		names = append(names, r.UpdateShapeVar, r.UpdateFunc)
+	}
+	if r.ExtraFields {
+		names = append(names, r.ExtraFieldsFunc)
+	}
+	for _, l := range r.Lines {
+		names = append(names, l.ShapeVar)
+	}
+	return names
 }
 
 func newRegister(cr *catalog.Register) *Register {
 	rec := cr.Record
-	plural := exported(cr.Name)
+	plural := pluralName(cr.Name, rec)
 	r := &Register{
 		Register:        cr,
 		Source:          "catalog/" + cr.File,
 		OutFile:         cr.Name + "_gen.go",
+		Plural:          plural,
 		RecordType:      rec,
 		WriteType:       rec + "Write",
 		ViewFunc:        "view" + rec,
@@ -117,7 +199,40 @@ func newRegister(cr *catalog.Register) *Register {
 	for _, cf := range cr.Fields {
 		r.Fields = append(r.Fields, &Field{Field: cf, GoName: cf.Name})
 	}
+	r.Routes = r.routes()
 	return r
+}
+
+// pluralName is the Go spelling of a register name: the record's casing
+// when the name is the record's plural (suppliercontacts + SupplierContact →
+// SupplierContacts, addresses + Address → Addresses), else the name with a
+// capital (objects1 → Objects1).
+func pluralName(name, record string) string {
+	for _, suffix := range []string{"s", "es"} {
+		if strings.EqualFold(name, record+suffix) {
+			return record + suffix
+		}
+	}
+	return exported(name)
+}
+
+// routes lists the routes of a register in a fixed order: list, extra
+// fields, get, create, update.
+func (r *Register) routes() []RouteSpec {
+	routes := []RouteSpec{
+		{"GET", r.CollectionPath, r.CollectionPath, r.ReadScope, r.ListFunc, "List " + r.Name + ", newest first"},
+	}
+	if r.ExtraFields {
+		routes = append(routes, RouteSpec{"GET", r.CollectionPath + "/extra-fields", r.CollectionPath + "/extra-fields", r.ReadScope, r.ExtraFieldsFunc, "Describe the extra fields of " + r.Name})
+	}
+	routes = append(routes, RouteSpec{"GET", r.ItemPath, r.ItemDocPath, r.ReadScope, r.GetFunc, "Read one record of " + r.Name})
+	if r.Has(catalog.Create) {
+		routes = append(routes, RouteSpec{"POST", r.CollectionPath, r.CollectionPath, r.WriteScope, r.CreateFunc, "Create a record of " + r.Name})
+	}
+	if r.Has(catalog.Update) {
+		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, r.WriteScope, r.UpdateFunc, "Change the fields sent of a record of " + r.Name})
+	}
+	return routes
 }
 
 // BodyFields are the fields a request body can carry: create or update.

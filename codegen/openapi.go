@@ -20,7 +20,7 @@ func openAPIDocument(m *Model) ([]byte, error) {
 		if r.HasBody {
 			schemas[r.WriteType] = writeSchema(r)
 		}
-		for _, rt := range r.Routes() {
+		for _, rt := range r.Routes {
 			item, _ := paths[rt.DocPath].(obj)
 			if item == nil {
 				item = obj{}
@@ -166,7 +166,7 @@ func fieldSchema(t catalog.FieldType, nullable bool) obj {
 	s := obj{"type": jsonType(t)}
 	switch t {
 	case catalog.Date:
-		s["format"] = "date-time"
+		// No format: "date-time" would call 2026-05-01 invalid, "date" the reverse.
 		s["description"] = "ISO 8601 date or date-time, kept as sent"
 	case catalog.List:
 		s["items"] = obj{"type": "string"}
@@ -198,11 +198,18 @@ func writeSchema(r *Register) obj {
 	props := obj{}
 	for _, f := range r.BodyFields() {
 		s := fieldSchema(f.Type, true)
-		if f.CreateOnly {
-			s["description"] = "create only"
+		var notes []string
+		if d, _ := s["description"].(string); d != "" {
+			notes = append(notes, d)
 		}
 		if f.References != "" {
-			s["description"] = "key of a record in " + f.References
+			notes = append(notes, "key of a record in "+f.References)
+		}
+		if f.CreateOnly {
+			notes = append(notes, "create only")
+		}
+		if len(notes) > 0 {
+			s["description"] = strings.Join(notes, "; ")
 		}
 		props[f.WriteName] = s
 	}

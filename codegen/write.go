@@ -3,8 +3,10 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -14,9 +16,10 @@ func IsGenerated(name string) bool {
 	return strings.HasSuffix(name, "_gen.go") || name == "openapi.json"
 }
 
-// WriteDir writes the rendered files into dir, skipping unchanged ones, and
-// deletes generated files that are no longer rendered. Hand-written files
-// in dir are left alone.
+// WriteDir writes the rendered files into dir in name order, skipping
+// unchanged ones (their mtime is kept, so builds and editors see no change),
+// and deletes generated files that are no longer rendered. Hand-written
+// files in dir are left alone.
 func WriteDir(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -32,7 +35,8 @@ func WriteDir(dir string, files map[string][]byte) error {
 			}
 		}
 	}
-	for name, content := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		content := files[name]
 		path := filepath.Join(dir, name)
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
 			continue

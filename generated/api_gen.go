@@ -7,7 +7,7 @@ package generated
 
 import (
 	_ "embed"
-	runtime "fieldapi/runtime"
+	"fieldapi/runtime"
 )
 
 // API is the generated HTTP layer for runtime.NewServer.

@@ -38,8 +38,8 @@ var priceListFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
 }
 
-// listPricelists serves GET /v1/pricelists.
-func listPricelists(c *runtime.Call) error {
+// listPriceLists serves GET /v1/pricelists.
+func listPriceLists(c *runtime.Call) error {
 	return runtime.List(c, "pricelists", priceListFilters, viewPriceList)
 }
 
@@ -51,7 +51,7 @@ func getPriceList(c *runtime.Call) error {
 // priceListRoutes are the routes of the pricelists register with the scope each needs.
 func priceListRoutes() []runtime.Route {
 	return []runtime.Route{
-		{Method: http.MethodGet, Path: "/v1/pricelists", Scope: "pricelists:read", Handler: listPricelists},
+		{Method: http.MethodGet, Path: "/v1/pricelists", Scope: "pricelists:read", Handler: listPriceLists},
 		{Method: http.MethodGet, Path: "/v1/pricelists/:key", Scope: "pricelists:read", Handler: getPriceList},
 	}
 }

@@ -142,8 +142,8 @@ var supplierContactFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
 }
 
-// listSuppliercontacts serves GET /v1/suppliercontacts.
-func listSuppliercontacts(c *runtime.Call) error {
+// listSupplierContacts serves GET /v1/suppliercontacts.
+func listSupplierContacts(c *runtime.Call) error {
 	return runtime.List(c, "suppliercontacts", supplierContactFilters, viewSupplierContact)
 }
 
@@ -165,7 +165,7 @@ func updateSupplierContact(c *runtime.Call) error {
 // supplierContactRoutes are the routes of the suppliercontacts register with the scope each needs.
 func supplierContactRoutes() []runtime.Route {
 	return []runtime.Route{
-		{Method: http.MethodGet, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:read", Handler: listSuppliercontacts},
+		{Method: http.MethodGet, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:read", Handler: listSupplierContacts},
 		{Method: http.MethodGet, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:read", Handler: getSupplierContact},
 		{Method: http.MethodPost, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:write", Handler: createSupplierContact},
 		{Method: http.MethodPatch, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:write", Handler: updateSupplierContact},

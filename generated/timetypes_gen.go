@@ -61,8 +61,8 @@ var timeTypeFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
 }
 
-// listTimetypes serves GET /v1/timetypes.
-func listTimetypes(c *runtime.Call) error {
+// listTimeTypes serves GET /v1/timetypes.
+func listTimeTypes(c *runtime.Call) error {
 	return runtime.List(c, "timetypes", timeTypeFilters, viewTimeType)
 }
 
@@ -74,7 +74,7 @@ func getTimeType(c *runtime.Call) error {
 // timeTypeRoutes are the routes of the timetypes register with the scope each needs.
 func timeTypeRoutes() []runtime.Route {
 	return []runtime.Route{
-		{Method: http.MethodGet, Path: "/v1/timetypes", Scope: "timetypes:read", Handler: listTimetypes},
+		{Method: http.MethodGet, Path: "/v1/timetypes", Scope: "timetypes:read", Handler: listTimeTypes},
 		{Method: http.MethodGet, Path: "/v1/timetypes/:key", Scope: "timetypes:read", Handler: getTimeType},
 	}
 }
