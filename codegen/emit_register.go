@@ -48,10 +48,11 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	}
 	emit(recordStruct)
 	emit(viewFunc)
-	if r.HasBody {
-		emit(writeStruct)
-		emit(decodeFieldMethod)
-		emit(inputMethod)
+	if r.Body != nil {
+		emitBody(f, r.Body)
+	}
+	if rp := r.CreateReply; rp != nil {
+		emitReply(f, rp)
 	}
 	if r.Has(catalog.Create) {
 		emit(createShapeVar)
@@ -61,6 +62,14 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	}
 	for _, l := range r.Lines {
 		lineShapeVar(f, r, l)
+		f.Line()
+		if l.Reply != nil {
+			emitReply(f, l.Reply)
+		}
+	}
+	for _, a := range r.Actions {
+		emitBody(f, a.Body)
+		actionShapeVar(f, a)
 		f.Line()
 	}
 	emit(filtersVar)
@@ -75,8 +84,49 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	if r.ExtraFields {
 		emit(extraFieldsHandler)
 	}
+	for _, l := range r.Lines {
+		if l.Post {
+			addLineHandler(f, r, l)
+			f.Line()
+		}
+	}
+	for _, a := range r.Actions {
+		actionHandler(f, r, a)
+		f.Line()
+	}
+	if r.Location {
+		emit(getLocationHandler)
+		emit(pinLocationHandler)
+	}
+	if r.Documents {
+		emit(addDocumentHandler)
+		emit(listDocumentsHandler)
+		emit(getDocumentHandler)
+	}
 	routesFunc(f, r)
 	return f
+}
+
+// emitBody emits a request body type with its decoder and mapper.
+func emitBody(f *jen.File, b *Body) {
+	writeStruct(f, b)
+	f.Line()
+	decodeFieldMethod(f, b)
+	f.Line()
+	inputMethod(f, b)
+	f.Line()
+}
+
+// emitReply emits a reply type, the item types of its lines, and its mapper.
+func emitReply(f *jen.File, rp *Reply) {
+	replyStruct(f, rp)
+	f.Line()
+	for _, rl := range rp.Lines {
+		replyLineStruct(f, rp, rl)
+		f.Line()
+	}
+	replyViewFunc(f, rp)
+	f.Line()
 }
 
 // newFile starts a file of the generated package, with the import names
@@ -160,6 +210,9 @@ func recordStruct(f *jen.File, r *Register) {
 		}
 		fields = append(fields, field)
 	}
+	for _, l := range r.ReadLines {
+		fields = append(fields, jen.Id(l.ReadName).Index().Id(l.Of.RecordType).Tag(tag(l.ReadName)).Commentf("its %s lines", l.Of.Name))
+	}
 	fields = append(fields, jen.Id("Modified").Op("*").String().Tag(tag("Modified")).Comment("when the record last changed; read only"))
 	if r.ExtraFields {
 		fields = append(fields, jen.Id("ExtraFields").Map(jen.String()).String().Tag(tag("ExtraFields")).Comment("the company's own fields; every defined key, values as strings"))
@@ -190,6 +243,9 @@ func viewFunc(f *jen.File, r *Register) {
 	for _, fd := range r.Fields {
 		values = append(values, read(fd.GoName, fd.Name, fd.Type))
 	}
+	for _, l := range r.ReadLines {
+		values = append(values, jen.Line().Id(l.ReadName).Op(":").Qual(runtimePkg, "Views").Call(jen.Id("rec").Dot("Lines").Call(jen.Lit(l.ReadName)), jen.Id(l.Of.ViewFunc)))
+	}
 	values = append(values, read("Modified", "Modified", catalog.Text))
 	if r.ExtraFields {
 		values = append(values, read("ExtraFields", "ExtraFields", catalog.Object))
@@ -211,24 +267,24 @@ func viewFunc(f *jen.File, r *Register) {
 //		...
 //		Contacts []ContactWrite `json:"contacts"` // contacts lines created with the record, all or nothing
 //	}
-func writeStruct(f *jen.File, r *Register) {
+func writeStruct(f *jen.File, b *Body) {
 	var fields []jen.Code
-	for _, fd := range r.BodyFields() {
+	for _, fd := range b.Fields {
 		field := jen.Id(fd.GoName).Add(writeType(fd.Type)).Tag(tag(fd.WriteName))
 		if fd.CreateOnly {
 			field.Comment("create only")
 		}
 		fields = append(fields, field)
 	}
-	if r.ExtraFields {
+	if b.ExtraFields {
 		fields = append(fields, jen.Id("ExtraFields").Add(writeType(catalog.Object)).Tag(tag("extraFields")))
 	}
-	for _, l := range r.Lines {
+	for _, l := range b.Lines {
 		fields = append(fields, jen.Id(l.GoName).Index().Id(l.Of.WriteType).Tag(tag(l.Name)).Commentf("%s lines created with the record, all or nothing", l.Of.Name))
 	}
-	f.Commentf("%s is a camelCase request body of the %s register (%s).", r.WriteType, r.Name, r.Source)
+	f.Comment(b.Doc)
 	f.Comment("Only the fields present are written; null leaves a field untouched and \"\" clears it.")
-	f.Type().Id(r.WriteType).Struct(fields...)
+	f.Type().Id(b.Type).Struct(fields...)
 }
 
 // decodeFieldMethod emits the strict decoder of one body member:
@@ -244,26 +300,26 @@ func writeStruct(f *jen.File, r *Register) {
 //		}
 //		return runtime.UnknownField(name, nil)
 //	}
-func decodeFieldMethod(f *jen.File, r *Register) {
+func decodeFieldMethod(f *jen.File, b *Body) {
 	var cases []jen.Code
-	for _, fd := range r.BodyFields() {
+	for _, fd := range b.Fields {
 		cases = append(cases, jen.Case(jen.Lit(fd.WriteName)).Block(
 			jen.Return(jen.Id("w").Dot(fd.GoName).Dot("Decode").Call(jen.Id("raw"))),
 		))
 	}
-	if r.ExtraFields {
+	if b.ExtraFields {
 		cases = append(cases, jen.Case(jen.Lit("extraFields")).Block(
 			jen.Return(jen.Id("w").Dot("ExtraFields").Dot("Decode").Call(jen.Id("raw"))),
 		))
 	}
-	for _, l := range r.Lines {
+	for _, l := range b.Lines {
 		cases = append(cases, jen.Case(jen.Lit(l.Name)).Block(
 			jen.List(jen.Id("w").Dot(l.GoName), jen.Err()).Op("=").Qual(runtimePkg, "DecodeLines").Types(jen.Id(l.Of.WriteType)).Call(jen.Id("raw"), jen.Lit(l.Name), jen.Id(l.ShapeVar)),
 			jen.Return(jen.Err()),
 		))
 	}
 	f.Comment("DecodeField decodes one member of the body; the shape has checked the name.")
-	f.Func().Params(jen.Id("w").Op("*").Id(r.WriteType)).Id("DecodeField").
+	f.Func().Params(jen.Id("w").Op("*").Id(b.Type)).Id("DecodeField").
 		Params(jen.Id("name").String(), jen.Id("raw").Qual(jsonPkg, "RawMessage")).Params(jen.Err().Error()).
 		Block(
 			jen.Switch(jen.Id("name")).Block(cases...),
@@ -285,24 +341,24 @@ func decodeFieldMethod(f *jen.File, r *Register) {
 //		}
 //		return in
 //	}
-func inputMethod(f *jen.File, r *Register) {
+func inputMethod(f *jen.File, b *Body) {
 	body := []jen.Code{jen.Id("in").Op(":=").Qual(enginePkg, "NewInput").Call()}
-	for _, fd := range r.BodyFields() {
+	for _, fd := range b.Fields {
 		body = append(body, jen.Id("w").Dot(fd.GoName).Dot("Put").Call(jen.Id("in").Dot("Values"), jen.Lit(fd.Name)))
 	}
-	if r.ExtraFields {
+	if b.ExtraFields {
 		body = append(body, jen.If(jen.Id("w").Dot("ExtraFields").Dot("Presence").Op("==").Qual(runtimePkg, "Set")).Block(
 			jen.Id("in").Dot("Extra").Op("=").Id("w").Dot("ExtraFields").Dot("Value"),
 		))
 	}
-	for _, l := range r.Lines {
+	for _, l := range b.Lines {
 		body = append(body, jen.For(jen.Id("i").Op(":=").Range().Id("w").Dot(l.GoName)).Block(
 			jen.Id("in").Dot("AddLine").Call(jen.Lit(l.Name), jen.Id("w").Dot(l.GoName).Index(jen.Id("i")).Dot("Input").Call()),
 		))
 	}
 	body = append(body, jen.Return(jen.Id("in")))
 	f.Comment("Input maps the body to the engine's PascalCase input.")
-	f.Func().Params(jen.Id("w").Op("*").Id(r.WriteType)).Id("Input").Params().Qual(enginePkg, "Input").Block(body...)
+	f.Func().Params(jen.Id("w").Op("*").Id(b.Type)).Id("Input").Params().Qual(enginePkg, "Input").Block(body...)
 }
 
 // shapeValue emits a runtime.Shape literal, one member a line:
@@ -451,7 +507,7 @@ func getHandler(f *jen.File, r *Register) {
 // createHandler emits: func createCustomer(c *runtime.Call) error { return runtime.Create[CustomerWrite](c, "customers", customerCreateShape, viewCustomer) }
 func createHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.CreateFunc, "POST", r.CollectionPath,
-		jen.Qual(runtimePkg, "Create").Types(jen.Id(r.WriteType)).Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.CreateShapeVar), jen.Id(r.ViewFunc)))
+		jen.Qual(runtimePkg, "Create").Types(jen.Id(r.WriteType)).Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.CreateShapeVar), jen.Id(r.CreateView())))
 }
 
 // updateHandler emits: func updateCustomer(c *runtime.Call) error { return runtime.Update[CustomerWrite](c, "customers", customerUpdateShape, viewCustomer) }

@@ -96,7 +96,7 @@ func viewPart(rec engine.Record) Part {
 		},
 		{
 			name:    "writeStruct",
-			emit:    func(f *jen.File) { writeStruct(f, parts) },
+			emit:    func(f *jen.File) { writeStruct(f, parts.Body) },
 			imports: []string{"fieldapi/runtime"},
 			want: `// PartWrite is a camelCase request body of the parts register (catalog/parts.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
@@ -112,7 +112,7 @@ type PartWrite struct {
 		},
 		{
 			name:    "decodeFieldMethod",
-			emit:    func(f *jen.File) { decodeFieldMethod(f, parts) },
+			emit:    func(f *jen.File) { decodeFieldMethod(f, parts.Body) },
 			imports: []string{"encoding/json", "fieldapi/runtime"},
 			want: `// DecodeField decodes one member of the body; the shape has checked the name.
 func (w *PartWrite) DecodeField(name string, raw json.RawMessage) (err error) {
@@ -137,7 +137,7 @@ func (w *PartWrite) DecodeField(name string, raw json.RawMessage) (err error) {
 		},
 		{
 			name:    "inputMethod",
-			emit:    func(f *jen.File) { inputMethod(f, parts) },
+			emit:    func(f *jen.File) { inputMethod(f, parts.Body) },
 			imports: []string{"fieldapi/engine", "fieldapi/runtime"},
 			want: `// Input maps the body to the engine's PascalCase input.
 func (w *PartWrite) Input() engine.Input {
@@ -158,7 +158,7 @@ func (w *PartWrite) Input() engine.Input {
 		},
 		{
 			name:    "inputMethod of a line register",
-			emit:    func(f *jen.File) { inputMethod(f, notes) },
+			emit:    func(f *jen.File) { inputMethod(f, notes.Body) },
 			imports: []string{"fieldapi/engine"},
 			want: `// Input maps the body to the engine's PascalCase input.
 func (w *NoteWrite) Input() engine.Input {

@@ -200,7 +200,7 @@ func TestGeneratedGoFiles(t *testing.T) {
 	}
 }
 
-var handlerDoc = regexp.MustCompile(`^\w+ serves (GET|POST|PATCH) /v1/\S+\.$`)
+var handlerDoc = regexp.MustCompile(`^\w+ serves (GET|POST|PATCH|PUT) /v1/\S+\.$`)
 
 func checkGoFile(t *testing.T, name string, src []byte) {
 	first, _, _ := strings.Cut(string(src), "\n")

@@ -46,20 +46,53 @@ type Register struct {
 
 	Fields    []*Field
 	Lines     []*Line
+	ReadLines []*Line     // line lists the read shape carries
+	Actions   []*Action   // named commands on one record
 	Routes    []RouteSpec // in the order they are emitted and documented
 	HasWrites bool        // offers create or update
 	HasBody   bool        // has a request body type: writes, or it is another register's line
+	Body      *Body       // the request body type when HasBody
+
+	CreateReply *Reply // the summary a create answers with; nil: the record
+
+	GetLocationFunc   string // getCustomerLocation, with a location
+	PinLocationFunc   string // pinCustomerLocation
+	AddDocumentFunc   string // addTaskDocument, with documents
+	ListDocumentsFunc string // listTaskDocuments
+	GetDocumentFunc   string // getTaskDocument
 }
 
 // RouteSpec is one route of a register.
 type RouteSpec struct {
-	Method  string // GET, POST, PATCH
-	Path    string // httprouter syntax: /v1/customers/:key
-	DocPath string // OpenAPI syntax: /v1/customers/{Nr}
-	Scope   string // customers:read
-	Handler string // Go name of the handler: getCustomer
-	Summary string // one line for the OpenAPI document
+	Method  string    // GET, POST, PATCH, PUT
+	Path    string    // httprouter syntax: /v1/customers/:key
+	DocPath string    // OpenAPI syntax: /v1/customers/{Nr}
+	Scope   string    // customers:read
+	Handler string    // Go name of the handler: getCustomer
+	Summary string    // one line for the OpenAPI document
+	Kind    RouteKind // what the route does, for the OpenAPI document
+	Request string    // schema of the request body, if any
+	Reply   string    // schema of the answer, if a record or reply type
 }
+
+// RouteKind is what a route does.
+type RouteKind string
+
+// The route kinds.
+const (
+	KindList          RouteKind = "list"
+	KindExtraFields   RouteKind = "extraFields"
+	KindGet           RouteKind = "get"
+	KindCreate        RouteKind = "create"
+	KindUpdate        RouteKind = "update"
+	KindAddLine       RouteKind = "addLine"
+	KindAction        RouteKind = "action"
+	KindGetLocation   RouteKind = "getLocation"
+	KindPinLocation   RouteKind = "pinLocation"
+	KindAddDocument   RouteKind = "addDocument"
+	KindListDocuments RouteKind = "listDocuments"
+	KindGetDocument   RouteKind = "getDocument"
+)
 
 // Field is one catalog field with its generated names.
 type Field struct {
@@ -73,6 +106,10 @@ type Line struct {
 	Of       *Register
 	GoName   string // Contacts
 	ShapeVar string // customerContactsShape: the body of one line
+	PostFunc string // addTaskMaterials, when one line can be posted
+	Path     string // /v1/tasks/:key/materials
+	DocPath  string // /v1/tasks/{Nr}/materials
+	Reply    *Reply // the answer to that POST; nil: the whole line
 }
 
 // NewModel builds the model of a catalog. The registers are sorted by name
@@ -102,6 +139,9 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 				ShapeVar: unexported(r.RecordType) + exported(cl.Name) + "Shape",
 			})
 		}
+	}
+	for _, r := range m.Registers {
+		r.completeCommands()
 	}
 	if err := m.checkNames(); err != nil {
 		return nil, err
@@ -166,6 +206,27 @@ func (r *Register) declNames() []string {
 	}
 	for _, l := range r.Lines {
 		names = append(names, l.ShapeVar)
+		if l.Post {
+			names = append(names, l.PostFunc)
+		}
+		if l.Reply != nil {
+			names = append(names, l.Reply.Type, l.Reply.ViewFunc)
+		}
+	}
+	for _, a := range r.Actions {
+		names = append(names, a.Body.Type, a.ShapeVar, a.Func)
+	}
+	if rp := r.CreateReply; rp != nil {
+		names = append(names, rp.Type, rp.ViewFunc)
+		for _, rl := range rp.Lines {
+			names = append(names, rl.ItemType)
+		}
+	}
+	if r.Location {
+		names = append(names, r.GetLocationFunc, r.PinLocationFunc)
+	}
+	if r.Documents {
+		names = append(names, r.AddDocumentFunc, r.ListDocumentsFunc, r.GetDocumentFunc)
 	}
 	return names
 }
@@ -199,7 +260,6 @@ func newRegister(cr *catalog.Register) *Register {
 	for _, cf := range cr.Fields {
 		r.Fields = append(r.Fields, &Field{Field: cf, GoName: cf.Name})
 	}
-	r.Routes = r.routes()
 	return r
 }
 
@@ -217,20 +277,53 @@ func pluralName(name, record string) string {
 }
 
 // routes lists the routes of a register in a fixed order: list, extra
-// fields, get, create, update.
+// fields, get, create, update, line posts, actions, location, documents.
 func (r *Register) routes() []RouteSpec {
+	read, write := r.ReadScope, r.WriteScope
 	routes := []RouteSpec{
-		{"GET", r.CollectionPath, r.CollectionPath, r.ReadScope, r.ListFunc, "List " + r.Name + ", newest first"},
+		{"GET", r.CollectionPath, r.CollectionPath, read, r.ListFunc, "List " + r.Name + ", newest first", KindList, "", r.RecordType},
 	}
 	if r.ExtraFields {
-		routes = append(routes, RouteSpec{"GET", r.CollectionPath + "/extra-fields", r.CollectionPath + "/extra-fields", r.ReadScope, r.ExtraFieldsFunc, "Describe the extra fields of " + r.Name})
+		path := r.CollectionPath + "/extra-fields"
+		routes = append(routes, RouteSpec{"GET", path, path, read, r.ExtraFieldsFunc, "Describe the extra fields of " + r.Name, KindExtraFields, "", ""})
 	}
-	routes = append(routes, RouteSpec{"GET", r.ItemPath, r.ItemDocPath, r.ReadScope, r.GetFunc, "Read one record of " + r.Name})
+	routes = append(routes, RouteSpec{"GET", r.ItemPath, r.ItemDocPath, read, r.GetFunc, "Read one record of " + r.Name, KindGet, "", r.RecordType})
 	if r.Has(catalog.Create) {
-		routes = append(routes, RouteSpec{"POST", r.CollectionPath, r.CollectionPath, r.WriteScope, r.CreateFunc, "Create a record of " + r.Name})
+		reply := r.RecordType
+		if r.CreateReply != nil {
+			reply = r.CreateReply.Type
+		}
+		routes = append(routes, RouteSpec{"POST", r.CollectionPath, r.CollectionPath, write, r.CreateFunc, "Create a record of " + r.Name, KindCreate, r.WriteType, reply})
 	}
 	if r.Has(catalog.Update) {
-		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, r.WriteScope, r.UpdateFunc, "Change the fields sent of a record of " + r.Name})
+		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, write, r.UpdateFunc, "Change the fields sent of a record of " + r.Name, KindUpdate, r.WriteType, r.RecordType})
+	}
+	for _, l := range r.Lines {
+		if l.Post {
+			reply := l.Of.RecordType
+			if l.Reply != nil {
+				reply = l.Reply.Type
+			}
+			routes = append(routes, RouteSpec{"POST", l.Path, l.DocPath, write, l.PostFunc, "Add one line to " + l.Name, KindAddLine, l.Of.WriteType, reply})
+		}
+	}
+	for _, a := range r.Actions {
+		summary := a.Description
+		if summary == "" {
+			summary = "Run " + a.Name + " on a record of " + r.Name
+		}
+		routes = append(routes, RouteSpec{"POST", a.Path, a.DocPath, write, a.Func, summary, KindAction, a.Body.Type, r.RecordType})
+	}
+	if r.Location {
+		routes = append(routes,
+			RouteSpec{"GET", r.ItemPath + "/location", r.ItemDocPath + "/location", read, r.GetLocationFunc, "Read the stored position; locate=true recalculates it first", KindGetLocation, "", ""},
+			RouteSpec{"PUT", r.ItemPath + "/location", r.ItemDocPath + "/location", write, r.PinLocationFunc, "Pin a fixed position that geocoding never overwrites", KindPinLocation, "", ""})
+	}
+	if r.Documents {
+		routes = append(routes,
+			RouteSpec{"POST", r.ItemPath + "/documents", r.ItemDocPath + "/documents", write, r.AddDocumentFunc, "Upload a document", KindAddDocument, "", ""},
+			RouteSpec{"GET", r.ItemPath + "/documents", r.ItemDocPath + "/documents", read, r.ListDocumentsFunc, "List documents without content", KindListDocuments, "", ""},
+			RouteSpec{"GET", r.ItemPath + "/documents/:id", r.ItemDocPath + "/documents/{id}", read, r.GetDocumentFunc, "Download a document's content", KindGetDocument, "", ""})
 	}
 	return routes
 }

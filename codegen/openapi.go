@@ -17,8 +17,20 @@ func openAPIDocument(m *Model) ([]byte, error) {
 	schemas := obj{"Problem": problemSchema()}
 	for _, r := range m.Registers {
 		schemas[r.RecordType] = recordSchema(r)
-		if r.HasBody {
-			schemas[r.WriteType] = writeSchema(r)
+		if r.Body != nil {
+			schemas[r.WriteType] = bodySchema(r.Body, r.RequiredNames())
+		}
+		for _, a := range r.Actions {
+			var required []string
+			for _, f := range a.Body.Fields {
+				if f.Required {
+					required = append(required, f.WriteName)
+				}
+			}
+			schemas[a.Body.Type] = bodySchema(a.Body, required)
+		}
+		for _, rp := range r.replies() {
+			schemas[rp.Type] = replySchema(rp)
 		}
 		for _, rt := range r.Routes {
 			item, _ := paths[rt.DocPath].(obj)
@@ -86,8 +98,20 @@ func operation(r *Register, rt RouteSpec) obj {
 		params = append(params, obj{"name": r.Key, "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "The record's " + r.Key + ", path-escaped whole."})
 		responses["404"] = problemResponse("No such record in the key's company")
 	}
-	switch {
-	case rt.Method == "GET" && rt.Handler == r.ListFunc:
+	if rt.Kind == KindGetDocument {
+		params = append(params, obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "integer"}})
+	}
+	if rt.Method != "GET" {
+		params = append(params, obj{"$ref": "#/components/parameters/IdempotencyKey"})
+		responses["409"] = problemResponse("Idempotency-Key reused with other content, or still running")
+		responses["413"] = problemResponse("Body larger than 32 MB")
+		responses["422"] = problemResponse("The engine refused the call (command_failed)")
+	}
+	if rt.Request != "" {
+		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(rt.Request)}}}
+	}
+	switch rt.Kind {
+	case KindList:
 		params = append(params, listParameters(r)...)
 		responses["200"] = jsonResponse("One page, newest first", obj{
 			"type":     "object",
@@ -99,21 +123,27 @@ func operation(r *Register, rt RouteSpec) obj {
 				"total":      obj{"type": []string{"integer", "null"}},
 			},
 		})
-	case rt.Handler == r.ExtraFieldsFunc:
-		responses["200"] = jsonResponse("Extra-field descriptions", obj{"type": "object", "properties": obj{"items": obj{"type": "array"}, "count": obj{"type": "integer"}}})
-	case rt.Method == "GET":
-		responses["200"] = jsonResponse("The record", ref(r.RecordType))
-	default:
-		params = append(params, obj{"$ref": "#/components/parameters/IdempotencyKey"})
-		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(r.WriteType)}}}
-		status := "200"
-		if rt.Method == "POST" {
-			status = "201"
-		}
-		responses[status] = jsonResponse("The record as written", ref(r.RecordType))
-		responses["409"] = problemResponse("Idempotency-Key reused with other content, or still running")
-		responses["413"] = problemResponse("Body larger than 32 MB")
-		responses["422"] = problemResponse("The engine refused the call (command_failed)")
+	case KindExtraFields, KindListDocuments:
+		responses["200"] = jsonResponse("The descriptions", obj{"type": "object", "properties": obj{"items": obj{"type": "array"}, "count": obj{"type": "integer"}}})
+	case KindGet, KindUpdate, KindAction:
+		responses["200"] = jsonResponse("The record", ref(rt.Reply))
+	case KindCreate, KindAddLine:
+		responses["201"] = jsonResponse("As written", ref(rt.Reply))
+	case KindGetLocation:
+		params = append(params,
+			obj{"name": "locate", "in": "query", "schema": obj{"type": "boolean"}, "description": "recalculate the position first"},
+			obj{"name": "force", "in": "query", "schema": obj{"type": "boolean"}, "description": "recalculate even when a position exists"})
+		responses["200"] = jsonResponse("The stored position", locationSchema())
+	case KindPinLocation:
+		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "required": []string{"latitude", "longitude"},
+			"properties": obj{"latitude": obj{"type": "number"}, "longitude": obj{"type": "number"}, "address": obj{"type": "string"}}}}}}
+		responses["200"] = jsonResponse("The pinned position", locationSchema())
+	case KindAddDocument:
+		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "required": []string{"name", "contentBase64"},
+			"properties": obj{"name": obj{"type": "string"}, "contentBase64": obj{"type": "string", "contentEncoding": "base64"}}}}}}
+		responses["201"] = jsonResponse("The stored document", obj{"type": "object", "properties": obj{"id": obj{"type": "integer"}, "nr": obj{"type": "string"}, "name": obj{"type": "string"}}})
+	case KindGetDocument:
+		responses["200"] = obj{"description": "The file; Content-Type sniffed from the content, Content-Disposition attachment", "content": obj{"application/octet-stream": obj{"schema": obj{"type": "string", "format": "binary"}}}}
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -188,42 +218,82 @@ func recordSchema(r *Register) obj {
 		}
 		props[f.Name] = s
 	}
+	for _, l := range r.ReadLines {
+		props[l.ReadName] = obj{"type": "array", "items": ref(l.Of.RecordType)}
+	}
 	if r.ExtraFields {
 		props["ExtraFields"] = fieldSchema(catalog.Object, false)
 	}
 	return obj{"type": "object", "description": r.Description + " (" + r.Source + ")", "properties": props}
 }
 
-func writeSchema(r *Register) obj {
+func bodySchema(b *Body, required []string) obj {
 	props := obj{}
-	for _, f := range r.BodyFields() {
+	for _, f := range b.Fields {
 		s := fieldSchema(f.Type, true)
 		var notes []string
-		if d, _ := s["description"].(string); d != "" {
-			notes = append(notes, d)
+		if f.CreateOnly {
+			notes = append(notes, "create only")
 		}
 		if f.References != "" {
 			notes = append(notes, "key of a record in "+f.References)
 		}
-		if f.CreateOnly {
-			notes = append(notes, "create only")
+		if f.Description != "" {
+			notes = append(notes, f.Description)
 		}
 		if len(notes) > 0 {
 			s["description"] = strings.Join(notes, "; ")
 		}
 		props[f.WriteName] = s
 	}
-	if r.ExtraFields {
+	if b.ExtraFields {
 		props["extraFields"] = fieldSchema(catalog.Object, false)
 	}
-	for _, l := range r.Lines {
+	for _, l := range b.Lines {
 		props[l.Name] = obj{"type": "array", "items": ref(l.Of.WriteType), "description": "lines created with the record, all or nothing (create only)"}
 	}
 	s := obj{"type": "object", "additionalProperties": false, "properties": props}
-	if req := r.RequiredNames(); len(req) > 0 {
-		s["required"] = req
+	if len(required) > 0 {
+		s["required"] = required
 	}
 	return s
+}
+
+// replies are the reply types of a register.
+func (r *Register) replies() []*Reply {
+	var out []*Reply
+	if r.CreateReply != nil {
+		out = append(out, r.CreateReply)
+	}
+	for _, l := range r.Lines {
+		if l.Reply != nil {
+			out = append(out, l.Reply)
+		}
+	}
+	return out
+}
+
+func replySchema(rp *Reply) obj {
+	props := obj{}
+	for _, f := range rp.Fields {
+		props[f.WriteName] = fieldSchema(f.Type, true)
+	}
+	for _, rl := range rp.Lines {
+		items := obj{}
+		for _, f := range rl.Fields {
+			items[f.WriteName] = fieldSchema(f.Type, true)
+		}
+		props[rl.Name] = obj{"type": "array", "items": obj{"type": "object", "properties": items}}
+	}
+	return obj{"type": "object", "properties": props}
+}
+
+func locationSchema() obj {
+	return obj{"type": "object", "properties": obj{
+		"Latitude": obj{"type": []string{"number", "null"}}, "Longitude": obj{"type": []string{"number", "null"}},
+		"Address": obj{"type": "string"}, "Status": obj{"type": "string"}, "SourceType": obj{"type": "string"},
+		"Provider": obj{"type": "string"}, "Fixed": obj{"type": "boolean"}, "Ambiguous": obj{"type": "boolean"},
+	}}
 }
 
 func problemSchema() obj {

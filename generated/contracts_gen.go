@@ -211,6 +211,16 @@ func contractExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "contracts")
 }
 
+// getContractLocation serves GET /v1/contracts/{Nr}/location.
+func getContractLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "contracts")
+}
+
+// pinContractLocation serves PUT /v1/contracts/{Nr}/location.
+func pinContractLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "contracts")
+}
+
 // contractRoutes are the routes of the contracts register with the scope each needs.
 func contractRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -219,5 +229,7 @@ func contractRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/contracts/:key", Scope: "contracts:read", Handler: getContract},
 		{Method: http.MethodPost, Path: "/v1/contracts", Scope: "contracts:write", Handler: createContract},
 		{Method: http.MethodPatch, Path: "/v1/contracts/:key", Scope: "contracts:write", Handler: updateContract},
+		{Method: http.MethodGet, Path: "/v1/contracts/:key/location", Scope: "contracts:read", Handler: getContractLocation},
+		{Method: http.MethodPut, Path: "/v1/contracts/:key/location", Scope: "contracts:write", Handler: pinContractLocation},
 	}
 }

@@ -211,6 +211,16 @@ func customerExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "customers")
 }
 
+// getCustomerLocation serves GET /v1/customers/{Nr}/location.
+func getCustomerLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "customers")
+}
+
+// pinCustomerLocation serves PUT /v1/customers/{Nr}/location.
+func pinCustomerLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "customers")
+}
+
 // customerRoutes are the routes of the customers register with the scope each needs.
 func customerRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -219,5 +229,7 @@ func customerRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers/:key", Scope: "customers:read", Handler: getCustomer},
 		{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer},
 		{Method: http.MethodPatch, Path: "/v1/customers/:key", Scope: "customers:write", Handler: updateCustomer},
+		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: getCustomerLocation},
+		{Method: http.MethodPut, Path: "/v1/customers/:key/location", Scope: "customers:write", Handler: pinCustomerLocation},
 	}
 }

@@ -158,6 +158,16 @@ func object1ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects1")
 }
 
+// getObject1Location serves GET /v1/objects1/{Nr}/location.
+func getObject1Location(c *runtime.Call) error {
+	return runtime.GetLocation(c, "objects1")
+}
+
+// pinObject1Location serves PUT /v1/objects1/{Nr}/location.
+func pinObject1Location(c *runtime.Call) error {
+	return runtime.PinLocation(c, "objects1")
+}
+
 // object1Routes are the routes of the objects1 register with the scope each needs.
 func object1Routes() []runtime.Route {
 	return []runtime.Route{
@@ -166,5 +176,7 @@ func object1Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects1/:key", Scope: "objects1:read", Handler: getObject1},
 		{Method: http.MethodPost, Path: "/v1/objects1", Scope: "objects1:write", Handler: createObject1},
 		{Method: http.MethodPatch, Path: "/v1/objects1/:key", Scope: "objects1:write", Handler: updateObject1},
+		{Method: http.MethodGet, Path: "/v1/objects1/:key/location", Scope: "objects1:read", Handler: getObject1Location},
+		{Method: http.MethodPut, Path: "/v1/objects1/:key/location", Scope: "objects1:write", Handler: pinObject1Location},
 	}
 }

@@ -158,6 +158,16 @@ func object2ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects2")
 }
 
+// getObject2Location serves GET /v1/objects2/{Nr}/location.
+func getObject2Location(c *runtime.Call) error {
+	return runtime.GetLocation(c, "objects2")
+}
+
+// pinObject2Location serves PUT /v1/objects2/{Nr}/location.
+func pinObject2Location(c *runtime.Call) error {
+	return runtime.PinLocation(c, "objects2")
+}
+
 // object2Routes are the routes of the objects2 register with the scope each needs.
 func object2Routes() []runtime.Route {
 	return []runtime.Route{
@@ -166,5 +176,7 @@ func object2Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects2/:key", Scope: "objects2:read", Handler: getObject2},
 		{Method: http.MethodPost, Path: "/v1/objects2", Scope: "objects2:write", Handler: createObject2},
 		{Method: http.MethodPatch, Path: "/v1/objects2/:key", Scope: "objects2:write", Handler: updateObject2},
+		{Method: http.MethodGet, Path: "/v1/objects2/:key/location", Scope: "objects2:read", Handler: getObject2Location},
+		{Method: http.MethodPut, Path: "/v1/objects2/:key/location", Scope: "objects2:write", Handler: pinObject2Location},
 	}
 }

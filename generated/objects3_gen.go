@@ -158,6 +158,16 @@ func object3ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects3")
 }
 
+// getObject3Location serves GET /v1/objects3/{Nr}/location.
+func getObject3Location(c *runtime.Call) error {
+	return runtime.GetLocation(c, "objects3")
+}
+
+// pinObject3Location serves PUT /v1/objects3/{Nr}/location.
+func pinObject3Location(c *runtime.Call) error {
+	return runtime.PinLocation(c, "objects3")
+}
+
 // object3Routes are the routes of the objects3 register with the scope each needs.
 func object3Routes() []runtime.Route {
 	return []runtime.Route{
@@ -166,5 +176,7 @@ func object3Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects3/:key", Scope: "objects3:read", Handler: getObject3},
 		{Method: http.MethodPost, Path: "/v1/objects3", Scope: "objects3:write", Handler: createObject3},
 		{Method: http.MethodPatch, Path: "/v1/objects3/:key", Scope: "objects3:write", Handler: updateObject3},
+		{Method: http.MethodGet, Path: "/v1/objects3/:key/location", Scope: "objects3:read", Handler: getObject3Location},
+		{Method: http.MethodPut, Path: "/v1/objects3/:key/location", Scope: "objects3:write", Handler: pinObject3Location},
 	}
 }

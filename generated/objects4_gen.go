@@ -158,6 +158,16 @@ func object4ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects4")
 }
 
+// getObject4Location serves GET /v1/objects4/{Nr}/location.
+func getObject4Location(c *runtime.Call) error {
+	return runtime.GetLocation(c, "objects4")
+}
+
+// pinObject4Location serves PUT /v1/objects4/{Nr}/location.
+func pinObject4Location(c *runtime.Call) error {
+	return runtime.PinLocation(c, "objects4")
+}
+
 // object4Routes are the routes of the objects4 register with the scope each needs.
 func object4Routes() []runtime.Route {
 	return []runtime.Route{
@@ -166,5 +176,7 @@ func object4Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects4/:key", Scope: "objects4:read", Handler: getObject4},
 		{Method: http.MethodPost, Path: "/v1/objects4", Scope: "objects4:write", Handler: createObject4},
 		{Method: http.MethodPatch, Path: "/v1/objects4/:key", Scope: "objects4:write", Handler: updateObject4},
+		{Method: http.MethodGet, Path: "/v1/objects4/:key/location", Scope: "objects4:read", Handler: getObject4Location},
+		{Method: http.MethodPut, Path: "/v1/objects4/:key/location", Scope: "objects4:write", Handler: pinObject4Location},
 	}
 }

@@ -212,6 +212,16 @@ func projectExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "projects")
 }
 
+// getProjectLocation serves GET /v1/projects/{Nr}/location.
+func getProjectLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "projects")
+}
+
+// pinProjectLocation serves PUT /v1/projects/{Nr}/location.
+func pinProjectLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "projects")
+}
+
 // projectRoutes are the routes of the projects register with the scope each needs.
 func projectRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -220,5 +230,7 @@ func projectRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/projects/:key", Scope: "projects:read", Handler: getProject},
 		{Method: http.MethodPost, Path: "/v1/projects", Scope: "projects:write", Handler: createProject},
 		{Method: http.MethodPatch, Path: "/v1/projects/:key", Scope: "projects:write", Handler: updateProject},
+		{Method: http.MethodGet, Path: "/v1/projects/:key/location", Scope: "projects:read", Handler: getProjectLocation},
+		{Method: http.MethodPut, Path: "/v1/projects/:key/location", Scope: "projects:write", Handler: pinProjectLocation},
 	}
 }

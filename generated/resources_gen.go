@@ -161,6 +161,16 @@ func resourceExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "resources")
 }
 
+// getResourceLocation serves GET /v1/resources/{Nr}/location.
+func getResourceLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "resources")
+}
+
+// pinResourceLocation serves PUT /v1/resources/{Nr}/location.
+func pinResourceLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "resources")
+}
+
 // resourceRoutes are the routes of the resources register with the scope each needs.
 func resourceRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -169,5 +179,7 @@ func resourceRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/resources/:key", Scope: "resources:read", Handler: getResource},
 		{Method: http.MethodPost, Path: "/v1/resources", Scope: "resources:write", Handler: createResource},
 		{Method: http.MethodPatch, Path: "/v1/resources/:key", Scope: "resources:write", Handler: updateResource},
+		{Method: http.MethodGet, Path: "/v1/resources/:key/location", Scope: "resources:read", Handler: getResourceLocation},
+		{Method: http.MethodPut, Path: "/v1/resources/:key/location", Scope: "resources:write", Handler: pinResourceLocation},
 	}
 }

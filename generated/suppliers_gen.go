@@ -211,6 +211,16 @@ func supplierExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "suppliers")
 }
 
+// getSupplierLocation serves GET /v1/suppliers/{Nr}/location.
+func getSupplierLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "suppliers")
+}
+
+// pinSupplierLocation serves PUT /v1/suppliers/{Nr}/location.
+func pinSupplierLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "suppliers")
+}
+
 // supplierRoutes are the routes of the suppliers register with the scope each needs.
 func supplierRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -219,5 +229,7 @@ func supplierRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key", Scope: "suppliers:read", Handler: getSupplier},
 		{Method: http.MethodPost, Path: "/v1/suppliers", Scope: "suppliers:write", Handler: createSupplier},
 		{Method: http.MethodPatch, Path: "/v1/suppliers/:key", Scope: "suppliers:write", Handler: updateSupplier},
+		{Method: http.MethodGet, Path: "/v1/suppliers/:key/location", Scope: "suppliers:read", Handler: getSupplierLocation},
+		{Method: http.MethodPut, Path: "/v1/suppliers/:key/location", Scope: "suppliers:write", Handler: pinSupplierLocation},
 	}
 }

@@ -92,3 +92,13 @@ type Collection[T any] struct {
 func anyView[R any](view func(engine.Record) R) func(engine.Record) any {
 	return func(rec engine.Record) any { return view(rec) }
 }
+
+// Views maps line records to their read shape; never nil, so an empty list
+// reads as [].
+func Views[R any](recs []engine.Record, view func(engine.Record) R) []R {
+	out := make([]R, len(recs))
+	for i, rec := range recs {
+		out[i] = view(rec)
+	}
+	return out
+}

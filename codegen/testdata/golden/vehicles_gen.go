@@ -23,6 +23,7 @@ type Vehicle struct {
 	Electric       *bool             `json:"Electric"`
 	Equipment      []string          `json:"Equipment"`
 	Settings       map[string]string `json:"Settings"`
+	Services       []Service         `json:"Services"`    // its services lines
 	Modified       *string           `json:"Modified"`    // when the record last changed; read only
 	ExtraFields    map[string]string `json:"ExtraFields"` // the company's own fields; every defined key, values as strings
 }
@@ -41,6 +42,7 @@ func viewVehicle(rec engine.Record) Vehicle {
 		Electric:       rec.Bool("Electric"),
 		Equipment:      rec.List("Equipment"),
 		Settings:       rec.Object("Settings"),
+		Services:       runtime.Views(rec.Lines("Services"), viewService),
 		Modified:       rec.Text("Modified"),
 		ExtraFields:    rec.Object("ExtraFields"),
 	}
@@ -113,6 +115,33 @@ func (w *VehicleWrite) Input() engine.Input {
 	return in
 }
 
+// VehicleCreated is the answer to POST /v1/vehicles.
+type VehicleCreated struct {
+	Nr       *string                  `json:"nr"`
+	Status   *string                  `json:"status"`
+	Services []VehicleCreatedServices `json:"services"`
+}
+
+// VehicleCreatedServices is one of the services in a VehicleCreated.
+type VehicleCreatedServices struct {
+	Id *string `json:"id"`
+}
+
+// viewVehicleCreated maps the record as written to its reply.
+func viewVehicleCreated(rec engine.Record) VehicleCreated {
+	reply := VehicleCreated{
+		Nr:       rec.Text("Nr"),
+		Status:   rec.Text("Status"),
+		Services: []VehicleCreatedServices{},
+	}
+	for _, line := range rec.Lines("Services") {
+		reply.Services = append(reply.Services, VehicleCreatedServices{
+			Id: line.Text("Id"),
+		})
+	}
+	return reply
+}
+
 // vehicleCreateShape is what POST /v1/vehicles accepts.
 var vehicleCreateShape = runtime.Shape{
 	Writable: []string{"nr", "plate", "vin", "driverNr", "inspectionDate", "mileage", "electric", "equipment", "settings", "extraFields", "services"},
@@ -132,6 +161,54 @@ var vehicleServicesShape = runtime.Shape{
 	Writable: []string{"date", "cost", "note"},
 	ReadOnly: []string{"id", "modified", "origin", "vehicleNr"},
 	Required: []string{"date"},
+}
+
+// VehicleServicesReply is the answer to POST /v1/vehicles/{Nr}/services.
+type VehicleServicesReply struct {
+	Id        *string `json:"id"`
+	VehicleNr *string `json:"vehicleNr"`
+}
+
+// viewVehicleServicesReply maps the record as written to its reply.
+func viewVehicleServicesReply(rec engine.Record) VehicleServicesReply {
+	reply := VehicleServicesReply{
+		Id:        rec.Text("Id"),
+		VehicleNr: rec.Text("VehicleNr"),
+	}
+	return reply
+}
+
+// VehicleRetireBody is the body of POST /v1/vehicles/{Nr}/retire (catalog/vehicles.yaml).
+// Only the fields present are written; null leaves a field untouched and "" clears it.
+type VehicleRetireBody struct {
+	Reason runtime.Optional[string] `json:"reason"`
+	SoldTo runtime.Optional[string] `json:"soldTo"`
+}
+
+// DecodeField decodes one member of the body; the shape has checked the name.
+func (w *VehicleRetireBody) DecodeField(name string, raw json.RawMessage) (err error) {
+	switch name {
+	case "reason":
+		return w.Reason.Decode(raw)
+	case "soldTo":
+		return w.SoldTo.Decode(raw)
+	}
+	return runtime.UnknownField(name, nil)
+}
+
+// Input maps the body to the engine's PascalCase input.
+func (w *VehicleRetireBody) Input() engine.Input {
+	in := engine.NewInput()
+	w.Reason.Put(in.Values, "Reason")
+	w.SoldTo.Put(in.Values, "SoldTo")
+	return in
+}
+
+// vehicleRetireShape is what POST /v1/vehicles/{Nr}/retire accepts.
+var vehicleRetireShape = runtime.Shape{
+	Writable: []string{"reason", "soldTo"},
+	ReadOnly: nil,
+	Required: []string{"reason"},
 }
 
 // vehicleFilters are the query filters of GET /v1/vehicles.
@@ -158,7 +235,7 @@ func getVehicle(c *runtime.Call) error {
 
 // createVehicle serves POST /v1/vehicles.
 func createVehicle(c *runtime.Call) error {
-	return runtime.Create[VehicleWrite](c, "vehicles", vehicleCreateShape, viewVehicle)
+	return runtime.Create[VehicleWrite](c, "vehicles", vehicleCreateShape, viewVehicleCreated)
 }
 
 // updateVehicle serves PATCH /v1/vehicles/{Nr}.
@@ -171,6 +248,41 @@ func vehicleExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "vehicles")
 }
 
+// addVehicleServices serves POST /v1/vehicles/{Nr}/services.
+func addVehicleServices(c *runtime.Call) error {
+	return runtime.AddLine[ServiceWrite](c, "vehicles", "services", vehicleServicesShape, viewVehicleServicesReply)
+}
+
+// actVehicleRetire serves POST /v1/vehicles/{Nr}/retire.
+func actVehicleRetire(c *runtime.Call) error {
+	return runtime.Act[VehicleRetireBody](c, "vehicles", "retire", vehicleRetireShape, viewVehicle)
+}
+
+// getVehicleLocation serves GET /v1/vehicles/{Nr}/location.
+func getVehicleLocation(c *runtime.Call) error {
+	return runtime.GetLocation(c, "vehicles")
+}
+
+// pinVehicleLocation serves PUT /v1/vehicles/{Nr}/location.
+func pinVehicleLocation(c *runtime.Call) error {
+	return runtime.PinLocation(c, "vehicles")
+}
+
+// addVehicleDocument serves POST /v1/vehicles/{Nr}/documents.
+func addVehicleDocument(c *runtime.Call) error {
+	return runtime.AddDocument(c, "vehicles")
+}
+
+// listVehicleDocuments serves GET /v1/vehicles/{Nr}/documents.
+func listVehicleDocuments(c *runtime.Call) error {
+	return runtime.ListDocuments(c, "vehicles")
+}
+
+// getVehicleDocument serves GET /v1/vehicles/{Nr}/documents/{id}.
+func getVehicleDocument(c *runtime.Call) error {
+	return runtime.GetDocument(c, "vehicles")
+}
+
 // vehicleRoutes are the routes of the vehicles register with the scope each needs.
 func vehicleRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -179,5 +291,12 @@ func vehicleRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key", Scope: "vehicles:read", Handler: getVehicle},
 		{Method: http.MethodPost, Path: "/v1/vehicles", Scope: "vehicles:write", Handler: createVehicle},
 		{Method: http.MethodPatch, Path: "/v1/vehicles/:key", Scope: "vehicles:write", Handler: updateVehicle},
+		{Method: http.MethodPost, Path: "/v1/vehicles/:key/services", Scope: "vehicles:write", Handler: addVehicleServices},
+		{Method: http.MethodPost, Path: "/v1/vehicles/:key/retire", Scope: "vehicles:write", Handler: actVehicleRetire},
+		{Method: http.MethodGet, Path: "/v1/vehicles/:key/location", Scope: "vehicles:read", Handler: getVehicleLocation},
+		{Method: http.MethodPut, Path: "/v1/vehicles/:key/location", Scope: "vehicles:write", Handler: pinVehicleLocation},
+		{Method: http.MethodPost, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:write", Handler: addVehicleDocument},
+		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:read", Handler: listVehicleDocuments},
+		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents/:id", Scope: "vehicles:read", Handler: getVehicleDocument},
 	}
 }

@@ -1,0 +1,114 @@
+# fieldapi — see README.md. GNU make; needs only Go (and the usual shell tools).
+
+SHELL       := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+GO       ?= go
+DB       ?= sqlite:fieldapi.db
+ADDR     ?= 127.0.0.1:8080
+FUZZTIME ?= 10s
+
+BIN            := bin/fieldapi
+DEMO_CLIENT_ID := demo-cli
+DEMO_KEY_FILE  := bin/$(DEMO_CLIENT_ID).key
+# Directories go generate writes into; check-generated compares them.
+GENERATED_DIRS := generated catalog
+
+# Tests against PostgreSQL run when this is set (see .ci/run).
+ifdef FIELDAPI_TEST_POSTGRES
+export FIELDAPI_TEST_POSTGRES
+endif
+
+.PHONY: generate build run test check-generated vet fuzz bench fmt clean help
+
+## generate: render the generated HTTP layer from catalog/*.yaml
+generate:
+	$(GO) generate ./...
+
+## build: build bin/fieldapi
+build:
+	$(GO) build -o $(BIN) ./cmd/fieldapi
+
+## run: build, load the demo data, print a demo key and a curl example, serve on $(ADDR)
+run: demo-key
+	@key="$$(cat $(DEMO_KEY_FILE))"; \
+	echo; \
+	echo "Demo key (client id $(DEMO_CLIENT_ID), company demo, sign API, every scope):"; \
+	echo "  $$key"; \
+	echo; \
+	echo "Try:"; \
+	echo "  curl -s -H 'Authorization: Bearer $$key' 'http://$(ADDR)/v1/customers?limit=2'"; \
+	echo
+	exec $(BIN) serve --db '$(DB)' --addr '$(ADDR)'
+
+.PHONY: demo-db demo-key
+demo-db: build
+	$(BIN) init --db '$(DB)' --demo
+
+# demo-key reuses the demo key kept in $(DEMO_KEY_FILE) while the database
+# still holds it unrevoked, and otherwise makes a new one. A key cannot be
+# read back from the database, so the file is its only copy.
+demo-key: demo-db
+	@if [ -s $(DEMO_KEY_FILE) ] && $(BIN) keys list --db '$(DB)' --company demo \
+		| awk '$$1 == "$(DEMO_CLIENT_ID)" && $$NF == "-" { found = 1 } END { exit !found }'; then \
+		echo "reusing the demo key in $(DEMO_KEY_FILE)"; \
+	else \
+		umask 077; \
+		$(BIN) keys create --db '$(DB)' --company demo --sign API --scopes '*' --client-id $(DEMO_CLIENT_ID) --json \
+			| sed -n 's/.*"key":"\([^"]*\)".*/\1/p' > $(DEMO_KEY_FILE).new \
+			|| { rm -f $(DEMO_KEY_FILE).new; \
+			     echo "hint: if $(DEMO_CLIENT_ID) is taken, its key was made earlier and its text is lost: run 'make clean' to start over" >&2; \
+			     exit 1; }; \
+		mv $(DEMO_KEY_FILE).new $(DEMO_KEY_FILE); \
+	fi
+
+## test: check the generated code is current, vet, run every test
+test: check-generated vet
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+
+## check-generated: regenerate into the tree; fail if that changed anything
+# Comparing the tree before and after (not against git) also works with
+# uncommitted catalog edits, and catches new, changed and deleted files.
+check-generated:
+	@snapshot() { find $(GENERATED_DIRS) -type f | LC_ALL=C sort | xargs cksum; }; \
+	before="$$(snapshot)"; \
+	$(GO) generate ./...; \
+	if [ "$$before" != "$$(snapshot)" ]; then \
+		echo "check-generated: the generated code was stale: go generate changed the files below." >&2; \
+		git status --short -- $(GENERATED_DIRS) >&2 2>/dev/null || true; \
+		echo "They are regenerated now; review and commit them (run 'make generate' after every catalog edit)." >&2; \
+		exit 1; \
+	fi; \
+	echo "generated code is up to date"
+
+## fuzz: run every Fuzz* target of every package for FUZZTIME (default 10s) each
+fuzz:
+	@$(GO) test -list '^Fuzz' ./... \
+		| awk '/^Fuzz/ { names = names " " $$1; next } /^ok/ { if (names != "") print $$2 names; names = "" }' \
+		| while read -r pkg targets; do \
+			for target in $$targets; do \
+				echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+				$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+			done; \
+		done
+
+## bench: run every benchmark
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## help: list the targets
+help:
+	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
+
+## fmt: gofmt every Go file
+fmt:
+	$(GO) fmt ./...
+
+## clean: remove the binary, the demo key and the demo database
+clean:
+	rm -rf bin
+	rm -f fieldapi.db fieldapi.db-shm fieldapi.db-wal

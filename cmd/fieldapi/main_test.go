@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"fieldapi/engine"
+	"fieldapi/engine/sqlengine"
+)
+
+// result is what one CLI invocation left behind.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs the CLI in-process with the given environment (nothing else
+// from the real environment leaks in).
+func runCLI(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	code := a.run(t.Context(), args)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// newDSN is a SQLite database in a fresh temp dir; the file does not exist yet.
+func newDSN(t *testing.T) string {
+	return "sqlite:" + filepath.Join(t.TempDir(), "fieldapi.db")
+}
+
+// demoDSN is an initialised database with the demo companies.
+func demoDSN(t *testing.T) string {
+	t.Helper()
+	dsn := newDSN(t)
+	if r := runCLI(t, nil, "init", "--db", dsn, "--demo"); r.code != 0 {
+		t.Fatalf("init --demo: exit %d: %s", r.code, r.stderr)
+	}
+	return dsn
+}
+
+// openTestEngine opens the database the CLI wrote, to check what it stored.
+func openTestEngine(t *testing.T, dsn string) *sqlengine.Engine {
+	t.Helper()
+	eng, err := openEngine(t.Context(), dsn, sqlengine.Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+func countCustomers(t *testing.T, eng engine.Engine, company string) int {
+	t.Helper()
+	page, err := eng.List(t.Context(), engine.Session{Company: company, Sign: "API", ClientID: "test"}, "customers", engine.Query{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(page.Records)
+}
+
+func TestInitDemoTwiceIsIdempotent(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := newDSN(t)
+
+	first := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(first.code, 0) // first init --demo
+	is.True(strings.Contains(first.stdout, "demo"))
+	eng := openTestEngine(t, dsn)
+	before := countCustomers(t, eng, "demo")
+	is.True(before >= 60) // the demo company has its customers
+
+	second := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(second.code, 0)                         // second init --demo
+	is.Equal(countCustomers(t, eng, "demo"), before) // nothing loaded twice
+	is.True(countCustomers(t, eng, "demo2") > 0)     // demo2 is loaded too
+}
+
+func TestInitWithoutDemoCreatesAnEmptySchema(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := newDSN(t)
+	r := runCLI(t, nil, "init", "--db", dsn)
+	is.Equal(r.code, 0)
+	keys, err := openTestEngine(t, dsn).Keys().ListKeys(t.Context(), "")
+	is.NoErr(err)
+	is.Equal(len(keys), 0)
+}
+
+func TestBadDSNIsAClearError(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	r := runCLI(t, nil, "init", "--db", "mysql://localhost/x")
+	is.Equal(r.code, 1)
+	is.True(strings.Contains(r.stderr, "sqlite:PATH")) // says what a DSN looks like
+}
+
+func TestCommandsOtherThanInitNeedAnExistingDatabase(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := newDSN(t)
+	for _, args := range [][]string{
+		{"serve", "--db", dsn, "--addr", "127.0.0.1:0"},
+		{"keys", "list", "--db", dsn},
+		{"keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*"},
+		{"keys", "revoke", "--db", dsn, "--client-id", "demo-x"},
+	} {
+		r := runCLI(t, nil, args...)
+		is.Equal(r.code, 1)                                  // refused
+		is.True(strings.Contains(r.stderr, "fieldapi init")) // says to run init
+	}
+	_, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:"))
+	is.True(os.IsNotExist(err)) // and created no empty database
+}
+
+func TestFlagsComeFromTheEnvironmentAndAFlagWins(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := t.TempDir()
+	fromEnv := filepath.Join(dir, "env.db")
+	fromFlag := filepath.Join(dir, "flag.db")
+	env := map[string]string{"FIELDAPI_DB": "sqlite:" + fromEnv}
+
+	is.Equal(runCLI(t, env, "init").code, 0)
+	_, err := os.Stat(fromEnv)
+	is.NoErr(err) // FIELDAPI_DB was used
+
+	is.NoErr(os.Remove(fromEnv))
+	is.Equal(runCLI(t, env, "init", "--db", "sqlite:"+fromFlag).code, 0)
+	_, err = os.Stat(fromFlag)
+	is.NoErr(err) // --db was used
+	_, err = os.Stat(fromEnv)
+	is.True(os.IsNotExist(err)) // FIELDAPI_DB was not
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{nil, 2},
+		{[]string{"frobnicate"}, 2},
+		{[]string{"keys"}, 2},
+		{[]string{"keys", "rotate"}, 2},
+		{[]string{"init", "--no-such-flag"}, 2},
+		{[]string{"init", "stray"}, 1},
+		{[]string{"help"}, 0},
+		{[]string{"serve", "-h"}, 0},
+	} {
+		r := runCLI(t, nil, tc.args...)
+		is.Equal(r.code, tc.code) // exit code of the args
+	}
+	is.True(strings.Contains(runCLI(t, nil, "help").stdout, "keys create"))
+}
+
+func TestDefaultDSN(t *testing.T) {
+	is := is.New(t)
+	t.Chdir(t.TempDir())
+	is.Equal(runCLI(t, nil, "init").code, 0)
+	_, err := os.Stat("fieldapi.db")
+	is.NoErr(err) // sqlite:fieldapi.db in the working directory
+}

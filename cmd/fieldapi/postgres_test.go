@@ -1,0 +1,78 @@
+package main
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// postgresEnv names a PostgreSQL server the CLI is also tested against,
+// e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
+const postgresEnv = "FIELDAPI_TEST_POSTGRES"
+
+// postgresDSN is a DSN of a fresh schema on the FIELDAPI_TEST_POSTGRES
+// server, dropped when the test ends; the test is skipped without a server.
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv(postgresEnv)
+	if base == "" {
+		t.Skipf("set %s to run the CLI against PostgreSQL too", postgresEnv)
+	}
+	admin, err := sql.Open("pgx", base) // the driver is registered by engine/sqlengine
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "fieldapi_cli_test_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(t.Context(), `CREATE SCHEMA "`+schema+`"`); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(`DROP SCHEMA "` + schema + `" CASCADE`); err != nil {
+			t.Error(err)
+		}
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
+
+func TestCLIAgainstPostgreSQL(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := postgresDSN(t)
+
+	is.Equal(runCLI(t, nil, "init", "--db", dsn, "--demo").code, 0)
+	is.Equal(runCLI(t, nil, "init", "--db", dsn, "--demo").code, 0) // idempotent
+
+	k := createKey(t, dsn, "--scopes", "*", "--client-id", "pg-client")
+	is.True(strings.HasPrefix(k.Key, "mk_pg-client_"))
+	stored, err := openTestEngine(t, dsn).Keys().LookupKey(t.Context(), "pg-client")
+	is.NoErr(err)
+	is.Equal(stored.Company, "demo")
+
+	list := runCLI(t, nil, "keys", "list", "--db", dsn)
+	is.Equal(list.code, 0)
+	is.True(strings.Contains(list.stdout, "pg-client"))
+	is.True(!strings.Contains(list.stdout, "mk_"))
+
+	srv := startServe(t, dsn)
+	is.Equal(getHealth(t, srv.addr), http.StatusOK)
+	is.Equal(srv.stop(), 0)
+
+	is.Equal(runCLI(t, nil, "keys", "revoke", "--db", dsn, "--client-id", "pg-client").code, 0)
+	bad := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "nope", "--sign", "API", "--scopes", "*")
+	is.Equal(bad.code, 1)
+	is.True(strings.Contains(bad.stderr, `unknown company "nope"`))
+}

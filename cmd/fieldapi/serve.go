@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"fieldapi/engine"
+	"fieldapi/engine/sqlengine"
+	"fieldapi/generated"
+	"fieldapi/runtime"
+)
+
+// Serving constants an operator has no reason to tune.
+const (
+	shutdownTimeout   = 30 * time.Second // how long a shutdown waits for in-flight requests
+	pruneEvery        = 10 * time.Minute // how often expired Idempotency-Keys are deleted
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 2 * time.Minute // room for a 32 MB body on a slow link
+	idleTimeout       = 2 * time.Minute
+	inFlightWait      = 10 * time.Second // runtime default: a duplicate write waits this long
+)
+
+// serveFlags are the flags of "fieldapi serve" as given.
+type serveFlags struct {
+	dsn, addr        string
+	requireTokens    bool
+	rateLimit        float64
+	rateBurst        int
+	problemBase      string
+	statementTimeout time.Duration
+	maxOpenConns     int
+	idempotencyTTL   time.Duration
+	tokenLifetime    time.Duration
+}
+
+// serveConfig is what serve runs with, checked and translated.
+type serveConfig struct {
+	dsn     string
+	addr    string
+	runtime runtime.Config
+	engine  sqlengine.Options
+}
+
+// parseServeConfig reads the serve flags and their FIELDAPI_* variables.
+func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	var f serveFlags
+	fs := newFlagSet("serve", "serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]", stderr)
+	fs.StringVar(&f.dsn, "db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0 picks a free port)")
+	fs.BoolVar(&f.requireTokens, "require-tokens", false, "refuse keys as Bearer (401 token_required): clients must use POST /v1/token")
+	fs.Float64Var(&f.rateLimit, "rate-limit", runtime.DefaultRateLimit, "calls per second per key, in this process; 0 turns the limit off")
+	fs.IntVar(&f.rateBurst, "rate-burst", runtime.DefaultRateBurst, "calls a key may make at once before the rate limit applies")
+	fs.StringVar(&f.problemBase, "problem-base", runtime.DefaultProblemBase, "problem type URLs are <problem-base>/<code>")
+	fs.DurationVar(&f.statementTimeout, "statement-timeout", 30*time.Second, "longest an engine call may take before 504 engine_timeout; 0 = no limit")
+	fs.IntVar(&f.maxOpenConns, "max-open-conns", 10, "database connections at most")
+	fs.DurationVar(&f.idempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long completed Idempotency-Keys are kept before they are pruned")
+	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return serveConfig{}, err
+	}
+	if err := f.check(); err != nil {
+		return serveConfig{}, err
+	}
+	return f.config(), nil
+}
+
+// check rejects tuning values the service cannot honour.
+func (f serveFlags) check() error {
+	switch {
+	case f.rateLimit > 0 && f.rateBurst < 1:
+		return fmt.Errorf("--rate-burst must be at least 1, not %d", f.rateBurst)
+	case f.statementTimeout < 0:
+		return fmt.Errorf("--statement-timeout must not be negative")
+	case f.maxOpenConns < 1:
+		return fmt.Errorf("--max-open-conns must be at least 1, not %d", f.maxOpenConns)
+	case f.idempotencyTTL <= 0:
+		return fmt.Errorf("--idempotency-ttl must be positive, not %s", f.idempotencyTTL)
+	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
+		return fmt.Errorf("--token-lifetime must be more than 0 and at most 1h, not %s", f.tokenLifetime)
+	}
+	if u, err := url.Parse(f.problemBase); err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("--problem-base %q is not an absolute URL such as %s", f.problemBase, runtime.DefaultProblemBase)
+	}
+	return nil
+}
+
+// config translates checked flags into the runtime's and engine's settings.
+func (f serveFlags) config() serveConfig {
+	limit := rate.Limit(f.rateLimit)
+	if f.rateLimit <= 0 {
+		limit = -1 // the runtime reads 0 as "default" and a negative limit as "off"
+	}
+	return serveConfig{
+		dsn:  f.dsn,
+		addr: f.addr,
+		runtime: runtime.Config{
+			ProblemBase:    f.problemBase,
+			RequireTokens:  f.requireTokens,
+			RateLimit:      limit,
+			RateBurst:      f.rateBurst,
+			TokenLifetime:  f.tokenLifetime,
+			IdempotencyTTL: f.idempotencyTTL,
+			InFlightWait:   inFlightWait,
+		},
+		engine: sqlengine.Options{
+			MaxOpenConns:     f.maxOpenConns,
+			StatementTimeout: f.statementTimeout,
+		},
+	}
+}
+
+// serve serves "fieldapi serve" until ctx is cancelled (SIGINT or SIGTERM),
+// then drains in-flight requests. It upgrades the schema first: Migrate is
+// idempotent, so a new binary upgrades its database on start.
+func (a *app) serve(ctx context.Context, args []string) error {
+	cfg, err := parseServeConfig(args, a.getenv, a.stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	cfg.runtime.Logger = log
+
+	eng, err := openEngine(ctx, cfg.dsn, cfg.engine, true)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if err := eng.Migrate(ctx); err != nil {
+		return fmt.Errorf("upgrade schema: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := newHTTPServer(runtime.NewServer(eng, cfg.runtime, generated.API()), cfg, log)
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "db", redactDSN(cfg.dsn),
+		"requireTokens", cfg.runtime.RequireTokens, "idempotencyTTL", cfg.runtime.IdempotencyTTL)
+	if a.onListen != nil {
+		a.onListen(ln.Addr())
+	}
+
+	// The pruner has its own context: it must outlive ctx until the server
+	// has drained, and stop before the engine closes.
+	pruneCtx, stopPruning := context.WithCancel(context.Background())
+	var pruner sync.WaitGroup
+	pruner.Go(func() {
+		pruneIdempotencyKeys(pruneCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
+	})
+	defer func() {
+		stopPruning()
+		pruner.Wait()
+	}()
+	return serveUntilDone(ctx, srv, ln, log)
+}
+
+// newHTTPServer wraps the API handler with timeouts that bound slow
+// clients but leave room for the slowest legitimate call.
+func newHTTPServer(h http.Handler, cfg serveConfig, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout(cfg.engine.StatementTimeout),
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// writeTimeout bounds a whole call: net/http starts this clock when the
+// headers are read, so it must cover reading the body, waiting for a
+// duplicate write and the engine call. No statement timeout means no bound.
+func writeTimeout(statementTimeout time.Duration) time.Duration {
+	if statementTimeout == 0 {
+		return 0
+	}
+	return readTimeout + inFlightWait + statementTimeout + 30*time.Second
+}
+
+// serveUntilDone serves on ln until ctx is done, then shuts down gracefully:
+// new connections are refused and in-flight requests get shutdownTimeout to
+// finish.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, log *slog.Logger) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "timeout", shutdownTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(drainCtx)
+	if err != nil {
+		srv.Close()
+		err = fmt.Errorf("in-flight requests did not finish within %s: %w", shutdownTimeout, err)
+	}
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
+
+// pruneIdempotencyKeys deletes completed Idempotency-Keys older than ttl,
+// now and then every interval, until ctx is done.
+func pruneIdempotencyKeys(ctx context.Context, store engine.IdempotencyStore, ttl, every time.Duration, now func() time.Time, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		n, err := store.Prune(ctx, now().Add(-ttl))
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			log.Error("pruning idempotency keys", "error", err)
+		case n > 0:
+			log.Info("pruned idempotency keys", "deleted", n, "olderThan", ttl)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
