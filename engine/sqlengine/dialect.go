@@ -42,6 +42,10 @@ func parseDSN(dsn string, busyTimeout time.Duration) (dialect, string, error) {
 		if path == "" || strings.HasPrefix(path, "?") {
 			return dialect{}, "", fmt.Errorf("DSN %q: want sqlite:PATH", dsn)
 		}
+		if strings.Contains(path, ":memory:") || strings.Contains(path, "mode=memory") {
+			// Every connection of the pool would see a database of its own.
+			return dialect{}, "", fmt.Errorf("DSN %q: an in-memory SQLite database is not supported; use a file", dsn)
+		}
 		// WAL lets readers run beside the one writer; _txlock=immediate makes
 		// every write transaction take the write lock up front, so two
 		// writers never deadlock upgrading a read lock.
@@ -92,8 +96,8 @@ func (d dialect) bytesType() string {
 	return "BLOB"
 }
 
-// ddl fills the type placeholders {seq}, {bool}, {number} and {bytes} of a
-// CREATE TABLE statement.
+// ddl fills the type placeholders {seq}, {bool}, {number} and {bytes} of
+// a CREATE TABLE statement.
 func (d dialect) ddl(stmt string) string {
 	return strings.NewReplacer(
 		"{seq}", d.seqColumn(),
@@ -106,7 +110,8 @@ func (d dialect) ddl(stmt string) string {
 // columnsQuery lists the columns of a table (one parameter: the table name).
 func (d dialect) columnsQuery() string {
 	if d.postgres {
-		return `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+		// pg_attribute rather than information_schema.columns, a slow view.
+		return `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(quote_ident(CAST(? AS TEXT))) AND attnum > 0 AND NOT attisdropped`
 	}
 	return `SELECT name FROM pragma_table_info(?)`
 }
@@ -121,40 +126,40 @@ func (d dialect) lockMigration(ctx context.Context, tx *sqlx.Tx) error {
 	return err
 }
 
-// lower is the SQL that folds a text expression to lower case. SQLite's own
-// LOWER folds ASCII only, which would make "ö" miss "Ö"; it gets a Unicode
-// fold registered with the driver.
-func (d dialect) lower(expr string) string {
-	if d.postgres {
-		return "LOWER(" + expr + ")"
-	}
-	return sqliteLowerFunc + "(" + expr + ")"
-}
+var (
+	registerSQLiteCase sync.Once
+	sqliteCaseErr      error
+)
 
-const sqliteLowerFunc = "fieldapi_lower"
-
-var registerSQLiteLower sync.Once
-
-// prepare readies the driver before the first connection opens.
+// prepare readies the driver before the first connection opens. SQLite's
+// own UPPER and LOWER fold ASCII only, so "ö" would not match "Ö" in a
+// contains filter and UPPER("city") would give "UMEå"; they are replaced by
+// Unicode versions, as PostgreSQL folds with a UTF-8 locale.
 func (d dialect) prepare() error {
 	if d.postgres {
 		return nil
 	}
-	var err error
-	registerSQLiteLower.Do(func() {
-		err = sqlite.RegisterDeterministicScalarFunction(sqliteLowerFunc, 1,
-			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-				switch v := args[0].(type) {
-				case string:
-					return strings.ToLower(v), nil
-				case []byte:
-					return strings.ToLower(string(v)), nil
-				default:
-					return v, nil
-				}
-			})
+	registerSQLiteCase.Do(func() {
+		for name, fold := range map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper} {
+			if sqliteCaseErr = sqlite.RegisterDeterministicScalarFunction(name, 1, unicodeCase(fold)); sqliteCaseErr != nil {
+				return
+			}
+		}
 	})
-	return err
+	return sqliteCaseErr
+}
+
+func unicodeCase(fold func(string) string) func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+	return func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return fold(v), nil
+		case []byte:
+			return fold(string(v)), nil
+		default:
+			return v, nil // NULL and numbers, as the built-ins do
+		}
+	}
 }
 
 // isUniqueViolation reports whether an insert hit a unique index.

@@ -6,10 +6,18 @@
 // extra fields, the signature's permissions and the change log. A register
 // declared in YAML alone works with no code in this package.
 //
-// Files by concern: dialect.go (all SQLite/PostgreSQL differences),
-// schema.go (Migrate), table.go (catalog → columns and values), read.go,
-// write.go, rules.go (defaults, references, number series), extrafields.go,
-// permissions.go, changelog.go, keys.go, idempotency.go, demo.go, errors.go.
+// Files by concern: dialect.go (every SQLite/PostgreSQL difference),
+// errors.go (driver faults → engine errors), schema.go (Migrate), table.go
+// (catalog → columns and values), read.go (List, Get), lines.go (line lists
+// in read shapes), write.go (Create, Update, receipts), rules.go (defaults,
+// required fields, references and lookups, number series), extrafields.go,
+// fieldnames.go, permissions.go, changelog.go, locations.go (the optional
+// engine.Locations), keys.go, idempotency.go, demo.go and demodata.go, and
+// sqlutil.go (small SQL helpers).
+//
+// All SQL is written with ? placeholders and rebound for the dialect, with
+// every identifier double-quoted. Times are stored as fixed-width UTC text
+// (timestampLayout) so that text order is time order in both databases.
 package sqlengine
 
 import (

@@ -13,11 +13,16 @@ import (
 // (timeout) from everything else. The driver error stays in the chain.
 // Business errors (CommandError, PermissionError, ErrNotFound) pass as they are.
 func (e *Engine) classify(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
+	var refusal *engine.CommandError
+	var denied *engine.PermissionError
+	if err == nil || errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) {
+		return err
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		return wrapFault(engine.ErrTimeout, err)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return wrapFault(context.Canceled, err) // the caller gave up; not an engine fault
 	}
 	if fault := e.dialect.fault(err); fault != nil {
 		return wrapFault(fault, err)

@@ -79,6 +79,20 @@ var internalTables = []struct{ name, ddl string }{
 		"secret_hash" TEXT NOT NULL,
 		"client_id" TEXT NOT NULL,
 		"expires" TEXT NOT NULL)`},
+	{"locations", `CREATE TABLE IF NOT EXISTS "locations" (
+		"company" TEXT NOT NULL,
+		"register" TEXT NOT NULL,
+		"record_seq" BIGINT NOT NULL,
+		"latitude" {number},
+		"longitude" {number},
+		"address" TEXT NOT NULL,
+		"status" TEXT NOT NULL,
+		"source_type" TEXT NOT NULL,
+		"provider" TEXT NOT NULL,
+		"fixed" {bool} NOT NULL,
+		"ambiguous" {bool} NOT NULL,
+		"modified" TEXT NOT NULL,
+		PRIMARY KEY ("company", "register", "record_seq"))`},
 	{"idempotency", `CREATE TABLE IF NOT EXISTS "idempotency" (
 		"scope" TEXT NOT NULL,
 		"key" TEXT NOT NULL,
@@ -129,40 +143,39 @@ func (e *Engine) Migrate(ctx context.Context) error {
 	return err
 }
 
-// migrateTable creates a register's table, adds the columns it lacks and
-// its indexes.
+// migrateTable creates a register's table with all its columns, or adds
+// the columns an existing table lacks; then its indexes.
 func (e *Engine) migrateTable(ctx context.Context, tx *sqlx.Tx, t *table) error {
-	internal := []string{
-		e.dialect.seqColumn(),
-		`"company" TEXT NOT NULL`,
-		`"modified" TEXT NOT NULL`,
+	columns := []string{e.dialect.seqColumn(), `"company" TEXT NOT NULL`, `"modified" TEXT NOT NULL`}
+	var names []string
+	for _, f := range t.stored {
+		columns = append(columns, quote(f.Column)+" "+e.columnType(f))
+		names = append(names, f.Column)
 	}
-	create := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", t.name(), strings.Join(internal, ", "))
-	if _, err := tx.ExecContext(ctx, create); err != nil {
-		return err
+	if t.reg.Name == usersRegister {
+		columns = append(columns, quote(permissionsColumn)+" TEXT")
+		names = append(names, permissionsColumn)
 	}
 
 	var existing []string
 	if err := sel(ctx, tx, &existing, e.dialect.columnsQuery(), t.reg.Name); err != nil {
 		return err
 	}
-	columns := map[string]string{} // column → SQL type, in the order added
-	var order []string
-	for _, f := range t.stored {
-		columns[f.Column] = e.columnType(f)
-		order = append(order, f.Column)
-	}
-	if t.reg.Name == usersRegister {
-		columns[permissionsColumn] = "TEXT"
-		order = append(order, permissionsColumn)
-	}
-	for _, col := range order {
-		if slices.Contains(existing, col) {
-			continue
-		}
-		alter := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", t.name(), quote(col), columns[col])
-		if _, err := tx.ExecContext(ctx, alter); err != nil {
+	if len(existing) == 0 {
+		create := fmt.Sprintf("CREATE TABLE %s (\n\t%s)", t.name(), strings.Join(columns, ",\n\t"))
+		if _, err := tx.ExecContext(ctx, create); err != nil {
 			return err
+		}
+	} else {
+		for i, name := range names {
+			if slices.Contains(existing, name) {
+				continue
+			}
+			// columns[i+3]: the first three are the internal columns.
+			alter := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s", t.name(), columns[i+3])
+			if _, err := tx.ExecContext(ctx, alter); err != nil {
+				return err
+			}
 		}
 	}
 

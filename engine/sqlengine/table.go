@@ -53,7 +53,7 @@ func newTables(cat *catalog.Catalog) (map[string]*table, error) {
 				return nil, fmt.Errorf("%s: register name %q is taken by an engine table", r.File, r.Name)
 			}
 		}
-		t := &table{reg: r, key: r.KeyField(), engineKeyed: r.EngineKeyed()}
+		t := &table{reg: r, key: r.KeyField(), engineKeyed: engineKeyed(r)}
 		for _, f := range r.Fields {
 			if t.engineKeyed && f == t.key {
 				continue
@@ -80,6 +80,15 @@ func newTables(cat *catalog.Catalog) (map[string]*table, error) {
 		return nil, fmt.Errorf("catalog: the engine needs a users register keyed by Sign with a Status field (its signatures)")
 	}
 	return tables, nil
+}
+
+// engineKeyed reports whether the engine assigns a register's keys (an Id
+// it derives from seq). catalog.EngineKeyed says so for every key the API
+// cannot write, which includes the keys of read-only registers (users by
+// Sign, time types by Name): those are administered in the engine and
+// stored as columns like any other key.
+func engineKeyed(r *catalog.Register) bool {
+	return r.EngineKeyed() && len(r.Methods) > 0
 }
 
 // name is the quoted table name.
@@ -116,6 +125,9 @@ func (t *table) keyMatch(key string) (cond string, arg any, ok bool) {
 	return quote(t.key.Column) + " = ?", key, true
 }
 
+// formatSeq is an engine-assigned key: the decimal text of seq.
+func formatSeq(seq int64) string { return strconv.FormatInt(seq, 10) }
+
 // field returns a field of the register by PascalCase name.
 func (t *table) field(name string) (*catalog.Field, error) {
 	f := t.reg.Field(name)
@@ -133,7 +145,7 @@ func (t *table) scan(row []any) (engine.Record, int64, error) {
 	}
 	rec := engine.Record{"Modified": asText(row[1])}
 	if t.engineKeyed {
-		rec[t.key.Name] = strconv.FormatInt(seq, 10)
+		rec[t.key.Name] = formatSeq(seq)
 	}
 	for i, f := range t.stored {
 		v, err := fromDB(f, row[i+2])
@@ -244,7 +256,7 @@ func normalize(f *catalog.Field, v any) (any, error) {
 	case catalog.List:
 		switch x := v.(type) {
 		case []string:
-			return slices.Clone(x), nil
+			return slices.Clone(x), refuseNUL(f.Name, x...)
 		case []any:
 			list := make([]string, len(x))
 			for i, item := range x {
@@ -254,12 +266,17 @@ func normalize(f *catalog.Field, v any) (any, error) {
 				}
 				list[i] = s
 			}
-			return list, nil
+			return list, refuseNUL(f.Name, list...)
 		}
 		return nil, wrongType()
 	case catalog.Object:
 		switch x := v.(type) {
 		case map[string]string:
+			for k, item := range x {
+				if err := refuseNUL(f.Name, k, item); err != nil {
+					return nil, err
+				}
+			}
 			return x, nil
 		case map[string]any:
 			obj := make(map[string]string, len(x))
@@ -267,6 +284,9 @@ func normalize(f *catalog.Field, v any) (any, error) {
 				s, ok := item.(string)
 				if !ok {
 					return nil, wrongType()
+				}
+				if err := refuseNUL(f.Name, k, s); err != nil {
+					return nil, err
 				}
 				obj[k] = s
 			}
@@ -290,8 +310,18 @@ func normalize(f *catalog.Field, v any) (any, error) {
 		if !ok {
 			return nil, wrongType()
 		}
-		return s, nil
+		return s, refuseNUL(f.Name, s)
 	}
+}
+
+// refuseNUL refuses text with NUL characters, which PostgreSQL cannot store.
+func refuseNUL(name string, texts ...string) error {
+	for _, s := range texts {
+		if strings.ContainsRune(s, 0) {
+			return engine.Refuse("%s: text may not contain NUL characters", name)
+		}
+	}
+	return nil
 }
 
 // isoLayouts are the date and date-time forms the engine accepts.

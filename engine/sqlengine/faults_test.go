@@ -1,0 +1,77 @@
+package sqlengine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+// TestStatementTimeout: a call running past Options.StatementTimeout
+// answers engine.ErrTimeout.
+func TestStatementTimeout(t *testing.T) {
+	t.Parallel()
+	for _, b := range testBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			is := is.New(t)
+			cat, err := catalog.Builtin()
+			is.NoErr(err)
+			e, err := Open(context.Background(), b.dsn(t), cat, Options{StatementTimeout: 100 * time.Millisecond})
+			is.NoErr(err)
+			defer e.Close()
+			slow := `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM (SELECT x FROM c LIMIT 1000000000) AS n`
+			if e.dialect.postgres {
+				slow = `SELECT CAST(pg_sleep(5) AS TEXT)`
+			}
+			start := time.Now()
+			_, err = call(e, context.Background(), func(ctx context.Context) (string, error) {
+				var out string
+				return out, e.db.GetContext(ctx, &out, slow)
+			})
+			is.True(errors.Is(err, engine.ErrTimeout))
+			is.True(time.Since(start) < 3*time.Second)
+		})
+	}
+}
+
+// TestSQLiteBusy: a writer that cannot get the lock within the busy
+// timeout answers engine.ErrBusy, and is not left half-done.
+func TestSQLiteBusy(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ctx := context.Background()
+	dsn := testBackends(t)[0].dsn(t)
+	e := openTestEngine(t, dsn, Options{BusyTimeout: 50 * time.Millisecond})
+	holder := openTestEngine(t, dsn, Options{})
+
+	tx, err := holder.db.BeginTxx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
+	is.NoErr(err)
+	_, err = e.Create(ctx, demoAPI, "customers", input(map[string]any{"Name": "Upptagen AB"}), asJSON(zeroClaim))
+	is.True(errors.Is(err, engine.ErrBusy))
+	_, err = e.Get(ctx, demoAPI, "customers", "1001") // readers are not blocked by the writer
+	is.NoErr(err)
+	is.NoErr(tx.Rollback())
+
+	_, err = e.Create(ctx, demoAPI, "customers", input(map[string]any{"Name": "Ledig AB"}), asJSON(zeroClaim))
+	is.NoErr(err)
+}
+
+// TestPostgresUnreachable: a PostgreSQL that does not answer makes calls
+// fail with engine.ErrUnreachable; Open itself does not need it.
+func TestPostgresUnreachable(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	cat, err := catalog.Builtin()
+	is.NoErr(err)
+	e, err := Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=2", cat, Options{})
+	is.NoErr(err)
+	defer e.Close()
+	is.True(errors.Is(e.Ping(context.Background()), engine.ErrUnreachable))
+	_, err = e.List(context.Background(), demoAPI, "customers", engine.Query{Limit: 1})
+	is.True(errors.Is(err, engine.ErrUnreachable))
+}

@@ -1,0 +1,291 @@
+package sqlengine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldapi/engine"
+)
+
+var _ engine.Locations = (*Engine)(nil)
+
+// Positions of records (spec 2.5), kept in the locations table for the
+// registers the catalog marks location: true.
+//
+// The reference engine geocodes offline: a record's address (its own
+// address fields, or else those of the first record it references that has
+// one, such as an object's customer) is placed at the centre of its city
+// when the city is in a small Nordic gazetteer. A pinned position is fixed
+// and never recalculated.
+
+// Location statuses.
+const (
+	locFound           = "Found"           // a position is known
+	locPending         = "Pending"         // never located: ask with locate=true
+	locNoAddress       = "NoAddress"       // the record has no address to locate
+	locAddressNotFound = "AddressNotFound" // the address is not in the gazetteer
+)
+
+const gazetteerProvider = "fieldapi-gazetteer"
+
+type locationRow struct {
+	Latitude   sql.NullFloat64 `db:"latitude"`
+	Longitude  sql.NullFloat64 `db:"longitude"`
+	Address    string          `db:"address"`
+	Status     string          `db:"status"`
+	SourceType string          `db:"source_type"`
+	Provider   string          `db:"provider"`
+	Fixed      bool            `db:"fixed"`
+	Ambiguous  bool            `db:"ambiguous"`
+}
+
+func (r locationRow) location() engine.Location {
+	loc := engine.Location{Address: r.Address, Status: r.Status, SourceType: r.SourceType,
+		Provider: r.Provider, Fixed: r.Fixed, Ambiguous: r.Ambiguous}
+	if r.Latitude.Valid && r.Longitude.Valid {
+		loc.Latitude, loc.Longitude = &r.Latitude.Float64, &r.Longitude.Float64
+	}
+	return loc
+}
+
+// record is the location as a record, for a receipt to render.
+func (r locationRow) record() engine.Record {
+	loc := r.location()
+	rec := engine.Record{"Latitude": nil, "Longitude": nil, "Address": loc.Address, "Status": loc.Status,
+		"SourceType": loc.SourceType, "Provider": loc.Provider, "Fixed": loc.Fixed, "Ambiguous": loc.Ambiguous}
+	if loc.Latitude != nil {
+		rec["Latitude"], rec["Longitude"] = *loc.Latitude, *loc.Longitude
+	}
+	return rec
+}
+
+// Location reads a record's position; with opt.Locate it is recalculated
+// first when the record has none (or always, with opt.Force), unless it
+// is pinned.
+func (e *Engine) Location(ctx context.Context, s engine.Session, register, key string, opt engine.Locate) (engine.Location, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Location, error) {
+		t, err := e.locatable(register)
+		if err != nil {
+			return engine.Location{}, err
+		}
+		if err := e.authorize(ctx, e.db, s, register, readAccess); err != nil {
+			return engine.Location{}, err
+		}
+		if !opt.Locate {
+			stored, err := e.readLocation(ctx, e.db, t, s.Company, key)
+			return stored.row.location(), err
+		}
+		var row locationRow
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			stored, err := e.readLocation(ctx, tx, t, s.Company, key)
+			if err != nil {
+				return err
+			}
+			row = stored.row
+			if stored.saved && (row.Fixed || (row.Latitude.Valid && !opt.Force)) {
+				return nil
+			}
+			address, err := e.addressOf(ctx, tx, t, s.Company, stored.record, 2)
+			if err != nil {
+				return err
+			}
+			row = geocode(address)
+			return e.saveLocation(ctx, tx, t, s.Company, stored.seq, row)
+		})
+		return row.location(), err
+	})
+}
+
+// PinLocation fixes a record's position. The engine's geocoding never
+// overwrites it; the change is logged on the record.
+func (e *Engine) PinLocation(ctx context.Context, s engine.Session, register, key string, pin engine.Pin, r engine.Receipt) (engine.Response, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
+		t, err := e.locatable(register)
+		if err != nil {
+			return engine.Response{}, err
+		}
+		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+			return engine.Response{}, err
+		}
+		var resp engine.Response
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			stored, err := e.readLocation(ctx, tx, t, s.Company, key)
+			if err != nil {
+				return err
+			}
+			row := locationRow{
+				Latitude:  sql.NullFloat64{Float64: pin.Latitude, Valid: true},
+				Longitude: sql.NullFloat64{Float64: pin.Longitude, Valid: true},
+				Address:   pin.Address, Status: locFound, SourceType: "Manual", Fixed: true,
+			}
+			if row.Address == "" {
+				row.Address = stored.row.Address
+			}
+			if err := e.saveLocation(ctx, tx, t, s.Company, stored.seq, row); err != nil {
+				return err
+			}
+			w := e.apiWriter(tx, s)
+			detail := fmt.Sprintf("Latitude %.6f, Longitude %.6f", pin.Latitude, pin.Longitude)
+			if err := w.log(ctx, t, key, "pin location", detail, stored.record); err != nil {
+				return err
+			}
+			resp, err = storeReceipt(ctx, tx, r, row.record())
+			return err
+		})
+		return resp, err
+	})
+}
+
+// locatable returns the table of a register that keeps positions.
+func (e *Engine) locatable(register string) (*table, error) {
+	t, err := e.table(register)
+	if err != nil {
+		return nil, err
+	}
+	if !t.reg.Location {
+		return nil, engine.ErrNotFound
+	}
+	return t, nil
+}
+
+// storedLocation is a record with its stored position, if any.
+type storedLocation struct {
+	record engine.Record
+	seq    int64
+	row    locationRow
+	saved  bool // row was read from the table; otherwise it is Pending
+}
+
+// readLocation reads a record and its stored position. A record never
+// located is Pending, with the address it would be located from.
+func (e *Engine) readLocation(ctx context.Context, q db, t *table, company, key string) (storedLocation, error) {
+	cond, arg, ok := t.keyMatch(key)
+	if !ok {
+		return storedLocation{}, engine.ErrNotFound
+	}
+	recs, seqs, err := e.fetch(ctx, q, t, company, " AND "+cond, arg)
+	if err != nil {
+		return storedLocation{}, err
+	}
+	if len(recs) == 0 {
+		return storedLocation{}, engine.ErrNotFound
+	}
+	stored := storedLocation{record: recs[0], seq: seqs[0]}
+	err = get(ctx, q, &stored.row, `SELECT "latitude", "longitude", "address", "status", "source_type", "provider", "fixed", "ambiguous"
+		FROM "locations" WHERE "company" = ? AND "register" = ? AND "record_seq" = ?`, company, t.reg.Name, stored.seq)
+	switch {
+	case err == nil:
+		stored.saved = true
+	case errors.Is(err, sql.ErrNoRows):
+		address, err := e.addressOf(ctx, q, t, company, stored.record, 2)
+		if err != nil {
+			return storedLocation{}, err
+		}
+		stored.row = locationRow{Address: address.text, Status: locPending}
+	default:
+		return storedLocation{}, err
+	}
+	return stored, nil
+}
+
+func (e *Engine) saveLocation(ctx context.Context, tx *sqlx.Tx, t *table, company string, seq int64, row locationRow) error {
+	_, err := exec(ctx, tx, `INSERT INTO "locations"
+		("company", "register", "record_seq", "latitude", "longitude", "address", "status", "source_type", "provider", "fixed", "ambiguous", "modified")
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT ("company", "register", "record_seq") DO UPDATE SET
+			"latitude" = excluded."latitude", "longitude" = excluded."longitude", "address" = excluded."address",
+			"status" = excluded."status", "source_type" = excluded."source_type", "provider" = excluded."provider",
+			"fixed" = excluded."fixed", "ambiguous" = excluded."ambiguous", "modified" = excluded."modified"`,
+		company, t.reg.Name, seq, row.Latitude, row.Longitude, row.Address, row.Status, row.SourceType, row.Provider,
+		row.Fixed, row.Ambiguous, e.now())
+	return err
+}
+
+// postalAddress is the address a record is located from.
+type postalAddress struct {
+	text string // one line, as shown in the location
+	city string
+}
+
+// addressOf is a record's own address (AddressLine1, PostalCode, City and
+// so on, where the register has them), or else that of the first record it
+// references that has one, following at most depth references.
+func (e *Engine) addressOf(ctx context.Context, q db, t *table, company string, rec engine.Record, depth int) (postalAddress, error) {
+	text := func(name string) string {
+		if t.reg.Field(name) == nil {
+			return ""
+		}
+		s, _ := rec[name].(string)
+		return strings.TrimSpace(s)
+	}
+	parts := slices.DeleteFunc([]string{
+		text("AddressLine1"), text("AddressLine2"),
+		strings.TrimSpace(text("PostalCode") + " " + text("City")),
+		text("State"), text("Country"),
+	}, func(s string) bool { return s == "" })
+	if len(parts) > 0 {
+		return postalAddress{text: strings.Join(parts, ", "), city: text("City")}, nil
+	}
+	if depth == 0 {
+		return postalAddress{}, nil
+	}
+	for _, f := range t.reg.Fields {
+		key, _ := rec[f.Name].(string)
+		if f.References == "" || key == "" {
+			continue
+		}
+		rt := e.tables[f.References]
+		cond, arg, ok := rt.keyMatch(key)
+		if !ok {
+			continue
+		}
+		refs, _, err := e.fetch(ctx, q, rt, company, " AND "+cond, arg)
+		if err != nil || len(refs) == 0 {
+			if err != nil {
+				return postalAddress{}, err
+			}
+			continue
+		}
+		address, err := e.addressOf(ctx, q, rt, company, refs[0], depth-1)
+		if err != nil || address.text != "" {
+			return address, err
+		}
+	}
+	return postalAddress{}, nil
+}
+
+// geocode places an address at the centre of its city.
+func geocode(a postalAddress) locationRow {
+	switch {
+	case a.text == "":
+		return locationRow{Status: locNoAddress}
+	case a.city == "":
+		return locationRow{Address: a.text, Status: locAddressNotFound, Provider: gazetteerProvider}
+	}
+	c, ok := gazetteer[strings.ToLower(a.city)]
+	if !ok {
+		return locationRow{Address: a.text, Status: locAddressNotFound, Provider: gazetteerProvider}
+	}
+	return locationRow{
+		Latitude:  sql.NullFloat64{Float64: c.lat, Valid: true},
+		Longitude: sql.NullFloat64{Float64: c.lon, Valid: true},
+		Address:   a.text, Status: locFound, SourceType: "CityCentre", Provider: gazetteerProvider,
+	}
+}
+
+// gazetteer holds the centres of the cities of the demo data.
+var gazetteer = map[string]struct{ lat, lon float64 }{
+	"stockholm": {59.3293, 18.0686}, "göteborg": {57.7089, 11.9746}, "malmö": {55.6050, 13.0038},
+	"uppsala": {59.8586, 17.6389}, "västerås": {59.6099, 16.5448}, "örebro": {59.2753, 15.2134},
+	"linköping": {58.4108, 15.6214}, "helsingborg": {56.0465, 12.6945}, "jönköping": {57.7826, 14.1618},
+	"norrköping": {58.5877, 16.1924}, "umeå": {63.8258, 20.2630}, "luleå": {65.5848, 22.1547},
+	"oslo": {59.9139, 10.7522}, "bergen": {60.3913, 5.3221}, "trondheim": {63.4305, 10.3951},
+	"stavanger": {58.9700, 5.7331}, "tromsø": {69.6492, 18.9553}, "drammen": {59.7439, 10.2045},
+	"kristiansand": {58.1599, 8.0182}, "bodø": {67.2804, 14.4049},
+}

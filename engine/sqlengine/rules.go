@@ -1,0 +1,201 @@
+package sqlengine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+// The business rules a write passes, each driven by the catalog. They run
+// inside the write's transaction (w.tx).
+
+// acceptValues normalizes the fields sent and refuses a field the call may
+// not write. writable says which fields this kind of call may send.
+func (w *writer) acceptValues(t *table, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
+	values := make(map[string]any, len(sent))
+	for name, v := range sent {
+		f := t.reg.Field(name)
+		if f == nil {
+			return nil, engine.Refuse("%s have no field %q", t.reg.Name, name).WithValid(writableNames(t, writable)...)
+		}
+		if !w.trusted && !writable(f) {
+			reason := "is read only"
+			if f.CreateOnly {
+				reason = "cannot be changed"
+			}
+			return nil, engine.Refuse("%s %s", name, reason).WithValid(writableNames(t, writable)...)
+		}
+		if t.engineKeyed && f == t.key {
+			return nil, engine.Refuse("%s is assigned by the engine", name)
+		}
+		n, err := normalize(f, v)
+		if err != nil {
+			return nil, err
+		}
+		values[name] = n
+	}
+	return values, nil
+}
+
+func writableOnCreate(f *catalog.Field) bool { return f.Writable || f.CreateOnly }
+func writableOnUpdate(f *catalog.Field) bool { return f.Writable && !f.CreateOnly }
+
+func writableNames(t *table, writable func(*catalog.Field) bool) []string {
+	var names []string
+	for _, f := range t.reg.Fields {
+		if writable(f) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// applyDefaults fills the register's defaults into fields the create omitted.
+func (w *writer) applyDefaults(t *table, values map[string]any) error {
+	for _, f := range t.reg.Fields {
+		text, ok := t.reg.Defaults[f.Name]
+		if !ok {
+			continue
+		}
+		if _, given := values[f.Name]; given {
+			continue
+		}
+		v, err := parseDefault(f, text, w.s.Sign, w.e.opt.Now())
+		if err != nil {
+			return fmt.Errorf("%s: default of %s: %w", t.reg.File, f.Name, err)
+		}
+		values[f.Name] = v
+	}
+	return nil
+}
+
+// checkRequired refuses a create that lacks a required field, or that gives
+// none of the register's requireOneOf fields.
+func checkRequired(t *table, values map[string]any) error {
+	for _, f := range t.reg.Fields {
+		if f.Required && isEmpty(values[f.Name]) {
+			return engine.Refuse("%s is required", f.Name)
+		}
+	}
+	if len(t.reg.RequireOneOf) == 0 {
+		return nil
+	}
+	for _, name := range t.reg.RequireOneOf {
+		if !isEmpty(values[name]) {
+			return nil
+		}
+	}
+	return engine.Refuse("one of %s is required", strings.Join(t.reg.RequireOneOf, ", ")).WithValid(t.reg.RequireOneOf...)
+}
+
+// resolveReferences checks that every reference field in values names an
+// existing record of its register in the same company, then fills the
+// lookup fields that copy from the records referenced. A cleared reference
+// clears its lookups.
+func (w *writer) resolveReferences(ctx context.Context, t *table, values map[string]any) error {
+	for _, f := range t.reg.Fields {
+		v, present := values[f.Name]
+		if f.References == "" || !present {
+			continue
+		}
+		rt := w.e.tables[f.References]
+		var referenced engine.Record
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				break
+			}
+			rec, err := w.referenced(ctx, rt, x)
+			if err != nil {
+				return err
+			}
+			referenced = rec
+		case []string:
+			for _, item := range x {
+				if _, err := w.referenced(ctx, rt, item); err != nil {
+					return err
+				}
+			}
+		}
+		for _, l := range t.reg.Fields {
+			ref, source, ok := strings.Cut(l.Lookup, ".")
+			if !ok || ref != f.Name {
+				continue
+			}
+			values[l.Name] = nil
+			if referenced != nil {
+				values[l.Name] = referenced[source]
+			}
+		}
+	}
+	return nil
+}
+
+// referenced reads the record a reference names, or refuses the write with
+// the engine's text, such as `Customer "X" does not exist`.
+func (w *writer) referenced(ctx context.Context, rt *table, key string) (engine.Record, error) {
+	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
+	cond, arg, ok := rt.keyMatch(key)
+	if !ok {
+		return nil, missing
+	}
+	recs, _, err := w.e.fetch(ctx, w.tx, rt, w.s.Company, " AND "+cond, arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, missing
+	}
+	return recs[0], nil
+}
+
+// keyExists reports whether the company has a record with this key.
+func (w *writer) keyExists(ctx context.Context, t *table, key string) (bool, error) {
+	cond, arg, ok := t.keyMatch(key)
+	if !ok {
+		return false, nil
+	}
+	var n int
+	err := get(ctx, w.tx, &n, `SELECT COUNT(*) FROM `+t.name()+` WHERE "company" = ? AND `+cond, w.s.Company, arg)
+	return n > 0, err
+}
+
+// alreadyExists is the refusal of a key that is taken.
+func alreadyExists(t *table, key string) error {
+	return engine.Refuse("%s %s %s already exists", t.reg.Record, t.key.Name, key)
+}
+
+// nextNumber takes the next number of the register's series in the
+// company, skipping numbers already used as keys given by hand.
+//
+// The UPDATE ... RETURNING both reads and advances the counter, and holds
+// the row lock until the transaction ends (PostgreSQL; SQLite's write lock
+// covers the whole transaction), so parallel creates never get the same
+// number, and a rolled-back create gives its number back.
+func (w *writer) nextNumber(ctx context.Context, t *table) (string, error) {
+	_, err := exec(ctx, w.tx, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 1)
+		ON CONFLICT ("company", "register") DO NOTHING`, w.s.Company, t.reg.Name)
+	if err != nil {
+		return "", err
+	}
+	for {
+		var n int64
+		err := get(ctx, w.tx, &n, `UPDATE "number_series" SET "next" = "next" + 1
+			WHERE "company" = ? AND "register" = ? RETURNING "next" - 1`, w.s.Company, t.reg.Name)
+		if err != nil {
+			return "", err
+		}
+		key := strconv.FormatInt(n, 10)
+		taken, err := w.keyExists(ctx, t, key)
+		if err != nil {
+			return "", err
+		}
+		if !taken {
+			return key, nil
+		}
+	}
+}

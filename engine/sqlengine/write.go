@@ -1,0 +1,384 @@
+package sqlengine
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+// errClaimLost: the idempotency claim was taken over while the write ran
+// (its lease expired), so this execution must not commit.
+var errClaimLost = errors.New("idempotency claim lost: another execution took over this Idempotency-Key; nothing was written")
+
+// Create writes a new record and its lines in one transaction, renders the
+// receipt from the record as read back, and stores it with the idempotency
+// claim in the same transaction.
+func (e *Engine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
+		t, err := e.table(register)
+		if err != nil {
+			return engine.Response{}, err
+		}
+		if !t.reg.Has(catalog.Create) {
+			return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
+		}
+		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+			return engine.Response{}, err
+		}
+		var resp engine.Response
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			w := e.apiWriter(tx, s)
+			c, err := w.create(ctx, t, in, nil)
+			if err != nil {
+				return err
+			}
+			rec, err := e.readCreated(ctx, tx, s.Company, c)
+			if err != nil {
+				return err
+			}
+			resp, err = storeReceipt(ctx, tx, r, rec)
+			return err
+		})
+		return resp, err
+	})
+}
+
+// Update changes the fields present in the input, then renders and stores
+// the receipt in the same transaction. An unknown key is ErrNotFound.
+func (e *Engine) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
+		t, err := e.table(register)
+		if err != nil {
+			return engine.Response{}, err
+		}
+		if !t.reg.Has(catalog.Update) {
+			return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
+		}
+		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+			return engine.Response{}, err
+		}
+		var resp engine.Response
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			w := e.apiWriter(tx, s)
+			seq, err := w.update(ctx, t, key, in)
+			if err != nil {
+				return err
+			}
+			rec, err := e.getRecordBySeq(ctx, tx, t, s.Company, seq)
+			if err != nil {
+				return err
+			}
+			resp, err = storeReceipt(ctx, tx, r, rec)
+			return err
+		})
+		return resp, err
+	})
+}
+
+// storeReceipt renders the response from the record as written and marks
+// the idempotency claim done with it, inside the write's transaction: the
+// write and its stored response commit together or not at all.
+func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine.Record) (engine.Response, error) {
+	if r.Render == nil {
+		return engine.Response{}, nil
+	}
+	resp, err := r.Render(rec)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	if r.Claim.Key == "" {
+		return resp, nil
+	}
+	n, err := execAffected(ctx, tx, `UPDATE "idempotency" SET "state" = 'done', "status" = ?, "body" = ?
+		WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
+		resp.Status, resp.Body, storable(r.Claim.Scope), storable(r.Claim.Key), r.Claim.Token)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	if n == 0 {
+		return engine.Response{}, errClaimLost
+	}
+	return resp, nil
+}
+
+// writer performs the writes of one call inside its transaction.
+type writer struct {
+	e       *Engine
+	tx      *sqlx.Tx
+	s       engine.Session
+	now     string // Modified of every record this call writes
+	trusted bool   // the engine's own loads (demo data): any field may be set, nothing is logged
+}
+
+func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
+	return &writer{e: e, tx: tx, s: s, now: e.now()}
+}
+
+// created is a record a create wrote, with the lines written with it.
+type created struct {
+	table *table
+	seq   int64
+	key   string
+	lines map[string][]*created // by line list name
+}
+
+// create writes one record and its lines. fixed holds values the owner of
+// a line sets (its key in the parent field, the line's Set values); they
+// override what the line sent and bypass the writable check.
+func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed map[string]any) (*created, error) {
+	values, err := w.acceptValues(t, in.Values, writableOnCreate)
+	if err != nil {
+		return nil, err
+	}
+	sent := fieldNames(t, values)
+	for name, v := range fixed {
+		values[name] = v
+	}
+	if err := w.applyDefaults(t, values); err != nil {
+		return nil, err
+	}
+	if err := checkRequired(t, values); err != nil {
+		return nil, err
+	}
+	key, err := w.assignKey(ctx, t, values)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.resolveReferences(ctx, t, values); err != nil {
+		return nil, err
+	}
+	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
+		return nil, err
+	}
+	for name := range in.Lines {
+		if lineOf(t, name) == nil {
+			return nil, engine.Refuse("%s have no line list %q", t.reg.Name, name)
+		}
+	}
+
+	seq, err := w.insert(ctx, t, values)
+	if err != nil {
+		return nil, err
+	}
+	if t.engineKeyed {
+		key = formatSeq(seq)
+	}
+	if err := writeExtra(ctx, w.tx, t, w.s.Company, seq, in.Extra); err != nil {
+		return nil, err
+	}
+	c := &created{table: t, seq: seq, key: key, lines: map[string][]*created{}}
+	for _, l := range t.reg.Lines {
+		lt := w.e.tables[l.Register]
+		for i, lineIn := range in.Lines[l.Name] {
+			lc, err := w.create(ctx, lt, lineIn, lineValues(lt, l, key))
+			var refusal *engine.CommandError
+			if errors.As(err, &refusal) {
+				return nil, refusal.InLine(l.Name, i)
+			}
+			if err != nil {
+				return nil, err
+			}
+			c.lines[l.Name] = append(c.lines[l.Name], lc)
+		}
+	}
+	if err := w.log(ctx, t, key, "create", changeDetail(sent, in.Extra), values); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// assignKey returns the key of a new record: the one given, which must be
+// free, or the next number of the register's series. Engine-keyed records
+// get theirs from the insert.
+func (w *writer) assignKey(ctx context.Context, t *table, values map[string]any) (string, error) {
+	if t.engineKeyed {
+		return "", nil
+	}
+	key, _ := values[t.key.Name].(string)
+	if key != "" {
+		taken, err := w.keyExists(ctx, t, key)
+		if err != nil {
+			return "", err
+		}
+		if taken {
+			return "", alreadyExists(t, key)
+		}
+		return key, nil
+	}
+	if !t.reg.NumberSeries {
+		return "", engine.Refuse("%s is required", t.key.Name)
+	}
+	key, err := w.nextNumber(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	values[t.key.Name] = key
+	return key, nil
+}
+
+// lineValues are the values an owner sets on each of its lines.
+func lineValues(lt *table, l *catalog.Line, ownerKey string) map[string]any {
+	fixed := map[string]any{l.Parent: ownerKey}
+	for name, text := range l.Set {
+		fixed[name] = setValue(lt.reg.Field(name), text)
+	}
+	return fixed
+}
+
+// insert writes a new row and returns its seq.
+func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (int64, error) {
+	cols := []string{quote(companyColumn), quote(modifiedColumn)}
+	args := []any{w.s.Company, w.now}
+	for _, f := range t.stored {
+		if v, ok := values[f.Name]; ok {
+			cols = append(cols, quote(f.Column))
+			args = append(args, toDB(f, v))
+		}
+	}
+	var seq int64
+	err := get(ctx, w.tx, &seq, `INSERT INTO `+t.name()+` (`+strings.Join(cols, ", ")+`)
+		VALUES (`+placeholders(len(args))+`) RETURNING "seq"`, args...)
+	if err != nil && w.e.dialect.isUniqueViolation(err) && !t.engineKeyed {
+		// A parallel create took the key between our check and the insert.
+		key, _ := values[t.key.Name].(string)
+		return 0, alreadyExists(t, key)
+	}
+	return seq, err
+}
+
+// update changes the fields sent on the record with the given key and
+// returns its seq.
+func (w *writer) update(ctx context.Context, t *table, key string, in engine.Input) (int64, error) {
+	current, seq, err := w.e.getRecord(ctx, w.tx, t, w.s.Company, key)
+	if err != nil {
+		return 0, err
+	}
+	if len(in.Lines) > 0 {
+		return 0, engine.Refuse("lines can only be sent when creating %s", t.reg.Name)
+	}
+	values, err := w.acceptValues(t, in.Values, writableOnUpdate)
+	if err != nil {
+		return 0, err
+	}
+	if v, ok := values[t.key.Name]; ok {
+		if sentKey, _ := v.(string); sentKey != key {
+			return 0, engine.Refuse("%s cannot be changed", t.key.Name)
+		}
+		delete(values, t.key.Name)
+	}
+	for name, v := range values {
+		if t.reg.Field(name).Required && isEmpty(v) {
+			return 0, engine.Refuse("%s is required", name)
+		}
+	}
+	if len(values) == 0 && len(in.Extra) == 0 {
+		return seq, nil // nothing to change: no write, no log, Modified kept
+	}
+	sent := fieldNames(t, values)
+	if err := w.resolveReferences(ctx, t, values); err != nil {
+		return 0, err
+	}
+	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
+		return 0, err
+	}
+
+	sets := []string{quote(modifiedColumn) + " = ?"}
+	args := []any{w.now}
+	for _, f := range t.stored {
+		if v, ok := values[f.Name]; ok {
+			sets = append(sets, quote(f.Column)+" = ?")
+			args = append(args, toDB(f, v))
+		}
+	}
+	args = append(args, w.s.Company, seq)
+	_, err = exec(ctx, w.tx, `UPDATE `+t.name()+` SET `+strings.Join(sets, ", ")+` WHERE "company" = ? AND "seq" = ?`, args...)
+	if err != nil {
+		return 0, err
+	}
+	if err := writeExtra(ctx, w.tx, t, w.s.Company, seq, in.Extra); err != nil {
+		return 0, err
+	}
+	after := map[string]any(current)
+	for name, v := range values {
+		after[name] = v
+	}
+	return seq, w.log(ctx, t, key, "update", changeDetail(sent, in.Extra), after)
+}
+
+// checkExtra validates extra-field values sent against the company's
+// definitions. The engine's own loads may also fill read-only fields.
+func (w *writer) checkExtra(ctx context.Context, t *table, extra map[string]string) error {
+	if len(extra) == 0 || w.trusted {
+		return nil
+	}
+	defs, err := loadExtraDefs(ctx, w.tx, w.s.Company, t.reg.Name)
+	if err != nil {
+		return err
+	}
+	return checkExtra(t, defs, extra)
+}
+
+// readCreated reads a created record back as the API shows it, with the
+// lines created with it under their lists' ReadNames (lists the read shape
+// carries anyway are read in full by getRecordBySeq).
+func (e *Engine) readCreated(ctx context.Context, q db, company string, c *created) (engine.Record, error) {
+	rec, err := e.getRecordBySeq(ctx, q, c.table, company, c.seq)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range c.table.reg.Lines {
+		lines := c.lines[l.Name]
+		if len(lines) == 0 || l.Read {
+			continue
+		}
+		recs := make([]engine.Record, len(lines))
+		for i, lc := range lines {
+			if recs[i], err = e.readCreated(ctx, q, company, lc); err != nil {
+				return nil, err
+			}
+		}
+		rec[l.ReadName] = recs
+	}
+	return rec, nil
+}
+
+// lineOf returns the register's line list with the given name, or nil.
+func lineOf(t *table, name string) *catalog.Line {
+	for _, l := range t.reg.Lines {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// fieldNames lists the fields present in values, in catalog order.
+func fieldNames(t *table, values map[string]any) []string {
+	var names []string
+	for _, f := range t.reg.Fields {
+		if _, ok := values[f.Name]; ok {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// changeDetail is the change log's list of what a write sent.
+func changeDetail(fields []string, extra map[string]string) string {
+	parts := append([]string{}, fields...)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "ExtraFields."+k)
+	}
+	return strings.Join(parts, ", ")
+}
