@@ -16,8 +16,8 @@ func escape(key string) string { return url.PathEscape(key) }
 
 // KeyOnlyIn finds a record key visible with owner but not with other,
 // walking the owner's list; the test fails when the demo data has none.
-func (e *Env) KeyOnlyIn(register, owner, other string) string {
-	e.T.Helper()
+func (e *Env) KeyOnlyIn(t testing.TB, register, owner, other string) string {
+	t.Helper()
 	reg := e.Catalog.Register(register)
 	path := "/v1/" + register + "?limit=500"
 	for _, f := range reg.Filters {
@@ -26,16 +26,16 @@ func (e *Env) KeyOnlyIn(register, owner, other string) string {
 		}
 	}
 	resp := e.Do(Request{Method: http.MethodGet, Path: path, Key: owner})
-	Expect(e.T, resp, http.StatusOK)
+	Expect(t, resp, http.StatusOK)
 	var env struct{ Items []map[string]any }
-	resp.JSON(e.T, &env)
+	resp.JSON(t, &env)
 	for _, item := range env.Items {
 		key := fmt.Sprint(item[reg.Key])
 		if e.Do(Request{Method: http.MethodGet, Path: KeyPath(register, key), Key: other}).Status == http.StatusNotFound {
 			return key
 		}
 	}
-	e.T.Fatalf("demo data: %s has no record that only one company has", register)
+	t.Fatalf("demo data: %s has no record that only one company has", register)
 	return ""
 }
 

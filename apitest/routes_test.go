@@ -89,7 +89,7 @@ func TestEveryItemRouteHidesOtherCompanies(t *testing.T) {
 			register := strings.Split(route.Path, "/")[2]
 			t.Run(route.Method+" "+route.Path, func(t *testing.T) {
 				is := is.New(t)
-				key := env.KeyOnlyIn(register, env.OtherKey, env.Key)
+				key := env.KeyOnlyIn(t, register, env.OtherKey, env.Key)
 				resp := env.Do(Request{Method: route.Method, Path: pathFor(route, escape(key)), Key: env.Key, Body: validBody(route)})
 				is.Equal(resp.Status, http.StatusNotFound)
 				is.Equal(resp.Problem(t).Title, "not_found")

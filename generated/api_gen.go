@@ -26,16 +26,22 @@ func Routes() []runtime.Route {
 	routes = append(routes, contactRoutes()...)
 	routes = append(routes, contractRoutes()...)
 	routes = append(routes, customerRoutes()...)
+	routes = append(routes, materialRoutes()...)
 	routes = append(routes, object1Routes()...)
 	routes = append(routes, object2Routes()...)
 	routes = append(routes, object3Routes()...)
 	routes = append(routes, object4Routes()...)
+	routes = append(routes, orderLineRoutes()...)
+	routes = append(routes, orderRoutes()...)
 	routes = append(routes, priceListRoutes()...)
 	routes = append(routes, productRoutes()...)
 	routes = append(routes, projectRoutes()...)
+	routes = append(routes, quoteRoutes()...)
 	routes = append(routes, resourceRoutes()...)
 	routes = append(routes, supplierContactRoutes()...)
 	routes = append(routes, supplierRoutes()...)
+	routes = append(routes, taskRoutes()...)
+	routes = append(routes, timeRoutes()...)
 	routes = append(routes, timeTypeRoutes()...)
 	routes = append(routes, userRoutes()...)
 	return routes
@@ -52,6 +58,8 @@ func Scopes() []string {
 		"contracts:write",
 		"customers:read",
 		"customers:write",
+		"materials:read",
+		"materials:write",
 		"objects1:read",
 		"objects1:write",
 		"objects2:read",
@@ -60,18 +68,28 @@ func Scopes() []string {
 		"objects3:write",
 		"objects4:read",
 		"objects4:write",
+		"orderlines:read",
+		"orderlines:write",
+		"orders:read",
+		"orders:write",
 		"pricelists:read",
 		"pricelists:write",
 		"products:read",
 		"products:write",
 		"projects:read",
 		"projects:write",
+		"quotes:read",
+		"quotes:write",
 		"resources:read",
 		"resources:write",
 		"suppliercontacts:read",
 		"suppliercontacts:write",
 		"suppliers:read",
 		"suppliers:write",
+		"tasks:read",
+		"tasks:write",
+		"times:read",
+		"times:write",
 		"timetypes:read",
 		"timetypes:write",
 		"users:read",

@@ -37,6 +37,8 @@ type Contract struct {
 	Custom3            *string           `json:"Custom3"`
 	Custom4            *string           `json:"Custom4"`
 	Note               *string           `json:"Note"`
+	Materials          []Material        `json:"Materials"`   // its materials lines
+	Times              []Time            `json:"Times"`       // its times lines
 	Modified           *string           `json:"Modified"`    // when the record last changed; read only
 	ExtraFields        map[string]string `json:"ExtraFields"` // the company's own fields; every defined key, values as strings
 }
@@ -69,6 +71,8 @@ func viewContract(rec engine.Record) Contract {
 		Custom3:            rec.Text("Custom3"),
 		Custom4:            rec.Text("Custom4"),
 		Note:               rec.Text("Note"),
+		Materials:          runtime.Views(rec.Lines("Materials"), viewMaterial),
+		Times:              runtime.Views(rec.Lines("Times"), viewTime),
 		Modified:           rec.Text("Modified"),
 		ExtraFields:        rec.Object("ExtraFields"),
 	}
@@ -77,7 +81,7 @@ func viewContract(rec engine.Record) Contract {
 // ContractWrite is a camelCase request body of the contracts register (catalog/contracts.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ContractWrite struct {
-	Nr                 runtime.Optional[string]            `json:"nr"`
+	Nr                 runtime.Optional[string]            `json:"nr"` // create only
 	CustomerNr         runtime.Optional[string]            `json:"customerNr"`
 	CustomerRef        runtime.Optional[string]            `json:"customerRef"`
 	CustomerOrderer    runtime.Optional[string]            `json:"customerOrderer"`
@@ -95,6 +99,8 @@ type ContractWrite struct {
 	Custom4            runtime.Optional[string]            `json:"custom4"`
 	Note               runtime.Optional[string]            `json:"note"`
 	ExtraFields        runtime.Optional[map[string]string] `json:"extraFields"`
+	Materials          []MaterialWrite                     `json:"materials"` // materials lines created with the record, all or nothing
+	Times              []TimeWrite                         `json:"times"`     // times lines created with the record, all or nothing
 }
 
 // DecodeField decodes one member of the body; the shape has checked the name.
@@ -136,6 +142,12 @@ func (w *ContractWrite) DecodeField(name string, raw json.RawMessage) (err error
 		return w.Note.Decode(raw)
 	case "extraFields":
 		return w.ExtraFields.Decode(raw)
+	case "materials":
+		w.Materials, err = runtime.DecodeLines[MaterialWrite](raw, "materials", contractMaterialsShape)
+		return err
+	case "times":
+		w.Times, err = runtime.DecodeLines[TimeWrite](raw, "times", contractTimesShape)
+		return err
 	}
 	return runtime.UnknownField(name, nil)
 }
@@ -163,21 +175,41 @@ func (w *ContractWrite) Input() engine.Input {
 	if w.ExtraFields.Presence == runtime.Set {
 		in.Extra = w.ExtraFields.Value
 	}
+	for i := range w.Materials {
+		in.AddLine("materials", w.Materials[i].Input())
+	}
+	for i := range w.Times {
+		in.AddLine("times", w.Times[i].Input())
+	}
 	return in
 }
 
 // contractCreateShape is what POST /v1/contracts accepts.
 var contractCreateShape = runtime.Shape{
-	Writable: []string{"nr", "customerNr", "customerRef", "customerOrderer", "startDate", "stopDate", "generatedStartDate", "generatedStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	Writable: []string{"nr", "customerNr", "customerRef", "customerOrderer", "startDate", "stopDate", "generatedStartDate", "generatedStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields", "materials", "times"},
 	ReadOnly: []string{"status", "customerName", "lastGenerationDate", "isGenerated", "object1Name", "object2Name", "object3Name", "object4Name", "modified"},
 	Required: nil,
 }
 
 // contractUpdateShape is what PATCH /v1/contracts/{Nr} accepts.
 var contractUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "customerNr", "customerRef", "customerOrderer", "startDate", "stopDate", "generatedStartDate", "generatedStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"customerName", "isGenerated", "lastGenerationDate", "modified", "object1Name", "object2Name", "object3Name", "object4Name", "status"},
+	Writable: []string{"customerNr", "customerRef", "customerOrderer", "startDate", "stopDate", "generatedStartDate", "generatedStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"customerName", "isGenerated", "lastGenerationDate", "materials", "modified", "nr", "object1Name", "object2Name", "object3Name", "object4Name", "status", "times"},
 	Required: nil,
+}
+
+// contractMaterialsShape is what one line of materials accepts in POST /v1/contracts.
+var contractMaterialsShape = runtime.Shape{
+	Writable: []string{"productNr", "note", "userSign", "quantity", "invoiceQuantity", "price", "discountPct", "invoice", "deliveryDate", "supplierNr", "purchasePriceListNr", "purchasePrice", "costPerUnit", "totalCost", "custom1", "custom2", "custom3", "sign1By", "sign1Date", "sign2By", "sign2Date"},
+	ReadOnly: []string{"id", "modified", "ownerNr", "ownerType", "productName", "unit"},
+	Required: []string{"productNr", "quantity"},
+}
+
+// contractTimesShape is what one line of times accepts in POST /v1/contracts.
+var contractTimesShape = runtime.Shape{
+	Writable: []string{"timeType", "userSign", "spec", "hours", "invoiceHours", "price", "discountPct", "invoice", "resourceNr", "costPerUnit", "totalCost", "date", "stopDate", "sign1By", "sign1Date", "sign2By", "sign2Date"},
+	ReadOnly: []string{"id", "modified", "ownerNr", "ownerType"},
+	Required: []string{"timeType", "hours"},
 }
 
 // contractFilters are the query filters of GET /v1/contracts.

@@ -63,7 +63,7 @@ func viewCustomer(rec engine.Record) Customer {
 // CustomerWrite is a camelCase request body of the customers register (catalog/customers.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type CustomerWrite struct {
-	Nr           runtime.Optional[string]            `json:"nr"`
+	Nr           runtime.Optional[string]            `json:"nr"` // create only
 	Name         runtime.Optional[string]            `json:"name"`
 	Category     runtime.Optional[string]            `json:"category"`
 	AddressLine1 runtime.Optional[string]            `json:"addressLine1"`
@@ -168,8 +168,8 @@ var customerCreateShape = runtime.Shape{
 
 // customerUpdateShape is what PATCH /v1/customers/{Nr} accepts.
 var customerUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"contacts", "modified", "status"},
+	Writable: []string{"name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"contacts", "modified", "nr", "status"},
 	Required: nil,
 }
 

@@ -51,7 +51,7 @@ func viewObject1(rec engine.Record) Object1 {
 // Object1Write is a camelCase request body of the objects1 register (catalog/objects1.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object1Write struct {
-	Nr          runtime.Optional[string]            `json:"nr"`
+	Nr          runtime.Optional[string]            `json:"nr"` // create only
 	Name        runtime.Optional[string]            `json:"name"`
 	Category    runtime.Optional[string]            `json:"category"`
 	CustomerNr  runtime.Optional[string]            `json:"customerNr"`
@@ -121,8 +121,8 @@ var object1CreateShape = runtime.Shape{
 
 // object1UpdateShape is what PATCH /v1/objects1/{Nr} accepts.
 var object1UpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"level", "modified", "status"},
+	Writable: []string{"name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"level", "modified", "nr", "status"},
 	Required: nil,
 }
 

@@ -51,7 +51,7 @@ func viewObject3(rec engine.Record) Object3 {
 // Object3Write is a camelCase request body of the objects3 register (catalog/objects3.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object3Write struct {
-	Nr          runtime.Optional[string]            `json:"nr"`
+	Nr          runtime.Optional[string]            `json:"nr"` // create only
 	Name        runtime.Optional[string]            `json:"name"`
 	Category    runtime.Optional[string]            `json:"category"`
 	CustomerNr  runtime.Optional[string]            `json:"customerNr"`
@@ -121,8 +121,8 @@ var object3CreateShape = runtime.Shape{
 
 // object3UpdateShape is what PATCH /v1/objects3/{Nr} accepts.
 var object3UpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"level", "modified", "status"},
+	Writable: []string{"name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"level", "modified", "nr", "status"},
 	Required: nil,
 }
 

@@ -55,7 +55,7 @@ func viewProduct(rec engine.Record) Product {
 // ProductWrite is a camelCase request body of the products register (catalog/products.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ProductWrite struct {
-	Nr            runtime.Optional[string]            `json:"nr"`
+	Nr            runtime.Optional[string]            `json:"nr"` // create only
 	Name          runtime.Optional[string]            `json:"name"`
 	Category      runtime.Optional[string]            `json:"category"`
 	Unit          runtime.Optional[string]            `json:"unit"`
@@ -137,8 +137,8 @@ var productCreateShape = runtime.Shape{
 
 // productUpdateShape is what PATCH /v1/products/{Nr} accepts.
 var productUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "unit", "basePrice", "purchasePrice", "costPrice", "barcode", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"modified", "status"},
+	Writable: []string{"name", "category", "unit", "basePrice", "purchasePrice", "costPrice", "barcode", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"modified", "nr", "status"},
 	Required: nil,
 }
 

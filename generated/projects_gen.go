@@ -77,7 +77,7 @@ func viewProject(rec engine.Record) Project {
 // ProjectWrite is a camelCase request body of the projects register (catalog/projects.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ProjectWrite struct {
-	Nr              runtime.Optional[string]            `json:"nr"`
+	Nr              runtime.Optional[string]            `json:"nr"` // create only
 	Name            runtime.Optional[string]            `json:"name"`
 	CustomerNr      runtime.Optional[string]            `json:"customerNr"`
 	CustomerRef     runtime.Optional[string]            `json:"customerRef"`
@@ -175,8 +175,8 @@ var projectCreateShape = runtime.Shape{
 
 // projectUpdateShape is what PATCH /v1/projects/{Nr} accepts.
 var projectUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "customerNr", "customerRef", "customerOrderer", "owner", "planStartDate", "planStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"createdBy", "createdDate", "customerName", "modified", "object1Name", "object2Name", "object3Name", "object4Name", "status"},
+	Writable: []string{"name", "customerNr", "customerRef", "customerOrderer", "owner", "planStartDate", "planStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"createdBy", "createdDate", "customerName", "modified", "nr", "object1Name", "object2Name", "object3Name", "object4Name", "status"},
 	Required: nil,
 }
 

@@ -51,7 +51,7 @@ func viewResource(rec engine.Record) Resource {
 // ResourceWrite is a camelCase request body of the resources register (catalog/resources.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ResourceWrite struct {
-	Nr          runtime.Optional[string]            `json:"nr"`
+	Nr          runtime.Optional[string]            `json:"nr"` // create only
 	Name        runtime.Optional[string]            `json:"name"`
 	Category    runtime.Optional[string]            `json:"category"`
 	ProductNr   runtime.Optional[string]            `json:"productNr"`
@@ -125,8 +125,8 @@ var resourceCreateShape = runtime.Shape{
 
 // resourceUpdateShape is what PATCH /v1/resources/{Nr} accepts.
 var resourceUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "productNr", "logUnit", "basePrice", "costPrice", "custom1", "custom2", "custom3", "note", "extraFields"},
-	ReadOnly: []string{"modified", "status"},
+	Writable: []string{"name", "category", "productNr", "logUnit", "basePrice", "costPrice", "custom1", "custom2", "custom3", "note", "extraFields"},
+	ReadOnly: []string{"modified", "nr", "status"},
 	Required: nil,
 }
 

@@ -63,7 +63,7 @@ func viewSupplier(rec engine.Record) Supplier {
 // SupplierWrite is a camelCase request body of the suppliers register (catalog/suppliers.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type SupplierWrite struct {
-	Nr           runtime.Optional[string]            `json:"nr"`
+	Nr           runtime.Optional[string]            `json:"nr"` // create only
 	Name         runtime.Optional[string]            `json:"name"`
 	Category     runtime.Optional[string]            `json:"category"`
 	AddressLine1 runtime.Optional[string]            `json:"addressLine1"`
@@ -168,8 +168,8 @@ var supplierCreateShape = runtime.Shape{
 
 // supplierUpdateShape is what PATCH /v1/suppliers/{Nr} accepts.
 var supplierUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
-	ReadOnly: []string{"contacts", "modified", "status"},
+	Writable: []string{"name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"contacts", "modified", "nr", "status"},
 	Required: nil,
 }
 

@@ -86,7 +86,7 @@ func (e *Engine) hasRegisters(names []string) bool {
 func (w *writer) createAll(ctx context.Context, register string, inputs ...engine.Input) error {
 	t := w.e.tables[register]
 	for i, in := range inputs {
-		if _, err := w.create(ctx, t, in, nil); err != nil {
+		if _, err := w.create(ctx, t, in, nil, nil); err != nil {
 			return fmt.Errorf("%s[%d]: %w", register, i, err)
 		}
 	}

@@ -71,6 +71,11 @@ func (l demoLocale) company() demoCompany {
 		{"projects", []string{"projects", "customers", "users"}, l.createEach("projects", l.projects)},
 		{"contracts", []string{"contracts", "customers", "objects1"}, l.createEach("contracts", l.contracts)},
 		{"extrafields", nil, insertExtraDefs(l.extraDefs)},
+		{"tasks", []string{"tasks", "materials", "times"}, l.createTasks},
+		{"orders", []string{"orders", "orderlines"}, l.createOrders},
+		{"quotes", []string{"quotes", "materials", "times"}, l.createQuotes},
+		{"contractlines", []string{"contracts", "materials", "times"}, l.createContractLines},
+		{"bookings", []string{"times"}, l.createBookings},
 		{"fieldnames", nil, insertFieldNames(l.fieldNames)},
 	}}
 }

@@ -9,7 +9,8 @@
 // Files by concern: dialect.go (every SQLite/PostgreSQL difference),
 // errors.go (driver faults → engine errors), schema.go (Migrate), table.go
 // (catalog → columns and values), read.go (List, Get), lines.go (line lists
-// in read shapes), write.go (Create, Update, receipts), rules.go (defaults,
+// in read shapes), write.go (Create, Update, receipts), hooks.go (the rules
+// of registers beyond the catalog), commands.go (AddLine, Act), rules.go (defaults,
 // required fields, references and lookups, number series), extrafields.go,
 // fieldnames.go, permissions.go, changelog.go, locations.go (the optional
 // engine.Locations), keys.go, idempotency.go, demo.go and demodata.go, and
@@ -48,6 +49,8 @@ type Engine struct {
 	cat     *catalog.Catalog
 	tables  map[string]*table // by register name
 	opt     Options
+
+	registerRules map[string]*registerRules // rules beyond the catalog, by register
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -82,7 +85,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	db.SetMaxOpenConns(opt.MaxOpenConns)
 	db.SetMaxIdleConns(opt.MaxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	e := &Engine{db: db, dialect: d, cat: cat, tables: tables, opt: opt}
+	e := &Engine{db: db, dialect: d, cat: cat, tables: tables, opt: opt, registerRules: builtinRules()}
 	if !d.postgres {
 		// SQLite opens the file on first use; fail now on a path that cannot be opened.
 		if err := e.Ping(ctx); err != nil {

@@ -34,7 +34,7 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 		var resp engine.Response
 		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
 			w := e.apiWriter(tx, s)
-			c, err := w.create(ctx, t, in, nil)
+			c, err := w.create(ctx, t, in, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -130,8 +130,9 @@ type created struct {
 
 // create writes one record and its lines. fixed holds values the owner of
 // a line sets (its key in the parent field, the line's Set values); they
-// override what the line sent and bypass the writable check.
-func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed map[string]any) (*created, error) {
+// override what the line sent and bypass the writable check. inherit, when
+// set, fills what a line takes from its owner unless it gives its own.
+func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
 	values, err := w.acceptValues(t, in.Values, writableOnCreate)
 	if err != nil {
 		return nil, err
@@ -139,6 +140,11 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	sent := fieldNames(t, values)
 	for name, v := range fixed {
 		values[name] = v
+	}
+	if inherit != nil {
+		if err := inherit(values); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.applyDefaults(t, values); err != nil {
 		return nil, err
@@ -152,6 +158,11 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	}
 	if err := w.resolveReferences(ctx, t, values); err != nil {
 		return nil, err
+	}
+	if prepare := w.e.rules(t.reg.Name).prepareCreate; prepare != nil {
+		if err := prepare(ctx, w, t, values); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
 		return nil, err
@@ -174,9 +185,8 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	}
 	c := &created{table: t, seq: seq, key: key, lines: map[string][]*created{}}
 	for _, l := range t.reg.Lines {
-		lt := w.e.tables[l.Register]
 		for i, lineIn := range in.Lines[l.Name] {
-			lc, err := w.create(ctx, lt, lineIn, lineValues(lt, l, key))
+			lc, err := w.createLine(ctx, t, values, l, key, lineIn)
 			var refusal *engine.CommandError
 			if errors.As(err, &refusal) {
 				return nil, refusal.InLine(l.Name, i)
@@ -187,10 +197,27 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 			c.lines[l.Name] = append(c.lines[l.Name], lc)
 		}
 	}
+	if after := w.e.rules(t.reg.Name).afterCreate; after != nil {
+		if err := after(ctx, w, c, values); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.log(ctx, t, key, "create", changeDetail(sent, in.Extra), values); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// createLine creates one line of the owner's line list l: the owner's key
+// and the list's fixed values are set, and the owner's rules fill what the
+// line inherits. owner holds the owner's values by field name.
+func (w *writer) createLine(ctx context.Context, t *table, owner map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*created, error) {
+	lt := w.e.tables[l.Register]
+	var inherit func(map[string]any) error
+	if prepare := w.e.rules(t.reg.Name).prepareLine; prepare != nil {
+		inherit = func(values map[string]any) error { return prepare(ctx, w, owner, l, values) }
+	}
+	return w.create(ctx, lt, in, lineValues(lt, l, ownerKey), inherit)
 }
 
 // assignKey returns the key of a new record: the one given, which must be
@@ -284,6 +311,11 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	if err := w.resolveReferences(ctx, t, values); err != nil {
 		return 0, err
 	}
+	if prepare := w.e.rules(t.reg.Name).prepareUpdate; prepare != nil {
+		if err := prepare(ctx, w, t, current, values); err != nil {
+			return 0, err
+		}
+	}
 	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
 		return 0, err
 	}
@@ -304,9 +336,17 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	if err := writeExtra(ctx, w.tx, t, w.s.Company, seq, in.Extra); err != nil {
 		return 0, err
 	}
-	after := map[string]any(current)
+	after := engine.Record{}
+	for name, v := range current {
+		after[name] = v
+	}
 	for name, v := range values {
 		after[name] = v
+	}
+	if hook := w.e.rules(t.reg.Name).afterUpdate; hook != nil {
+		if err := hook(ctx, w, t, current, after); err != nil {
+			return 0, err
+		}
 	}
 	return seq, w.log(ctx, t, key, "update", changeDetail(sent, in.Extra), after)
 }

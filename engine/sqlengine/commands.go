@@ -1,0 +1,84 @@
+package sqlengine
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldapi/engine"
+)
+
+var _ engine.Commands = (*Engine)(nil)
+
+// AddLine creates one line of a line list on an existing record (POST
+// /v1/tasks/{nr}/times): the owner's rules decide what it inherits, it is
+// logged on the owner, and the receipt renders the line as written.
+func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
+		t, err := e.table(register)
+		if err != nil {
+			return engine.Response{}, err
+		}
+		l := lineOf(t, line)
+		if l == nil || !l.Post {
+			return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
+		}
+		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+			return engine.Response{}, err
+		}
+		var resp engine.Response
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			w := e.apiWriter(tx, s)
+			owner, _, err := e.getRecord(ctx, tx, t, s.Company, key)
+			if err != nil {
+				return err
+			}
+			c, err := w.createLine(ctx, t, owner, l, key, in)
+			if err != nil {
+				return err
+			}
+			rec, err := e.readCreated(ctx, tx, s.Company, c)
+			if err != nil {
+				return err
+			}
+			resp, err = storeReceipt(ctx, tx, r, rec)
+			return err
+		})
+		return resp, err
+	})
+}
+
+// Act runs a named action of the register's rules on one record; the
+// receipt renders the record after it.
+func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
+		t, err := e.table(register)
+		if err != nil {
+			return engine.Response{}, err
+		}
+		act := e.rules(register).actions[name]
+		if act == nil {
+			return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
+		}
+		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+			return engine.Response{}, err
+		}
+		var resp engine.Response
+		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+			w := e.apiWriter(tx, s)
+			if _, _, err := e.getRecord(ctx, tx, t, s.Company, key); err != nil {
+				return err
+			}
+			if err := act(ctx, w, t, key, in); err != nil {
+				return err
+			}
+			rec, _, err := e.getRecord(ctx, tx, t, s.Company, key)
+			if err != nil {
+				return err
+			}
+			resp, err = storeReceipt(ctx, tx, r, rec)
+			return err
+		})
+		return resp, err
+	})
+}
