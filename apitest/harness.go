@@ -86,6 +86,7 @@ func randomHex(n int) string {
 type Env struct {
 	T       testing.TB
 	URL     string
+	DSN     string // the engine's database, for benchmarks that seed it directly
 	Engine  *sqlengine.Engine
 	Catalog *catalog.Catalog
 	Server  *runtime.Server
@@ -105,12 +106,20 @@ func Each(t *testing.T, fn func(t *testing.T, b Backend)) {
 // Start runs the service on the backend with demo data and the given config.
 func Start(t testing.TB, b Backend, cfg runtime.Config) *Env {
 	t.Helper()
+	return StartWith(t, b, cfg, sqlengine.Options{})
+}
+
+// StartWith is Start with engine options, such as a clock of the test's
+// own (Options.Now) for rules that depend on the day.
+func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Options) *Env {
+	t.Helper()
 	ctx := context.Background()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := sqlengine.Open(ctx, b.dsn(t), cat, sqlengine.Options{})
+	dsn := b.dsn(t)
+	eng, err := sqlengine.Open(ctx, dsn, cat, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +139,7 @@ func Start(t testing.TB, b Backend, cfg runtime.Config) *Env {
 	srv := runtime.NewServer(eng, cfg, generated.API())
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	env := &Env{T: t, URL: hs.URL, Engine: eng, Catalog: cat, Server: srv}
+	env := &Env{T: t, URL: hs.URL, DSN: dsn, Engine: eng, Catalog: cat, Server: srv}
 	env.Key = env.NewKey("demo", "API", "*")
 	env.OtherKey = env.NewKey("demo2", "API", "*")
 	return env

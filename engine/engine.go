@@ -135,6 +135,7 @@ type Query struct {
 	ModifiedSince  *time.Time  // Modified >= this
 	ModifiedBefore *time.Time  // Modified < this
 	Where          []Condition // register filters
+	KnownTotal     bool        // the caller carries the total already (a cursor walk): don't count
 }
 
 // Op is how a condition compares.

@@ -16,17 +16,17 @@ type OrderLine struct {
 	OrderNr             *string  `json:"OrderNr"`
 	ProductNr           *string  `json:"ProductNr"`
 	ProductName         *string  `json:"ProductName"`
-	Quantity            *float64 `json:"Quantity"`
-	Unit                *string  `json:"Unit"`  // Taken from the product unless given.
-	Price               *float64 `json:"Price"` // Omitted leaves the line at zero.
+	Quantity            *float64 `json:"Quantity"` // Omitted: 0, and the line is listed only with includeZeroQuantity=true.
+	Unit                *string  `json:"Unit"`     // Taken from the product unless given.
+	Price               *float64 `json:"Price"`    // Unit price; omitted: 0 (lines are not priced automatically).
 	PurchasePrice       *float64 `json:"PurchasePrice"`
-	PriceListNr         *string  `json:"PriceListNr"`
+	PriceListNr         *string  `json:"PriceListNr"` // Omitted: the order's.
 	PurchasePriceListNr *string  `json:"PurchasePriceListNr"`
-	SupplierNr          *string  `json:"SupplierNr"`
-	DiscountPct         *float64 `json:"DiscountPct"`
-	DiscountPrice       *float64 `json:"DiscountPrice"`
-	TotalPrice          *float64 `json:"TotalPrice"` // Quantity times price less discount, computed by the engine.
-	DeliveryDate        *string  `json:"DeliveryDate"`
+	SupplierNr          *string  `json:"SupplierNr"`    // Omitted: the order's; give one only when the line is bought from another supplier.
+	DiscountPct         *float64 `json:"DiscountPct"`   // Percent off the line, 0 to 100.
+	DiscountPrice       *float64 `json:"DiscountPrice"` // Amount off each unit's price.
+	TotalPrice          *float64 `json:"TotalPrice"`    // Quantity × (Price − DiscountPrice) less DiscountPct percent, rounded to two decimals; computed by the engine.
+	DeliveryDate        *string  `json:"DeliveryDate"`  // Omitted: the order's.
 	Note                *string  `json:"Note"`
 	InternalNote        *string  `json:"InternalNote"`
 	Custom1             *string  `json:"Custom1"`

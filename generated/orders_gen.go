@@ -13,14 +13,14 @@ import (
 // Purchase and sales orders with their lines.
 type Order struct {
 	Nr                   *string           `json:"Nr"`
-	Status               *string           `json:"Status"`
+	Status               *string           `json:"Status"` // Planned when created; changed in the engine, never by PATCH.
 	CustomerNr           *string           `json:"CustomerNr"`
 	CustomerName         *string           `json:"CustomerName"`
 	CustomerOrderer      *string           `json:"CustomerOrderer"`
-	SupplierNr           *string           `json:"SupplierNr"`
+	SupplierNr           *string           `json:"SupplierNr"` // Inherited by lines that give none.
 	UserSign             *string           `json:"UserSign"`
-	OrderDate            *string           `json:"OrderDate"` // Defaults to today.
-	DeliveryDate         *string           `json:"DeliveryDate"`
+	OrderDate            *string           `json:"OrderDate"`    // Defaults to today, in the company's time zone.
+	DeliveryDate         *string           `json:"DeliveryDate"` // Inherited by lines that give none.
 	DeliveryName         *string           `json:"DeliveryName"`
 	InternalNote         *string           `json:"InternalNote"`
 	Note                 *string           `json:"Note"`

@@ -13,7 +13,7 @@ import (
 // Quotes to customers with material and time lines.
 type Quote struct {
 	Nr              *string           `json:"Nr"`
-	Status          *string           `json:"Status"`
+	Status          *string           `json:"Status"` // Open when created; changed in the engine, never by PATCH.
 	CustomerNr      *string           `json:"CustomerNr"`
 	CustomerName    *string           `json:"CustomerName"`
 	CustomerOrderer *string           `json:"CustomerOrderer"`
@@ -21,8 +21,8 @@ type Quote struct {
 	Description     *string           `json:"Description"`
 	Note            *string           `json:"Note"`
 	OwnerSign       *string           `json:"OwnerSign"`
-	QuoteDate       *string           `json:"QuoteDate"`      // Defaults to today.
-	ValidUntilDate  *string           `json:"ValidUntilDate"` // Defaults to the quote date plus the company's validity (30 days).
+	QuoteDate       *string           `json:"QuoteDate"`      // Defaults to today, in the company's time zone.
+	ValidUntilDate  *string           `json:"ValidUntilDate"` // Defaults to QuoteDate plus the company's quote validity (30 days unless the engine's setting quotes.validityDays says otherwise).
 	AcceptedDate    *string           `json:"AcceptedDate"`
 	PlanStartDate   *string           `json:"PlanStartDate"`
 	PlanStopDate    *string           `json:"PlanStopDate"`
@@ -212,7 +212,7 @@ func (w *QuoteWrite) Input() engine.Input {
 var quoteCreateShape = runtime.Shape{
 	Writable: []string{"nr", "customerNr", "customerOrderer", "customerRef", "description", "note", "ownerSign", "quoteDate", "validUntilDate", "acceptedDate", "planStartDate", "planStopDate", "planDateType", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "extraFields", "materials", "times"},
 	ReadOnly: []string{"status", "customerName", "object1Name", "object2Name", "object3Name", "object4Name", "createdBy", "createdDate", "modified"},
-	Required: nil,
+	Required: []string{"customerNr"},
 }
 
 // quoteUpdateShape is what PATCH /v1/quotes/{Nr} accepts.

@@ -13,10 +13,10 @@ import (
 // Time lines on owners, and standalone bookings and absences.
 type Time struct {
 	Id           *string  `json:"Id"`
-	OwnerNr      *string  `json:"OwnerNr"`
-	OwnerType    *string  `json:"OwnerType"`
+	OwnerNr      *string  `json:"OwnerNr"`   // The owner's key; null on a standalone entry.
+	OwnerType    *string  `json:"OwnerType"` // task, quote or contract; null on a standalone entry.
 	TimeType     *string  `json:"TimeType"`
-	UserSign     *string  `json:"UserSign"`
+	UserSign     *string  `json:"UserSign"` // Required on a standalone entry.
 	Spec         *string  `json:"Spec"`
 	Hours        *float64 `json:"Hours"` // Stored as sent, in the unit of the time type.
 	InvoiceHours *float64 `json:"InvoiceHours"`
@@ -26,8 +26,8 @@ type Time struct {
 	ResourceNr   *string  `json:"ResourceNr"`
 	CostPerUnit  *float64 `json:"CostPerUnit"`
 	TotalCost    *float64 `json:"TotalCost"`
-	Date         *string  `json:"Date"`
-	StopDate     *string  `json:"StopDate"` // Stored verbatim and returned exactly as sent.
+	Date         *string  `json:"Date"`     // Start; required on a standalone entry. From tomorrow on (company time zone), a standalone entry needs a BookingType time type.
+	StopDate     *string  `json:"StopDate"` // Stored verbatim and returned exactly as sent; an all-day entry stops at midnight after its last day.
 	Sign1By      *string  `json:"Sign1By"`
 	Sign1Date    *string  `json:"Sign1Date"`
 	Sign2By      *string  `json:"Sign2By"`

@@ -48,10 +48,12 @@ func TestValidDate(t *testing.T) {
 
 func TestCursorRoundTrip(t *testing.T) {
 	is := is.New(t)
-	pos, page, err := decodeCursor(encodeCursor(99, 3, 5), 5)
+	total := 1234
+	c, err := decodeCursor(encodeCursor(cursor{Pos: 99, Page: 3, FP: 5, Total: &total}), 5)
 	is.NoErr(err)
-	is.Equal(pos, int64(99))
-	is.Equal(page, 3)
-	_, _, err = decodeCursor(encodeCursor(99, 3, 5), 6)
+	is.Equal(c.Pos, int64(99))
+	is.Equal(c.Page, 3)
+	is.Equal(*c.Total, 1234)
+	_, err = decodeCursor(encodeCursor(cursor{Pos: 99, Page: 3, FP: 5}), 6)
 	is.True(err != nil) // other filters
 }

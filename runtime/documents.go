@@ -126,7 +126,9 @@ func GetDocument(c *Call, register string) error {
 	}
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return InvalidParameter("id", "expected a document id")
+		// Ids are positive numbers: any other id names no document, as an
+		// engine-assigned record Id that is not a number names no record.
+		return NotFound("no document " + strconv.Quote(raw))
 	}
 	doc, err := docs.OpenDocument(c.Context(), c.Session, register, key, id)
 	if err != nil {

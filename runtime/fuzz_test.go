@@ -117,13 +117,13 @@ func FuzzParseList(f *testing.F) {
 
 // FuzzDecodeCursor: a cursor from outside decodes only when it is one of ours.
 func FuzzDecodeCursor(f *testing.F) {
-	f.Add(encodeCursor(42, 2, 7), uint64(7))
+	f.Add(encodeCursor(cursor{Pos: 42, Page: 2, FP: 7}), uint64(7))
 	f.Add("", uint64(0))
 	f.Add("!!!", uint64(1))
 	f.Fuzz(func(t *testing.T, s string, fp uint64) {
-		pos, page, err := decodeCursor(s, fp)
-		if err == nil && (pos < 0 || page < 2) {
-			t.Fatalf("accepted an impossible cursor: pos %d page %d", pos, page)
+		c, err := decodeCursor(s, fp)
+		if err == nil && (c.Pos < 0 || c.Page < 2 || (c.Total != nil && *c.Total < 0)) {
+			t.Fatalf("accepted an impossible cursor: %+v", c)
 		}
 	})
 }

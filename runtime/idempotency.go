@@ -10,10 +10,6 @@ import (
 	"fieldapi/engine"
 )
 
-// claimLease is how long a running write holds its Idempotency-Key before a
-// retry may take it over (the process that held it is presumed dead).
-const claimLease = 2 * time.Minute
-
 // maxIdempotencyKey bounds the header so the store's index stays small.
 const maxIdempotencyKey = 255
 
@@ -33,7 +29,7 @@ func (s *Server) claim(c *Call) error {
 		Key:         key,
 		Fingerprint: bodyFingerprint(c.Body),
 		Token:       newRequestID(),
-		Lease:       claimLease,
+		Lease:       s.cfg.ClaimLease,
 	}
 	store := c.Engine.Idempotency()
 	deadline := s.cfg.Now().Add(s.cfg.InFlightWait)

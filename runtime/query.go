@@ -64,6 +64,7 @@ type ListRequest struct {
 	Query       engine.Query
 	Page        int    // page number this response is
 	fingerprint uint64 // hash of the filters, bound into cursors
+	total       *int   // the total counted on the walk's first page
 }
 
 // ParseList parses a list's query string strictly: unknown parameters and
@@ -119,11 +120,14 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 	case cursor != "" && page != "":
 		return req, InvalidParameter("cursor", "give either cursor or page, not both")
 	case cursor != "":
-		pos, n, err := decodeCursor(cursor, req.fingerprint)
+		c, err := decodeCursor(cursor, req.fingerprint)
 		if err != nil {
 			return req, InvalidParameter("cursor", err.Error())
 		}
-		req.Query.After, req.Page = &pos, n
+		req.Query.After, req.Page, req.total = &c.Pos, c.Page, c.Total
+		// Counting costs a scan of the company's rows: a walk counts once,
+		// on its first page, and carries the total in its cursors.
+		req.Query.KnownTotal = c.Total != nil
 	case page != "":
 		n, err := strconv.Atoi(page)
 		if err != nil || n < 1 {
@@ -160,7 +164,17 @@ func (f Filter) condition(v string, given bool) (engine.Condition, bool, error) 
 		if show {
 			return engine.Condition{}, false, nil
 		}
-		return engine.Condition{Field: f.Field, Op: engine.OpNotIn, Values: strings2any(f.Values)}, true, nil
+		// The hidden values are catalog text; the engine takes them typed
+		// as the field is (0 for includeZeroQuantity on a number field).
+		hidden := make([]any, len(f.Values))
+		for i, text := range f.Values {
+			x, err := f.value(text)
+			if err != nil {
+				return engine.Condition{}, false, fmt.Errorf("hidden value %q of the catalog: %w", text, err)
+			}
+			hidden[i] = x
+		}
+		return engine.Condition{Field: f.Field, Op: engine.OpNotIn, Values: hidden}, true, nil
 	case OneOf:
 		if !given {
 			return engine.Condition{}, false, nil
@@ -222,14 +236,6 @@ func (f Filter) value(v string) (any, error) {
 	return v, nil
 }
 
-func strings2any(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
 // ParseTime parses an ISO 8601 timestamp; a date alone is midnight UTC and
 // a time without zone is UTC.
 func ParseTime(v string) (time.Time, error) {
@@ -260,26 +266,27 @@ func fingerprint(values url.Values) uint64 {
 
 // cursor is the opaque position a list continues from.
 type cursor struct {
-	Pos  int64  `json:"p"` // engine position of the last row received
-	Page int    `json:"n"` // page number the cursor leads to
-	FP   uint64 `json:"f"` // filters it belongs to
+	Pos   int64  `json:"p"`           // engine position of the last row received
+	Page  int    `json:"n"`           // page number the cursor leads to
+	FP    uint64 `json:"f"`           // filters it belongs to
+	Total *int   `json:"t,omitempty"` // total counted when the walk began
 }
 
-func encodeCursor(pos int64, page int, fp uint64) string {
-	b, _ := json.Marshal(cursor{Pos: pos, Page: page, FP: fp})
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s string, fp uint64) (pos int64, page int, err error) {
+func decodeCursor(s string, fp uint64) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	var c cursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.Page < 2 || c.Pos < 0 {
-		return 0, 0, fmt.Errorf("not a cursor from this service")
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Page < 2 || c.Pos < 0 || (c.Total != nil && *c.Total < 0) {
+		return cursor{}, fmt.Errorf("not a cursor from this service")
 	}
 	if c.FP != fp {
-		return 0, 0, fmt.Errorf("the cursor belongs to other filters; repeat the filters of the first page")
+		return cursor{}, fmt.Errorf("the cursor belongs to other filters; repeat the filters of the first page")
 	}
-	return c.Pos, c.Page, nil
+	return c, nil
 }
 
 // ListEnvelope is the shape of every list (spec 2.5).
@@ -290,14 +297,19 @@ type ListEnvelope[T any] struct {
 	Total      *int    `json:"total"`
 }
 
-// Envelope wraps one engine page of records.
+// Envelope wraps one engine page of records. On a cursor walk the total
+// is the one counted on the walk's first page.
 func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
-	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: page.Total}
+	total := page.Total
+	if req.Query.KnownTotal {
+		total = req.total
+	}
+	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total}
 	for i, rec := range page.Records {
 		env.Items[i] = view(rec)
 	}
 	if page.Next != nil {
-		next := encodeCursor(*page.Next, req.Page+1, req.fingerprint)
+		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total})
 		env.NextCursor = &next
 	}
 	return env

@@ -4,10 +4,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 )
@@ -75,4 +77,33 @@ func TestCLIAgainstPostgreSQL(t *testing.T) {
 	bad := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "nope", "--sign", "API", "--scopes", "*")
 	is.Equal(bad.code, 1)
 	is.True(strings.Contains(bad.stderr, `unknown company "nope"`))
+}
+
+// TestCommandsReportAnUnreachablePostgreSQL: every command that takes
+// --db fails fast with exit 1 and says why when nothing answers.
+func TestCommandsReportAnUnreachablePostgreSQL(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a port where nothing listens
+	dsn := "postgres://postgres@" + addr + "/test?sslmode=disable"
+	for _, args := range [][]string{
+		{"init", "--db", dsn},
+		{"serve", "--db", dsn, "--addr", "127.0.0.1:0"},
+		{"keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*"},
+		{"keys", "list", "--db", dsn},
+		{"keys", "revoke", "--db", dsn, "--client-id", "nobody"},
+	} {
+		start := time.Now()
+		r := runCLI(t, nil, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "engine unreachable") || !strings.Contains(r.stderr, addr) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 naming the unreachable database", args, r.code, r.stderr)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("%v took %s to fail", args, took)
+		}
+	}
 }

@@ -40,6 +40,7 @@ type serveFlags struct {
 	statementTimeout time.Duration
 	maxOpenConns     int
 	idempotencyTTL   time.Duration
+	claimLease       time.Duration
 	tokenLifetime    time.Duration
 }
 
@@ -64,6 +65,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&f.statementTimeout, "statement-timeout", 30*time.Second, "longest an engine call may take before 504 engine_timeout; 0 = no limit")
 	fs.IntVar(&f.maxOpenConns, "max-open-conns", 10, "database connections at most")
 	fs.DurationVar(&f.idempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long completed Idempotency-Keys are kept before they are pruned")
+	fs.DurationVar(&f.claimLease, "claim-lease", runtime.DefaultClaimLease, "how long a running write holds its Idempotency-Key before a retry may take it over")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return serveConfig{}, err
@@ -85,6 +87,8 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--max-open-conns must be at least 1, not %d", f.maxOpenConns)
 	case f.idempotencyTTL <= 0:
 		return fmt.Errorf("--idempotency-ttl must be positive, not %s", f.idempotencyTTL)
+	case f.claimLease <= 0:
+		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
 	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
 		return fmt.Errorf("--token-lifetime must be more than 0 and at most 1h, not %s", f.tokenLifetime)
 	}
@@ -110,6 +114,7 @@ func (f serveFlags) config() serveConfig {
 			RateBurst:      f.rateBurst,
 			TokenLifetime:  f.tokenLifetime,
 			IdempotencyTTL: f.idempotencyTTL,
+			ClaimLease:     f.claimLease,
 			InFlightWait:   inFlightWait,
 		},
 		engine: sqlengine.Options{
@@ -130,14 +135,14 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	cfg.runtime.Logger = log
 
+	if err := upgradeSchema(ctx, cfg.dsn); err != nil {
+		return err
+	}
 	eng, err := openEngine(ctx, cfg.dsn, cfg.engine, true)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if err := eng.Migrate(ctx); err != nil {
-		return fmt.Errorf("upgrade schema: %w", err)
-	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -161,6 +166,21 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		pruner.Wait()
 	}()
 	return serveUntilDone(ctx, srv, ln, log)
+}
+
+// upgradeSchema migrates on an engine of its own, without the statement
+// timeout: an upgrade is no API call; it may take long on a big table, and
+// waits while another process starting at the same time upgrades first.
+func upgradeSchema(ctx context.Context, dsn string) error {
+	eng, err := openEngine(ctx, dsn, sqlengine.Options{MaxOpenConns: 1}, true)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if err := eng.Migrate(ctx); err != nil {
+		return fmt.Errorf("upgrade schema: %w", err)
+	}
+	return nil
 }
 
 // newHTTPServer wraps the API handler with timeouts that bound slow

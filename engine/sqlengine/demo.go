@@ -32,6 +32,10 @@ type demoStep struct {
 // Records go through the same rules as API writes (references, lookups,
 // defaults), as the engine's own import: not logged as API changes.
 func (e *Engine) LoadDemo(ctx context.Context) error {
+	// The file the demo's link documents point to, restored on every load.
+	if _, err := writeDemoManual(); err != nil {
+		return fmt.Errorf("demo files: %w", err)
+	}
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
 		for _, c := range demoCompanies() {
 			err := e.inTx(ctx, func(tx *sqlx.Tx) error { return e.loadDemoCompany(ctx, tx, c) })

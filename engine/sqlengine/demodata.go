@@ -23,6 +23,7 @@ func demoCompanies() []demoCompany {
 // demoLocale is the content of one demo company.
 type demoLocale struct {
 	id, name                      string
+	timeZone                      string // the company's time zone setting (calendar.go)
 	country, phoneArea, mailHost  string
 	lang                          int // index into the bilingual lists: 0 Swedish, 1 Norwegian
 	users                         []demoUser
@@ -60,6 +61,7 @@ type demoSupplier struct {
 // company turns the content into load steps.
 func (l demoLocale) company() demoCompany {
 	return demoCompany{id: l.id, name: l.name, steps: []demoStep{
+		{"settings", nil, l.insertSettings},
 		{"users", []string{"users"}, insertUsers(l.users)},
 		{"timetypes", []string{"timetypes"}, l.createEach("timetypes", l.timeTypes)},
 		{"pricelists", []string{"pricelists"}, l.createEach("pricelists", l.priceLists)},
@@ -354,7 +356,7 @@ func swedishDemo() demoLocale {
 	sv := func(sv, _ string) string { return sv }
 	levels := [4]string{"Fastighet", "Byggnad", "Lokal", "Installation"}
 	return demoLocale{
-		id: "demo", name: "Nordisk Fastighetsservice AB",
+		id: "demo", name: "Nordisk Fastighetsservice AB", timeZone: "Europe/Stockholm",
 		country: "Sverige", phoneArea: "+46 8", mailHost: "se", lang: 0,
 		users: []demoUser{
 			{"API", "API-integration", "Active", "+46 8 555 100 00", "api@nordiskservice.se", "*"},
@@ -442,7 +444,7 @@ func norwegianDemo() demoLocale {
 	no := func(_, no string) string { return no }
 	levels := [4]string{"Eiendom", "Bygg", "Lokale", "Anlegg"}
 	return demoLocale{
-		id: "demo2", name: "Fjordteknikk Service AS",
+		id: "demo2", name: "Fjordteknikk Service AS", timeZone: "Europe/Oslo",
 		country: "Norge", phoneArea: "+47 22", mailHost: "no", lang: 1,
 		users: []demoUser{
 			{"API", "API-integrasjon", "Active", "+47 22 55 10 00", "api@fjordteknikk.no", "*"},

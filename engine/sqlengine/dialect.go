@@ -12,8 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers driver "pgx"
+	"github.com/jackc/pgx/v5/stdlib" // also registers driver "pgx"
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -65,6 +66,35 @@ func parseDSN(dsn string, busyTimeout time.Duration) (dialect, string, error) {
 		scheme, _, _ := strings.Cut(dsn, ":")
 		return dialect{}, "", fmt.Errorf("unsupported database %q: want sqlite:PATH or postgres://USER@HOST:PORT/DB", scheme)
 	}
+}
+
+// ConnectTimeout bounds opening one PostgreSQL connection (dial, TLS,
+// authentication) when the DSN sets no connect_timeout. A database that is
+// down or unreachable must answer 503 within a second, and a pool refills
+// connections one call at a time, so this is short; raise it with
+// connect_timeout=N (whole seconds) in the DSN for a database far away.
+const ConnectTimeout = 500 * time.Millisecond
+
+// Keep-alive probes on idle PostgreSQL connections, so one whose peer
+// vanished without closing it (a partition, a host gone) is found dead in
+// about 25 s rather than hanging the call that picks it up next.
+var pgKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 10 * time.Second, Interval: 5 * time.Second, Count: 3}
+
+// open opens the connection pool for a DSN returned by parseDSN.
+func (d dialect) open(driverDSN string) (*sqlx.DB, error) {
+	if !d.postgres {
+		return sqlx.Open(d.driver, driverDSN)
+	}
+	cfg, err := pgx.ParseConfig(driverDSN)
+	if err != nil {
+		return nil, fmt.Errorf("bad PostgreSQL DSN: %w", err)
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: pgKeepAlive}
+	cfg.DialFunc = dialer.DialContext
+	return sqlx.NewDb(stdlib.OpenDB(*cfg), d.driver), nil
 }
 
 // Column types. TEXT works in both; the rest differ.
@@ -177,6 +207,8 @@ func (d dialect) isUniqueViolation(err error) bool {
 
 // fault says which engine fault a driver error is: engine.ErrBusy,
 // engine.ErrUnreachable, engine.ErrTimeout, or nil for any other error.
+// ErrUnreachable promises that the database did not run the statement
+// (503, retry is safe); a fault that may have run it is ErrTimeout (504).
 func (d dialect) fault(err error) error {
 	var liteErr *sqlite.Error
 	if errors.As(err, &liteErr) {
@@ -208,18 +240,30 @@ func (d dialect) fault(err error) error {
 		}
 		return nil
 	}
-	var netErr net.Error
-	switch {
-	case errors.Is(err, driver.ErrBadConn),
-		errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, io.EOF) && d.postgres:
-		return engine.ErrUnreachable
-	case pgconn.Timeout(err):
+	if pgconn.Timeout(err) {
 		return engine.ErrTimeout
-	case errors.As(err, &netErr):
-		return engine.ErrUnreachable
+	}
+	if d.postgres && lostConnection(err) {
+		if pgconn.SafeToRetry(err) {
+			return engine.ErrUnreachable // failed before the statement was sent
+		}
+		// The statement was sent and the connection died before the answer:
+		// it may have run (a COMMIT may have succeeded), so it is a timeout.
+		return engine.ErrTimeout
+	}
+	if errors.Is(err, driver.ErrBadConn) {
+		return engine.ErrUnreachable // database/sql gave up on fresh connections
 	}
 	return nil
+}
+
+// lostConnection reports whether err means the connection broke.
+func lostConnection(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) ||
+		errors.As(err, &netErr)
 }

@@ -40,17 +40,22 @@ type Options struct {
 	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
 	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
 	Now              func() time.Time // clock; nil = time.Now
+	Geocoder         Geocoder         // locates records (geocode.go); nil = the offline Gazetteer
+	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
 }
 
 // Engine is the reference engine. It is safe for concurrent use.
 type Engine struct {
-	db      *sqlx.DB
+	db      *pool
 	dialect dialect
 	cat     *catalog.Catalog
 	tables  map[string]*table // by register name
 	opt     Options
 
 	registerRules map[string]*registerRules // rules beyond the catalog, by register
+
+	permissions *ttlCache[userAccess] // by company and sign
+	extraDefs   *ttlCache[[]extraDef] // by company and register
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -67,6 +72,12 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.Geocoder == nil {
+		opt.Geocoder = Gazetteer{}
+	}
+	if opt.LinkTimeout <= 0 {
+		opt.LinkTimeout = 10 * time.Second
+	}
 	tables, err := newTables(cat)
 	if err != nil {
 		return nil, err
@@ -78,14 +89,19 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	if err := d.prepare(); err != nil {
 		return nil, err
 	}
-	db, err := sqlx.Open(d.driver, driverDSN)
+	db, err := d.open(driverDSN)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	db.SetMaxOpenConns(opt.MaxOpenConns)
 	db.SetMaxIdleConns(opt.MaxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	e := &Engine{db: db, dialect: d, cat: cat, tables: tables, opt: opt, registerRules: builtinRules()}
+	e := &Engine{
+		db: newPool(db), dialect: d, cat: cat, tables: tables, opt: opt,
+		registerRules: builtinRules(),
+		permissions:   newTTLCache[userAccess](cacheTTL),
+		extraDefs:     newTTLCache[[]extraDef](cacheTTL),
+	}
 	if !d.postgres {
 		// SQLite opens the file on first use; fail now on a path that cannot be opened.
 		if err := e.Ping(ctx); err != nil {

@@ -18,13 +18,17 @@ func (e *Engine) classify(ctx context.Context, err error) error {
 	if err == nil || errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) {
 		return err
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-		return wrapFault(engine.ErrTimeout, err)
-	}
-	if errors.Is(ctx.Err(), context.Canceled) {
+	fault := e.dialect.fault(err)
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
 		return wrapFault(context.Canceled, err) // the caller gave up; not an engine fault
-	}
-	if fault := e.dialect.fault(err); fault != nil {
+	case fault == engine.ErrUnreachable:
+		// Nothing reached the database (say a connect that timed out): 503,
+		// retry is safe, even when the deadline has passed meanwhile.
+		return wrapFault(fault, err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return wrapFault(engine.ErrTimeout, err)
+	case fault != nil:
 		return wrapFault(fault, err)
 	}
 	return err

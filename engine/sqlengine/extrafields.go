@@ -88,7 +88,9 @@ func (e *Engine) attachExtraFields(ctx context.Context, q db, t *table, company 
 	if !t.reg.ExtraFields || len(recs) == 0 {
 		return nil
 	}
-	defs, err := loadExtraDefs(ctx, q, company, t.reg.Name)
+	defs, err := e.extraDefs.get(company+"\x00"+t.reg.Name, func() ([]extraDef, error) {
+		return loadExtraDefs(ctx, q, company, t.reg.Name)
+	})
 	if err != nil {
 		return err
 	}
@@ -105,17 +107,7 @@ func (e *Engine) attachExtraFields(ctx context.Context, q db, t *table, company 
 		return nil
 	}
 
-	args := []any{company, t.reg.Name}
-	for _, seq := range seqs {
-		args = append(args, seq)
-	}
-	var stored []struct {
-		RecordSeq int64  `db:"record_seq"`
-		Key       string `db:"key"`
-		Value     string `db:"value"`
-	}
-	err = sel(ctx, q, &stored, `SELECT "record_seq", "key", "value" FROM "extra_field_values"
-		WHERE "company" = ? AND "register" = ? AND "record_seq" IN (`+placeholders(len(seqs))+`)`, args...)
+	stored, err := loadExtraValues(ctx, q, t, company, defs, seqs)
 	if err != nil {
 		return err
 	}
@@ -126,43 +118,55 @@ func (e *Engine) attachExtraFields(ctx context.Context, q db, t *table, company 
 			}
 		}
 	}
-	return computeExtraFields(ctx, q, t, company, defs, bySeq, args[2:])
+	return nil
 }
 
-// computeExtraFields evaluates the Sql fields against the records' rows in
-// one query.
-func computeExtraFields(ctx context.Context, q db, t *table, company string, defs []extraDef, bySeq map[int64]map[string]string, seqs []any) error {
-	cols := []string{quote(seqColumn)}
-	var computed []extraDef
+// extraValue is one extra-field value of one record.
+type extraValue struct {
+	RecordSeq int64  `db:"record_seq"`
+	Key       string `db:"key"`
+	Value     string `db:"value"`
+}
+
+// loadExtraValues reads the stored values of the records and evaluates the
+// computed (Sql) fields against their rows, in one query: each computed
+// field is one more UNION ALL branch over the register's table. The
+// expressions are the operator's, kept as defined (they must not hold "?").
+func loadExtraValues(ctx context.Context, q db, t *table, company string, defs []extraDef, seqs []int64) ([]extraValue, error) {
+	in := "(" + placeholders(len(seqs)) + ")"
+	query := `SELECT "record_seq", "key", "value" FROM "extra_field_values"
+		WHERE "company" = ? AND "register" = ? AND "record_seq" IN ` + in
+	args := []any{company, t.reg.Name}
+	for _, seq := range seqs {
+		args = append(args, seq)
+	}
 	for _, d := range defs {
-		if d.Computed && d.SQLExpr != "" {
-			computed = append(computed, d)
-			cols = append(cols, "CAST(("+d.SQLExpr+") AS TEXT)")
+		if !d.Computed || d.SQLExpr == "" {
+			continue
+		}
+		query += ` UNION ALL SELECT ` + quote(seqColumn) + `, CAST(? AS TEXT), CAST((` + d.SQLExpr + `) AS TEXT)
+			FROM ` + t.name() + ` WHERE "company" = ? AND ` + quote(seqColumn) + ` IN ` + in
+		args = append(args, d.Key, company)
+		for _, seq := range seqs {
+			args = append(args, seq)
 		}
 	}
-	if len(computed) == 0 {
-		return nil
-	}
-	// Rebind only the part this package wrote: the expressions are kept as defined.
-	where := q.Rebind(`WHERE "company" = ? AND "seq" IN (` + placeholders(len(seqs)) + `)`)
-	query := "SELECT " + strings.Join(cols, ", ") + " FROM " + t.name() + " " + where
-	rows, err := q.QueryxContext(ctx, query, append([]any{company}, seqs...)...)
+	var values []extraValue
+	rows, err := q.QueryxContext(ctx, q.Rebind(query), args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		row, err := rows.SliceScan()
-		if err != nil {
-			return err
+		var v extraValue
+		var value any
+		if err := rows.Scan(&v.RecordSeq, &v.Key, &value); err != nil {
+			return nil, err
 		}
-		seq, _ := asInt64(row[0])
-		fields := bySeq[seq]
-		for i, d := range computed {
-			fields[d.Key] = asText(row[i+1])
-		}
+		v.Value = asText(value)
+		values = append(values, v)
 	}
-	return rows.Err()
+	return values, rows.Err()
 }
 
 // checkExtra validates extra-field values sent against the definitions,

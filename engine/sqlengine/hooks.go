@@ -31,6 +31,18 @@ type registerRules struct {
 	afterUpdate func(ctx context.Context, w *writer, t *table, before, after engine.Record) error
 	// actions are the register's named commands (catalog actions), by name.
 	actions map[string]action
+	// locateFrom lists the reference fields a record without an address of
+	// its own is located from, in order; nil: every reference field, in
+	// catalog order.
+	locateFrom []string
+	// validKeys lists the keys a refusal of an unknown reference to this
+	// register names in validValues (time type names, spec 7 rule 1).
+	// Unset for registers too large or too private to list.
+	validKeys func(ctx context.Context, w *writer) ([]string, error)
+	// listCondition rewrites one condition of a list of this register
+	// before it becomes SQL: it may give a value a meaning of its own
+	// (ownerType=none) or refuse it with an *engine.CommandError.
+	listCondition func(c engine.Condition) (engine.Condition, error)
 }
 
 // action carries out a named command on the record with the given key.
@@ -43,9 +55,9 @@ func builtinRules() map[string]*registerRules {
 		"orders":     orderRules(),
 		"orderlines": orderLineRules(),
 		"quotes":     quoteRules(),
-		"contracts":  contractRules(),
 		"times":      timeRules(),
-		"materials":  materialRules(),
+		"timetypes":  timeTypeRules(),
+		"materials":  ownerLines(materialRules()),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 )
 
@@ -18,21 +19,21 @@ var _ engine.Locations = (*Engine)(nil)
 // Positions of records (spec 2.5), kept in the locations table for the
 // registers the catalog marks location: true.
 //
-// The reference engine geocodes offline: a record's address (its own
-// address fields, or else those of the first record it references that has
-// one, such as an object's customer) is placed at the centre of its city
-// when the city is in a small Nordic gazetteer. A pinned position is fixed
-// and never recalculated.
+// A record is located from its address: its own address fields, or else
+// those of the first record it references that has one (such as an
+// object's customer; a register's rules may say which references to try
+// first: locateFrom). The engine's Geocoder (geocode.go) places the
+// address; it runs outside any transaction, as it may call out to a
+// server. A pinned position is fixed and never recalculated.
 
 // Location statuses.
 const (
 	locFound           = "Found"           // a position is known
 	locPending         = "Pending"         // never located: ask with locate=true
 	locNoAddress       = "NoAddress"       // the record has no address to locate
-	locAddressNotFound = "AddressNotFound" // the address is not in the gazetteer
+	locAddressNotFound = "AddressNotFound" // the geocoder does not know the address
+	locError           = "Error"           // the geocoder failed; nothing was stored
 )
-
-const gazetteerProvider = "fieldapi-gazetteer"
 
 type locationRow struct {
 	Latitude   sql.NullFloat64 `db:"latitude"`
@@ -67,39 +68,67 @@ func (r locationRow) record() engine.Record {
 
 // Location reads a record's position; with opt.Locate it is recalculated
 // first when the record has none (or always, with opt.Force), unless it
-// is pinned.
+// is pinned. A geocoder that fails answers Status Error and leaves the
+// stored position as it was.
 func (e *Engine) Location(ctx context.Context, s engine.Session, register, key string, opt engine.Locate) (engine.Location, error) {
-	return call(e, ctx, func(ctx context.Context) (engine.Location, error) {
-		t, err := e.locatable(register)
-		if err != nil {
-			return engine.Location{}, err
-		}
+	t, err := e.locatable(register)
+	if err != nil {
+		return engine.Location{}, err
+	}
+	stored, err := call(e, ctx, func(ctx context.Context) (storedLocation, error) {
 		if err := e.authorize(ctx, e.db, s, register, readAccess); err != nil {
-			return engine.Location{}, err
+			return storedLocation{}, err
 		}
-		if !opt.Locate {
-			stored, err := e.readLocation(ctx, e.db, t, s.Company, key)
-			return stored.row.location(), err
-		}
-		var row locationRow
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
-			stored, err := e.readLocation(ctx, tx, t, s.Company, key)
+		return e.readLocation(ctx, e.db, t, s.Company, key)
+	})
+	row := stored.row
+	if err != nil || !opt.Locate || (stored.saved && (row.Fixed || (row.Latitude.Valid && !opt.Force))) {
+		return row.location(), err
+	}
+	address, err := call(e, ctx, func(ctx context.Context) (postalAddress, error) {
+		return e.addressOf(ctx, e.db, t, s.Company, stored.record, 2)
+	})
+	if err != nil {
+		return engine.Location{}, err
+	}
+	row, err = e.geocode(ctx, address)
+	if err != nil || row.Status == locPending {
+		return row.location(), nil // not stored: a later call tries again
+	}
+	row, err = call(e, ctx, func(ctx context.Context) (locationRow, error) {
+		saved := row
+		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+			again, err := e.readLocation(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err
 			}
-			row = stored.row
-			if stored.saved && (row.Fixed || (row.Latitude.Valid && !opt.Force)) {
+			if again.saved && again.row.Fixed {
+				saved = again.row // pinned meanwhile
 				return nil
 			}
-			address, err := e.addressOf(ctx, tx, t, s.Company, stored.record, 2)
-			if err != nil {
-				return err
-			}
-			row = geocode(address)
-			return e.saveLocation(ctx, tx, t, s.Company, stored.seq, row)
+			return e.saveLocation(ctx, tx, t, s.Company, again.seq, saved)
 		})
-		return row.location(), err
+		return saved, err
 	})
+	return row.location(), err
+}
+
+// geocode places an address with the engine's geocoder. A provider error
+// is returned with a row of Status Error to show.
+func (e *Engine) geocode(ctx context.Context, a postalAddress) (locationRow, error) {
+	if a.text == "" {
+		return locationRow{Status: locNoAddress}, nil
+	}
+	pos, err := e.opt.Geocoder.Geocode(ctx, Address{Text: a.text, City: a.city})
+	row := locationRow{Address: a.text, Status: pos.Status, SourceType: pos.SourceType, Provider: pos.Provider, Ambiguous: pos.Ambiguous}
+	if err != nil {
+		return locationRow{Address: a.text, Status: locError, Provider: pos.Provider}, err
+	}
+	if pos.Status == locFound {
+		row.Latitude = sql.NullFloat64{Float64: pos.Latitude, Valid: true}
+		row.Longitude = sql.NullFloat64{Float64: pos.Longitude, Valid: true}
+	}
+	return row, nil
 }
 
 // PinLocation fixes a record's position. The engine's geocoding never
@@ -235,7 +264,7 @@ func (e *Engine) addressOf(ctx context.Context, q db, t *table, company string, 
 	if depth == 0 {
 		return postalAddress{}, nil
 	}
-	for _, f := range t.reg.Fields {
+	for _, f := range e.locateFrom(t) {
 		key, _ := rec[f.Name].(string)
 		if f.References == "" || key == "" {
 			continue
@@ -260,32 +289,18 @@ func (e *Engine) addressOf(ctx context.Context, q db, t *table, company string, 
 	return postalAddress{}, nil
 }
 
-// geocode places an address at the centre of its city.
-func geocode(a postalAddress) locationRow {
-	switch {
-	case a.text == "":
-		return locationRow{Status: locNoAddress}
-	case a.city == "":
-		return locationRow{Address: a.text, Status: locAddressNotFound, Provider: gazetteerProvider}
+// locateFrom are the fields a record without an address of its own is
+// located from, in the order its rules give, or else in catalog order.
+func (e *Engine) locateFrom(t *table) []*catalog.Field {
+	names := e.rules(t.reg.Name).locateFrom
+	if names == nil {
+		return t.reg.Fields
 	}
-	c, ok := gazetteer[strings.ToLower(a.city)]
-	if !ok {
-		return locationRow{Address: a.text, Status: locAddressNotFound, Provider: gazetteerProvider}
+	fields := make([]*catalog.Field, 0, len(names))
+	for _, name := range names {
+		if f := t.reg.Field(name); f != nil {
+			fields = append(fields, f)
+		}
 	}
-	return locationRow{
-		Latitude:  sql.NullFloat64{Float64: c.lat, Valid: true},
-		Longitude: sql.NullFloat64{Float64: c.lon, Valid: true},
-		Address:   a.text, Status: locFound, SourceType: "CityCentre", Provider: gazetteerProvider,
-	}
-}
-
-// gazetteer holds the centres of the cities of the demo data.
-var gazetteer = map[string]struct{ lat, lon float64 }{
-	"stockholm": {59.3293, 18.0686}, "göteborg": {57.7089, 11.9746}, "malmö": {55.6050, 13.0038},
-	"uppsala": {59.8586, 17.6389}, "västerås": {59.6099, 16.5448}, "örebro": {59.2753, 15.2134},
-	"linköping": {58.4108, 15.6214}, "helsingborg": {56.0465, 12.6945}, "jönköping": {57.7826, 14.1618},
-	"norrköping": {58.5877, 16.1924}, "umeå": {63.8258, 20.2630}, "luleå": {65.5848, 22.1547},
-	"oslo": {59.9139, 10.7522}, "bergen": {60.3913, 5.3221}, "trondheim": {63.4305, 10.3951},
-	"stavanger": {58.9700, 5.7331}, "tromsø": {69.6492, 18.9553}, "drammen": {59.7439, 10.2045},
-	"kristiansand": {58.1599, 8.0182}, "bodø": {67.2804, 14.4049},
+	return fields
 }

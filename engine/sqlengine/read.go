@@ -58,7 +58,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 		if err := e.complete(ctx, e.db, t, s.Company, page.Records, seqs); err != nil {
 			return engine.Page{}, err
 		}
-		if !t.reg.Uncounted {
+		if !t.reg.Uncounted && !q.KnownTotal {
 			var total int
 			err := get(ctx, e.db, &total, `SELECT COUNT(*) FROM `+t.name()+` WHERE "company" = ?`+filter,
 				append([]any{s.Company}, args...)...)
@@ -148,7 +148,14 @@ func (e *Engine) fetch(ctx context.Context, q db, t *table, company, tail string
 func (e *Engine) filter(t *table, q engine.Query) (string, []any, error) {
 	var sqlText strings.Builder
 	var args []any
+	rewrite := e.rules(t.reg.Name).listCondition
 	for _, c := range q.Where {
+		if rewrite != nil {
+			var err error
+			if c, err = rewrite(c); err != nil {
+				return "", nil, err
+			}
+		}
 		f, err := t.field(c.Field)
 		if err != nil {
 			return "", nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
@@ -54,8 +55,10 @@ func writableNames(t *table, writable func(*catalog.Field) bool) []string {
 	return names
 }
 
-// applyDefaults fills the register's defaults into fields the create omitted.
-func (w *writer) applyDefaults(t *table, values map[string]any) error {
+// applyDefaults fills the register's defaults into fields the create
+// omitted. "$today" is the date in the company's time zone (calendar.go).
+func (w *writer) applyDefaults(ctx context.Context, t *table, values map[string]any) error {
+	var now time.Time // the write's moment in the company's zone, read when needed
 	for _, f := range t.reg.Fields {
 		text, ok := t.reg.Defaults[f.Name]
 		if !ok {
@@ -64,7 +67,14 @@ func (w *writer) applyDefaults(t *table, values map[string]any) error {
 		if _, given := values[f.Name]; given {
 			continue
 		}
-		v, err := parseDefault(f, text, w.s.Sign, w.e.opt.Now())
+		if text == "$today" && now.IsZero() {
+			loc, err := w.location(ctx)
+			if err != nil {
+				return err
+			}
+			now = w.moment().In(loc)
+		}
+		v, err := parseDefault(f, text, w.s.Sign, now)
 		if err != nil {
 			return fmt.Errorf("%s: default of %s: %w", t.reg.File, f.Name, err)
 		}
@@ -138,19 +148,33 @@ func (w *writer) resolveReferences(ctx context.Context, t *table, values map[str
 // referenced reads the record a reference names, or refuses the write with
 // the engine's text, such as `Customer "X" does not exist`.
 func (w *writer) referenced(ctx context.Context, rt *table, key string) (engine.Record, error) {
-	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
 	cond, arg, ok := rt.keyMatch(key)
 	if !ok {
-		return nil, missing
+		return nil, w.unknownReference(ctx, rt, key)
 	}
 	recs, _, err := w.e.fetch(ctx, w.tx, rt, w.s.Company, " AND "+cond, arg)
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, missing
+		return nil, w.unknownReference(ctx, rt, key)
 	}
 	return recs[0], nil
+}
+
+// unknownReference is the refusal of a key that names no record of rt,
+// listing the valid keys when rt's rules offer them (validKeys).
+func (w *writer) unknownReference(ctx context.Context, rt *table, key string) error {
+	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
+	list := w.e.rules(rt.reg.Name).validKeys
+	if list == nil {
+		return missing
+	}
+	keys, err := list(ctx, w)
+	if err != nil {
+		return err
+	}
+	return missing.WithValid(keys...)
 }
 
 // keyExists reports whether the company has a record with this key.

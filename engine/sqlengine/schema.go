@@ -93,6 +93,7 @@ var internalTables = []struct{ name, ddl string }{
 		"ambiguous" {bool} NOT NULL,
 		"modified" TEXT NOT NULL,
 		PRIMARY KEY ("company", "register", "record_seq"))`},
+	{"documents", documentsTable},
 	{"idempotency", `CREATE TABLE IF NOT EXISTS "idempotency" (
 		"scope" TEXT NOT NULL,
 		"key" TEXT NOT NULL,
@@ -110,6 +111,7 @@ var internalIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS "change_log_record" ON "change_log" ("company", "register", "record_key")`,
 	`CREATE INDEX IF NOT EXISTS "api_tokens_client" ON "api_tokens" ("client_id")`,
 	`CREATE INDEX IF NOT EXISTS "idempotency_created" ON "idempotency" ("state", "created")`,
+	documentsIndex,
 }
 
 // Migrate creates or upgrades the schema: the engine's own tables, then one

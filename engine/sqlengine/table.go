@@ -330,6 +330,7 @@ var isoLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999",
 	"2006-01-02T15:04",
+	"2006-01-02T15:04Z07:00", // minutes with a zone, as the HTTP layer accepts
 	"2006-01-02 15:04:05",
 	"2006-01-02 15:04",
 }
@@ -346,13 +347,13 @@ func isISODate(s string) bool {
 
 // parseDefault turns a catalog default (always text in YAML) into a value
 // of the field's type. "$sign" is the caller's signature and "$today" the
-// engine's date.
+// date of now, as the caller gives it (the company's local time).
 func parseDefault(f *catalog.Field, text, sign string, now time.Time) (any, error) {
 	switch text {
 	case "$sign":
 		text = sign
 	case "$today":
-		text = now.UTC().Format("2006-01-02")
+		text = now.Format("2006-01-02")
 	}
 	switch f.Type {
 	case catalog.Number:

@@ -146,7 +146,7 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 			return nil, err
 		}
 	}
-	if err := w.applyDefaults(t, values); err != nil {
+	if err := w.applyDefaults(ctx, t, values); err != nil {
 		return nil, err
 	}
 	if err := checkRequired(t, values); err != nil {

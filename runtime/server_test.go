@@ -1,0 +1,90 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"fieldapi/catalog"
+	"fieldapi/engine/sqlengine"
+	"fieldapi/runtime"
+)
+
+// newServer serves extra routes beside the built-in ones on a real engine.
+func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.Server {
+	t.Helper()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := sqlengine.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "rt.db"), cat, sqlengine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if err := eng.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := runtime.NewServer(eng, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, runtime.API{Routes: routes})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// TestPanicIsAProblem: a handler that panics answers 500 internal_error
+// with the request id, the panic is logged with that id, and the server
+// goes on serving.
+func TestPanicIsAProblem(t *testing.T) {
+	is := is.New(t)
+	var log strings.Builder
+	hs := newServer(t, &log, runtime.Route{Method: http.MethodGet, Path: "/boom", Public: true, Handler: func(c *runtime.Call) error {
+		var m map[string]int
+		m["x"]++ // nil map: panics
+		return nil
+	}})
+	req, _ := http.NewRequest(http.MethodGet, hs.URL+"/boom", nil)
+	req.Header.Set("X-Request-Id", "panic-1")
+	resp, err := http.DefaultClient.Do(req)
+	is.NoErr(err)
+	defer resp.Body.Close()
+	is.Equal(resp.StatusCode, http.StatusInternalServerError)
+	is.Equal(resp.Header.Get("Content-Type"), "application/problem+json")
+	var p runtime.Problem
+	is.NoErr(json.NewDecoder(resp.Body).Decode(&p))
+	is.Equal(p.Title, "internal_error")
+	is.Equal(p.RequestID, "panic-1")
+	is.True(!strings.Contains(p.Detail, "nil map")) // no internals leak
+	is.True(strings.Contains(log.String(), "panic-1"))
+
+	health, err := http.Get(hs.URL + "/health")
+	is.NoErr(err)
+	health.Body.Close()
+	is.Equal(health.StatusCode, http.StatusOK) // still serving
+}
+
+// TestEscapedKeysStayWhole: a key holding "/" sent as %2F reaches the
+// handler whole, unescaped.
+func TestEscapedKeysStayWhole(t *testing.T) {
+	is := is.New(t)
+	hs := newServer(t, io.Discard, runtime.Route{Method: http.MethodGet, Path: "/things/:key", Public: true, Handler: func(c *runtime.Call) error {
+		key, err := c.Key()
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, key)
+	}})
+	resp, err := http.Get(hs.URL + "/things/Travel%2C%20km%2Fday")
+	is.NoErr(err)
+	defer resp.Body.Close()
+	var key string
+	is.NoErr(json.NewDecoder(resp.Body).Decode(&key))
+	is.Equal(key, "Travel, km/day")
+}

@@ -1,0 +1,244 @@
+package scaletest
+
+import (
+	"bytes"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// proxy is a TCP proxy between fieldapi and PostgreSQL on 127.0.0.1. A
+// test takes the database away and brings it back through it, without
+// touching the PostgreSQL server other tests share.
+type proxy struct {
+	t        *testing.T
+	ln       net.Listener
+	upstream string // host:port of PostgreSQL
+
+	mu         sync.Mutex
+	mode       proxyMode
+	links      map[*link]bool
+	stalled    []net.Conn    // connections accepted while silent
+	holdCommit time.Duration // hold the reply to each COMMIT this long
+	held       chan struct{} // gets a value whenever a COMMIT reply is held
+}
+
+type proxyMode int
+
+const (
+	up     proxyMode = iota
+	down             // as a stopped server: connections are reset, new ones refused
+	silent           // as a host gone from the network: new connections get no answer
+)
+
+// link is one proxied connection.
+type link struct {
+	client, server net.Conn
+	holdNext       chan struct{} // a COMMIT went up: hold the next reply
+	closeOnce      sync.Once
+	closed         chan struct{}
+}
+
+// startProxy proxies to the PostgreSQL server of dsn.
+func startProxy(t *testing.T, dsn string) *proxy {
+	t.Helper()
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{t: t, ln: ln, upstream: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))),
+		links: map[*link]bool{}, held: make(chan struct{}, 1)}
+	go p.accept()
+	t.Cleanup(func() {
+		ln.Close()
+		p.setMode(down)
+	})
+	return p
+}
+
+// dsn is dsn with its host and port replaced by the proxy's.
+func (p *proxy) dsn(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	u.Host = p.ln.Addr().String()
+	return u.String()
+}
+
+// setMode switches the proxy. Leaving "up" resets every open connection,
+// as a database that stops or crashes does.
+func (p *proxy) setMode(m proxyMode) {
+	p.mu.Lock()
+	p.mode = m
+	links, stalled := p.links, p.stalled
+	if m != up {
+		p.links = map[*link]bool{}
+	}
+	if m != silent {
+		p.stalled = nil
+	}
+	p.mu.Unlock()
+	if m != up {
+		for l := range links {
+			l.close()
+		}
+	}
+	if m != silent {
+		for _, c := range stalled {
+			reset(c)
+		}
+	}
+}
+
+// holdCommits makes the proxy hold the reply to each COMMIT for d (0: pass
+// it at once). The database has committed; only the answer is late.
+func (p *proxy) holdCommits(d time.Duration) {
+	p.mu.Lock()
+	p.holdCommit = d
+	p.mu.Unlock()
+	select { // forget a hold reported earlier
+	case <-p.held:
+	default:
+	}
+}
+
+func (p *proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return // closed at the end of the test
+		}
+		p.mu.Lock()
+		mode := p.mode
+		if mode == silent {
+			p.stalled = append(p.stalled, c)
+		}
+		p.mu.Unlock()
+		switch mode {
+		case down:
+			reset(c)
+		case up:
+			go p.serve(c)
+		}
+	}
+}
+
+// serve connects a client to PostgreSQL and copies both ways.
+func (p *proxy) serve(client net.Conn) {
+	server, err := net.DialTimeout("tcp", p.upstream, 5*time.Second)
+	if err != nil {
+		reset(client)
+		return
+	}
+	l := &link{client: client, server: server, holdNext: make(chan struct{}, 1), closed: make(chan struct{})}
+	p.mu.Lock()
+	if p.mode != up { // went down while dialling
+		p.mu.Unlock()
+		l.close()
+		return
+	}
+	p.links[l] = true
+	p.mu.Unlock()
+	go p.upward(l)
+	go p.downward(l)
+}
+
+// commitQuery is the simple-protocol Query message pgx sends to commit:
+// type 'Q', length 11, "commit" and its NUL.
+var commitQuery = []byte("Q\x00\x00\x00\x0bcommit\x00")
+
+// upward copies client → PostgreSQL, noting each COMMIT before passing it.
+func (p *proxy) upward(l *link) {
+	defer p.forget(l)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := l.client.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			hold := p.holdCommit > 0 && bytes.Contains(buf[:n], commitQuery)
+			p.mu.Unlock()
+			if hold {
+				select {
+				case l.holdNext <- struct{}{}:
+				default:
+				}
+			}
+			if _, err := l.server.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// downward copies PostgreSQL → client, holding a COMMIT's reply when asked.
+func (p *proxy) downward(l *link) {
+	defer p.forget(l)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := l.server.Read(buf)
+		if n > 0 {
+			select {
+			case <-l.holdNext:
+				p.mu.Lock()
+				d := p.holdCommit
+				p.mu.Unlock()
+				select {
+				case p.held <- struct{}{}:
+				default:
+				}
+				select {
+				case <-time.After(d):
+				case <-l.closed:
+					return
+				}
+			default:
+			}
+			if _, err := l.client.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// forget closes a link that ended and drops it.
+func (p *proxy) forget(l *link) {
+	p.mu.Lock()
+	delete(p.links, l)
+	p.mu.Unlock()
+	l.close()
+}
+
+// close resets the client side, so the client's next write fails at once
+// (as when the database's host answers a dead connection), and closes the
+// server side, which ends the session in PostgreSQL.
+func (l *link) close() {
+	l.closeOnce.Do(func() {
+		close(l.closed)
+		reset(l.client)
+		l.server.Close()
+	})
+}
+
+// reset closes c with a TCP RST rather than a FIN.
+func reset(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	c.Close()
+}
