@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,39 +39,13 @@ type Backend struct {
 
 // Backends are SQLite always, and PostgreSQL when FIELDAPI_TEST_POSTGRES is set.
 func Backends(t testing.TB) []Backend {
-	backends := []Backend{{Name: "sqlite", dsn: func(t testing.TB) string {
-		return "sqlite:" + filepath.Join(t.TempDir(), "fieldapi.db")
-	}}}
+	backends := []Backend{{Name: "sqlite", dsn: sqliteCopy}}
 	pg := os.Getenv(PostgresEnv)
 	if pg == "" {
 		t.Logf("%s is not set: PostgreSQL runs are skipped", PostgresEnv)
 		return backends
 	}
-	return append(backends, Backend{Name: "postgres", dsn: func(t testing.TB) string { return freshSchema(t, pg) }})
-}
-
-// freshSchema creates a schema of its own for one test and drops it after.
-func freshSchema(t testing.TB, dsn string) string {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatalf("postgres: %v", err)
-	}
-	schema := "t_" + randomHex(6)
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("postgres: create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("postgres dsn: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return append(backends, Backend{Name: "postgres", dsn: func(t testing.TB) string { return postgresCopy(t, pg) }})
 }
 
 func randomHex(n int) string {

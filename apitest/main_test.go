@@ -1,0 +1,8 @@
+package apitest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) { os.Exit(RunWithTemplates(m)) }
