@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -272,6 +273,24 @@ func testTaskStatus(t *testing.T, env *Env) {
 			is.Equal(task["AssigneeStatuses"], map[string]any{"ERJO": step.to}) // the assignee moves with it
 		}
 		is.Equal(taskLog(t, env, nr, "status"), 9) // every move logged on the task
+	})
+
+	t.Run("parallel moves: one wins", func(t *testing.T) {
+		is := is.New(t)
+		nr := newTask(t, env, map[string]any{"customerNr": "1005"})
+		var wg sync.WaitGroup
+		codes := make([]int, 12)
+		for i := range codes {
+			wg.Go(func() {
+				to := []string{"Sent", "Archived"}[i%2] // both allowed from Planned, not from each other
+				codes[i] = status(nr, to).Status
+			})
+		}
+		wg.Wait()
+		for _, code := range codes {
+			is.True(code == http.StatusOK || code == http.StatusUnprocessableEntity || code == http.StatusServiceUnavailable)
+		}
+		is.Equal(taskLog(t, env, nr, "status"), 1) // a move is checked against the status it moves from
 	})
 
 	t.Run("same status changes nothing", func(t *testing.T) {

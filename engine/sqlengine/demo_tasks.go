@@ -70,12 +70,13 @@ func (l demoLocale) createTasks(ctx context.Context, w *writer) error {
 // createTask creates demo task number i with its documents, a later
 // assignee and a pinned position where the index says so.
 func (l demoLocale) createTask(ctx context.Context, w *writer, t *table, i int, nr, manual string) error {
-	c, err := w.create(ctx, t, l.demoTask(i, nr), nil, nil)
+	task := l.demoTask(i, nr)
+	c, err := w.create(ctx, t, task, nil, nil)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", nr, err)
 	}
 	techs := l.technicians()
-	if status := taskStatuses[i%len(taskStatuses)]; i%4 == 1 && status != "Planned" && len(demoAssignees(techs, i)) == 1 {
+	if status := task.Values["Status"]; i%4 == 1 && status != "Planned" && len(task.Values["UserSigns"].([]string)) == 1 {
 		// A second technician joins a task already under way: they start
 		// at Planned, and the action text is marked with the first one.
 		in := record(map[string]any{"UserSigns": []string{techs[i%len(techs)], techs[(i+1)%len(techs)]}})
@@ -109,14 +110,17 @@ func (l demoLocale) demoTask(i int, nr string) engine.Input {
 	customer := (i * 7) % l.customerCount
 	values := map[string]any{
 		"Nr": nr, "CustomerNr": strconv.Itoa(l.customerStart + customer), "Status": status,
-		"TaskText": job.task[l.lang], "OwnerSign": owner, "UserSigns": demoAssignees(techs, i),
+		"TaskText": job.task[l.lang], "OwnerSign": owner, "UserSigns": demoAssignees(techs, i, status),
 		"CustomerOrderer": l.firstNames[customer%len(l.firstNames)] + " " + l.lastNames[(customer*3)%len(l.lastNames)],
 		"CustomerRef":     fmt.Sprintf("PO-%d", 4500+i*3),
 		"EstimatedTime":   float64(1 + i%8),
 		"CustomT1":        "AO-" + nr,
 	}
-	if slices.Index(taskStatuses, status) >= slices.Index(taskStatuses, "InProgress") {
-		values["ActionText"] = job.action[l.lang]
+	switch {
+	case slices.Index(taskStatuses, status) >= slices.Index(taskStatuses, "InProgress"):
+		values["ActionText"] = job.action[l.lang] // what was done
+	case status != "Planned":
+		values["ActionText"] = l.text("Ring kunden en halvtimme före ankomst", "Ring kunden en halvtime før ankomst")
 	}
 	if i%4 == 0 {
 		values["PriceListNr"] = l.markupPriceList()
@@ -153,7 +157,7 @@ func (l demoLocale) demoTask(i int, nr string) engine.Input {
 	}
 	if slices.Index(taskStatuses, status) >= slices.Index(taskStatuses, "InProgress") {
 		sign := owner
-		if assignees := demoAssignees(techs, i); len(assignees) > 0 {
+		if assignees := demoAssignees(techs, i, status); len(assignees) > 0 {
 			sign = assignees[0]
 		}
 		if sign == "" {
@@ -196,10 +200,15 @@ func setDemoPlan(values map[string]any, i int, start time.Time) {
 	}
 }
 
-// demoAssignees are none, one or two of the technicians.
-func demoAssignees(techs []string, i int) []string {
+// demoAssignees are none, one or two of the technicians; a task that has
+// left planning has at least one.
+func demoAssignees(techs []string, i int, status string) []string {
+	n := (i + i/6) % 3 // shifts each round of statuses
+	if status != "Planned" {
+		n = 1 + (i+i/6)%2
+	}
 	signs := []string{}
-	for k := range i % 3 {
+	for k := range n {
 		signs = append(signs, techs[(i+k)%len(techs)])
 	}
 	return signs

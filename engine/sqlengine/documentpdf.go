@@ -33,6 +33,7 @@ func renderPDF(title string, lines []textLine, at time.Time) ([]byte, error) {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(at)
 	pdf.SetModificationDate(at)
+	pdf.SetCatalogSort(true) // resources in a fixed order, not map order
 	pdf.SetTitle(title, true)
 	pdf.SetCreator("fieldapi reference engine", true)
 	pdf.SetMargins(20, 20, 20)

@@ -13,8 +13,10 @@
 // of registers beyond the catalog), commands.go (AddLine, Act), rules.go (defaults,
 // required fields, references and lookups, number series), extrafields.go,
 // fieldnames.go, permissions.go, changelog.go, locations.go (the optional
-// engine.Locations), keys.go, idempotency.go, demo.go and demodata.go, and
-// sqlutil.go (small SQL helpers).
+// engine.Locations) with geocode.go (the pluggable geocoders),
+// documents.go (the optional engine.Documents) with documentlinks.go and
+// documentpdf.go, tasks.go and task*.go (the task rules), keys.go,
+// idempotency.go, demo.go and demo*.go, and sqlutil.go (small SQL helpers).
 //
 // All SQL is written with ? placeholders and rebound for the dialect, with
 // every identifier double-quoted. Times are stored as fixed-width UTC text

@@ -51,15 +51,20 @@ func assignTask(current engine.Record, values map[string]any, startStatus string
 }
 
 // markActionText puts "[SIGN] " at the front of the task's action text
-// (as this write leaves it), unless it is there already.
+// (as this write leaves it; "[SIGN]" alone when it is empty), unless the
+// mark is there already.
 func markActionText(current engine.Record, values map[string]any, sign string) {
 	text, _ := current["ActionText"].(string)
 	if v, sent := values["ActionText"]; sent {
 		text, _ = v.(string) // a cleared text is ""
 	}
-	mark := "[" + sign + "] "
-	if !strings.HasPrefix(text, mark) {
-		values["ActionText"] = mark + text
+	mark := "[" + sign + "]"
+	switch {
+	case strings.HasPrefix(text, mark): // marked already
+	case text == "":
+		values["ActionText"] = mark
+	default:
+		values["ActionText"] = mark + " " + text
 	}
 }
 

@@ -92,19 +92,18 @@ const requestedStatus = "requested status"
 
 // holdRequestedStatus checks the status a create sends and holds it back:
 // the task is stored in the default status, and the requested one is
-// applied last, through the transition rules (spec 3.1). The engine's own
-// loads set the status as given.
+// applied last, through the transition rules (spec 3.1).
 func holdRequestedStatus(values map[string]any, defaultStatus string) error {
-	status, _ := values["Status"].(string)
-	if status == "" {
-		values["Status"] = defaultStatus
+	sent, present := values["Status"]
+	values["Status"] = defaultStatus
+	if !present {
 		return nil
 	}
+	status, _ := sent.(string)
 	if err := checkTaskStatus(status); err != nil {
 		return err
 	}
-	values["Status"] = defaultStatus
-	values["Status"] = status
+	values[requestedStatus] = status
 	return nil
 }
 
@@ -155,9 +154,14 @@ func (w *writer) moveTaskStatus(ctx context.Context, t *table, seq int64, key st
 		assignees[sign] = to
 	}
 	task["Status"], task["AssigneeStatuses"] = to, assignees
-	statusField, assigneesField := t.reg.Field("Status"), t.reg.Field("AssigneeStatuses")
-	_, err := exec(ctx, w.tx, `UPDATE "tasks" SET "status" = ?, "assignee_statuses" = ?, "modified" = ?
-		WHERE "company" = ? AND "seq" = ?`,
-		toDB(statusField, to), toDB(assigneesField, assignees), w.now, w.s.Company, seq)
+	// Only from the status the rules were checked against: a move made by
+	// a parallel call in between leaves no row to update, and this call
+	// is answered busy, to be retried against the new status.
+	n, err := execAffected(ctx, w.tx, `UPDATE "tasks" SET "status" = ?, "assignee_statuses" = ?, "modified" = ?
+		WHERE "company" = ? AND "seq" = ? AND "status" = ?`,
+		to, toDB(t.reg.Field("AssigneeStatuses"), assignees), w.now, w.s.Company, seq, from)
+	if err == nil && n != 1 {
+		err = engine.ErrBusy
+	}
 	return err
 }
