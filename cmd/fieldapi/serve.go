@@ -42,6 +42,9 @@ type serveFlags struct {
 	idempotencyTTL   time.Duration
 	claimLease       time.Duration
 	tokenLifetime    time.Duration
+	geocoder         string
+	geocoderURL      string
+	linkTimeout      time.Duration
 }
 
 // serveConfig is what serve runs with, checked and translated.
@@ -66,6 +69,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.IntVar(&f.maxOpenConns, "max-open-conns", 10, "database connections at most")
 	fs.DurationVar(&f.idempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long completed Idempotency-Keys are kept before they are pruned")
 	fs.DurationVar(&f.claimLease, "claim-lease", runtime.DefaultClaimLease, "how long a running write holds its Idempotency-Key before a retry may take it over")
+	fs.StringVar(&f.geocoder, "geocoder", sqlengine.GeocoderGazetteer, "how the engine locates records: gazetteer (offline city list), nominatim or none")
+	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
+	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return serveConfig{}, err
@@ -73,7 +79,13 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	if err := f.check(); err != nil {
 		return serveConfig{}, err
 	}
-	return f.config(), nil
+	geocoder, err := sqlengine.NewGeocoder(f.geocoder, f.geocoderURL)
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("--geocoder: %w", err)
+	}
+	cfg := f.config()
+	cfg.engine.Geocoder = geocoder
+	return cfg, nil
 }
 
 // check rejects tuning values the service cannot honour.
@@ -87,6 +99,8 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--max-open-conns must be at least 1, not %d", f.maxOpenConns)
 	case f.idempotencyTTL <= 0:
 		return fmt.Errorf("--idempotency-ttl must be positive, not %s", f.idempotencyTTL)
+	case f.linkTimeout <= 0:
+		return fmt.Errorf("--link-timeout must be positive, not %s", f.linkTimeout)
 	case f.claimLease <= 0:
 		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
 	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
@@ -120,6 +134,7 @@ func (f serveFlags) config() serveConfig {
 		engine: sqlengine.Options{
 			MaxOpenConns:     f.maxOpenConns,
 			StatementTimeout: f.statementTimeout,
+			LinkTimeout:      f.linkTimeout,
 		},
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
+	"fieldapi/engine/sqlengine"
 )
 
 // syncBuffer is a log sink the server goroutine and the test share.
@@ -193,4 +194,17 @@ func TestPruneIdempotencyKeysRunsAtStartAndThenPeriodically(t *testing.T) {
 	stop()
 	<-done                                                            // stops with its context
 	is.Equal(store.before.Load().(time.Time), now.Add(-24*time.Hour)) // keys older than the TTL
+}
+
+func TestServeGeocoderFlags(t *testing.T) {
+	is := is.New(t)
+	none := func(string) string { return "" }
+	cfg, err := parseServeConfig([]string{"--geocoder", "nominatim", "--geocoder-url", "http://127.0.0.1:9/"}, none, io.Discard)
+	is.NoErr(err)
+	_, isNominatim := cfg.engine.Geocoder.(*sqlengine.Nominatim)
+	is.True(isNominatim)
+	_, err = parseServeConfig([]string{"--geocoder", "nominatim"}, none, io.Discard)
+	is.True(err != nil) // needs its URL
+	_, err = parseServeConfig([]string{"--geocoder", "google"}, none, io.Discard)
+	is.True(err != nil)
 }
