@@ -29,6 +29,9 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 		var resp engine.Response
 		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
 			w := e.apiWriter(tx, s)
+			if err := w.lockRecord(ctx, t, key); err != nil {
+				return err
+			}
 			owner, _, err := e.getRecord(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err
@@ -66,6 +69,9 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		var resp engine.Response
 		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
 			w := e.apiWriter(tx, s)
+			if err := w.lockRecord(ctx, t, key); err != nil {
+				return err
+			}
 			if _, _, err := e.getRecord(ctx, tx, t, s.Company, key); err != nil {
 				return err
 			}

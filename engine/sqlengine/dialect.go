@@ -267,3 +267,13 @@ func lostConnection(err error) bool {
 		errors.Is(err, io.EOF) ||
 		errors.As(err, &netErr)
 }
+
+// forUpdate is the clause that holds the rows a SELECT reads until the
+// transaction ends. SQLite needs none: a write transaction (immediate)
+// holds the whole database.
+func (d dialect) forUpdate() string {
+	if d.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}

@@ -282,6 +282,9 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 // update changes the fields sent on the record with the given key and
 // returns its seq.
 func (w *writer) update(ctx context.Context, t *table, key string, in engine.Input) (int64, error) {
+	if err := w.lockRecord(ctx, t, key); err != nil {
+		return 0, err
+	}
 	current, seq, err := w.e.getRecord(ctx, w.tx, t, w.s.Company, key)
 	if err != nil {
 		return 0, err
@@ -421,4 +424,17 @@ func changeDetail(fields []string, extra map[string]string) string {
 		parts = append(parts, "ExtraFields."+k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// lockRecord holds the record's row for the rest of the transaction, so a
+// read-modify-write (an update, a status move, a line added) never works
+// from a "before" that a parallel call is changing. A missing record is
+// left to the caller's read, which answers ErrNotFound.
+func (w *writer) lockRecord(ctx context.Context, t *table, key string) error {
+	cond, arg, ok := t.keyMatch(key)
+	if !ok {
+		return nil
+	}
+	_, err := exec(ctx, w.tx, `SELECT "seq" FROM `+t.name()+` WHERE "company" = ? AND `+cond+w.e.dialect.forUpdate(), w.s.Company, arg)
+	return err
 }
