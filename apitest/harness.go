@@ -17,12 +17,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for creating test schemas
 
 	"fieldapi/catalog"
-	"fieldapi/engine"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
@@ -120,18 +118,7 @@ func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Option
 // NewKey creates a key the way the CLI does and returns its text.
 func (e *Env) NewKey(company, sign string, scopes ...string) string {
 	e.T.Helper()
-	clientID := company + "-" + randomHex(4)
-	key, hash, err := runtime.NewKey(clientID)
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	err = e.Engine.Keys().CreateKey(context.Background(), engine.Key{
-		ClientID: clientID, Company: company, Sign: sign, Scopes: scopes, SecretHash: hash, Created: time.Now(),
-	})
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	return key
+	return e.NewKeyFrom(company, sign, nil, scopes...)
 }
 
 // Request is one HTTP call to the service.

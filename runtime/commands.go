@@ -26,19 +26,9 @@ func AddLine[W any, P interface {
 	if err != nil {
 		return err
 	}
-	key, err := c.Key()
-	if err != nil {
-		return err
-	}
-	in, err := DecodeBody[W, P](c.Body, shape)
-	if err != nil {
-		return err
-	}
-	resp, err := cmd.AddLine(c.Context(), c.Session, register, key, line, in, c.Receipt(http.StatusCreated, anyView(view)))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeRecord[W, P](c, shape, http.StatusCreated, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+		return cmd.AddLine(c.Context(), c.Session, register, key, line, in, r)
+	})
 }
 
 // Act serves POST /v1/<register>/{key}/<action>: 200 with the record after it.
@@ -50,17 +40,7 @@ func Act[W any, P interface {
 	if err != nil {
 		return err
 	}
-	key, err := c.Key()
-	if err != nil {
-		return err
-	}
-	in, err := DecodeBody[W, P](c.Body, shape)
-	if err != nil {
-		return err
-	}
-	resp, err := cmd.Act(c.Context(), c.Session, register, key, action, in, c.Receipt(http.StatusOK, anyView(view)))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeRecord[W, P](c, shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+		return cmd.Act(c.Context(), c.Session, register, key, action, in, r)
+	})
 }

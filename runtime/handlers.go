@@ -56,6 +56,18 @@ func Update[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
+	return writeRecord[W, P](c, shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+		return c.Engine.Update(c.Context(), c.Session, register, key, in, r)
+	})
+}
+
+// writeRecord is a write on the record the path names: it decodes the body
+// strictly, runs the engine write with a receipt rendered by view, and
+// sends what the engine stored.
+func writeRecord[W any, P interface {
+	*W
+	Body
+}, R any](c *Call, shape Shape, status int, view func(engine.Record) R, write func(key string, in engine.Input, r engine.Receipt) (engine.Response, error)) error {
 	key, err := c.Key()
 	if err != nil {
 		return err
@@ -64,7 +76,7 @@ func Update[W any, P interface {
 	if err != nil {
 		return err
 	}
-	resp, err := c.Engine.Update(c.Context(), c.Session, register, key, in, c.Receipt(http.StatusOK, anyView(view)))
+	resp, err := write(key, in, c.Receipt(status, anyView(view)))
 	if err != nil {
 		return err
 	}

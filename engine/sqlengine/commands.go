@@ -3,8 +3,6 @@ package sqlengine
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine"
 )
 
@@ -23,31 +21,17 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 		if l == nil || !l.Post {
 			return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
-			return engine.Response{}, err
-		}
-		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
-			w := e.apiWriter(tx, s)
-			if err := w.lockRecord(ctx, t, key); err != nil {
-				return err
-			}
-			owner, _, err := e.getRecord(ctx, tx, t, s.Company, key)
+		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
+			owner, err := w.lockedRecord(ctx, t, key)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			c, err := w.createLine(ctx, t, owner, l, key, in)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			rec, err := e.readCreated(ctx, tx, s.Company, c)
-			if err != nil {
-				return err
-			}
-			resp, err = storeReceipt(ctx, tx, r, rec)
-			return err
+			return e.readCreated(ctx, w.tx, s.Company, c)
 		})
-		return resp, err
 	})
 }
 
@@ -63,28 +47,15 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		if act == nil {
 			return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
-			return engine.Response{}, err
-		}
-		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
-			w := e.apiWriter(tx, s)
-			if err := w.lockRecord(ctx, t, key); err != nil {
-				return err
-			}
-			if _, _, err := e.getRecord(ctx, tx, t, s.Company, key); err != nil {
-				return err
+		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
+			if _, err := w.lockedRecord(ctx, t, key); err != nil {
+				return nil, err
 			}
 			if err := act(ctx, w, t, key, in); err != nil {
-				return err
+				return nil, err
 			}
-			rec, _, err := e.getRecord(ctx, tx, t, s.Company, key)
-			if err != nil {
-				return err
-			}
-			resp, err = storeReceipt(ctx, tx, r, rec)
-			return err
+			rec, _, err := e.getRecord(ctx, w.tx, t, s.Company, key)
+			return rec, err
 		})
-		return resp, err
 	})
 }

@@ -28,24 +28,13 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 		if !t.reg.Has(catalog.Create) {
 			return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
-			return engine.Response{}, err
-		}
-		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
-			w := e.apiWriter(tx, s)
+		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
 			c, err := w.create(ctx, t, in, nil, nil)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			rec, err := e.readCreated(ctx, tx, s.Company, c)
-			if err != nil {
-				return err
-			}
-			resp, err = storeReceipt(ctx, tx, r, rec)
-			return err
+			return e.readCreated(ctx, w.tx, s.Company, c)
 		})
-		return resp, err
 	})
 }
 
@@ -60,25 +49,33 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 		if !t.reg.Has(catalog.Update) {
 			return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
-			return engine.Response{}, err
-		}
-		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
-			w := e.apiWriter(tx, s)
+		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
 			seq, err := w.update(ctx, t, key, in)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			rec, err := e.getRecordBySeq(ctx, tx, t, s.Company, seq)
-			if err != nil {
-				return err
-			}
-			resp, err = storeReceipt(ctx, tx, r, rec)
-			return err
+			return e.getRecordBySeq(ctx, w.tx, t, s.Company, seq)
 		})
-		return resp, err
 	})
+}
+
+// writeCall runs one API write on a register: the signature must be
+// allowed to write it; do runs in one transaction and returns the record
+// the receipt renders, which is stored with the write.
+func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
+	if err := e.authorize(ctx, e.db, s, t.reg.Name, writeAccess); err != nil {
+		return engine.Response{}, err
+	}
+	var resp engine.Response
+	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		rec, err := do(ctx, e.apiWriter(tx, s))
+		if err != nil {
+			return err
+		}
+		resp, err = storeReceipt(ctx, tx, r, rec)
+		return err
+	})
+	return resp, err
 }
 
 // storeReceipt renders the response from the record as written and marks
@@ -282,10 +279,7 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 // update changes the fields sent on the record with the given key and
 // returns its seq.
 func (w *writer) update(ctx context.Context, t *table, key string, in engine.Input) (int64, error) {
-	if err := w.lockRecord(ctx, t, key); err != nil {
-		return 0, err
-	}
-	current, seq, err := w.e.getRecord(ctx, w.tx, t, w.s.Company, key)
+	current, seq, err := w.lockedRecordSeq(ctx, t, key)
 	if err != nil {
 		return 0, err
 	}
@@ -426,15 +420,20 @@ func changeDetail(fields []string, extra map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// lockRecord holds the record's row for the rest of the transaction, so a
-// read-modify-write (an update, a status move, a line added) never works
-// from a "before" that a parallel call is changing. A missing record is
-// left to the caller's read, which answers ErrNotFound.
-func (w *writer) lockRecord(ctx context.Context, t *table, key string) error {
-	cond, arg, ok := t.keyMatch(key)
-	if !ok {
-		return nil
+// lockedRecord reads a record and holds its row for the rest of the
+// transaction, so a read-modify-write (an update, a status move, a line
+// added) never works from a "before" that a parallel call is changing.
+func (w *writer) lockedRecord(ctx context.Context, t *table, key string) (engine.Record, error) {
+	rec, _, err := w.lockedRecordSeq(ctx, t, key)
+	return rec, err
+}
+
+func (w *writer) lockedRecordSeq(ctx context.Context, t *table, key string) (engine.Record, int64, error) {
+	if cond, arg, ok := t.keyMatch(key); ok {
+		_, err := exec(ctx, w.tx, `SELECT "seq" FROM `+t.name()+` WHERE "company" = ? AND `+cond+w.e.dialect.forUpdate(), w.s.Company, arg)
+		if err != nil {
+			return nil, 0, err
+		}
 	}
-	_, err := exec(ctx, w.tx, `SELECT "seq" FROM `+t.name()+` WHERE "company" = ? AND `+cond+w.e.dialect.forUpdate(), w.s.Company, arg)
-	return err
+	return w.e.getRecord(ctx, w.tx, t, w.s.Company, key)
 }
