@@ -11,9 +11,10 @@ import (
 	"fieldapi/runtime"
 )
 
-// pathFor fills a route's :key with the given key.
+// pathFor fills a route's :key with the given key, and any other
+// parameter (a document id) with 1.
 func pathFor(route runtime.Route, key string) string {
-	return strings.Replace(route.Path, ":key", key, 1)
+	return strings.Replace(strings.Replace(route.Path, ":key", key, 1), ":id", "1", 1)
 }
 
 // validBody is a well-formed body for a route, so a refusal comes from the

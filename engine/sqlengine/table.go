@@ -33,6 +33,7 @@ type table struct {
 	key         *catalog.Field
 	engineKeyed bool             // the key is the decimal text of seq, not a column
 	stored      []*catalog.Field // fields with a column, in catalog order
+	selectCols  string           // selectList, built once
 	owners      []ownerLink      // where this register is a line list of another
 }
 
@@ -67,6 +68,7 @@ func newTables(cat *catalog.Catalog) (map[string]*table, error) {
 			}
 			t.stored = append(t.stored, f)
 		}
+		t.selectCols = t.buildSelectList()
 		tables[r.Name] = t
 	}
 	for _, r := range cat.Registers {
@@ -96,7 +98,9 @@ func (t *table) name() string { return quote(t.reg.Name) }
 
 // selectList is the column list every record read selects: seq, modified,
 // then the stored fields in order (see scan).
-func (t *table) selectList() string {
+func (t *table) selectList() string { return t.selectCols }
+
+func (t *table) buildSelectList() string {
 	cols := []string{quote(seqColumn), quote(modifiedColumn)}
 	for _, f := range t.stored {
 		cols = append(cols, quote(f.Column))
