@@ -51,6 +51,11 @@ func openAPIDocument(m *Model) ([]byte, error) {
 			"version":     "v1",
 			"description": "REST/JSON access to the registers of a field-service engine. Records read use PascalCase names; request bodies use camelCase. Every write needs an Idempotency-Key header.",
 		},
+		"servers": []any{obj{
+			"url":         "{baseUrl}",
+			"description": "where the operator runs fieldapi serve",
+			"variables":   obj{"baseUrl": obj{"default": "http://127.0.0.1:8080"}},
+		}},
 		"security": []any{obj{"bearer": []any{}}},
 		"paths":    paths,
 		"components": obj{
