@@ -51,6 +51,7 @@ type action func(ctx context.Context, w *writer, t *table, key string, in engine
 // builtinRules are the registers with rules of their own.
 func builtinRules() map[string]*registerRules {
 	return map[string]*registerRules{
+		"addresses":  addressRules(),
 		"tasks":      taskRules(),
 		"orders":     orderRules(),
 		"orderlines": orderLineRules(),
