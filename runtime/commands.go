@@ -9,11 +9,24 @@ import (
 // Handlers for writes on an existing record beyond PATCH. They need the
 // engine's optional Commands capability.
 
-func commandsOf(c *Call) (engine.Commands, error) {
-	if cmd, ok := c.Engine.(engine.Commands); ok {
-		return cmd, nil
+// capabilityOf returns the engine's optional capability C, or 501 when the
+// attached engine does not offer it.
+func capabilityOf[C any](c *Call, what string) (C, error) {
+	capability, ok := c.Engine.(C)
+	if !ok {
+		return capability, NotImplemented("this engine does not offer " + what)
 	}
-	return nil, NotImplemented("this engine does not offer lines and actions on records")
+	return capability, nil
+}
+
+// recordCapability is capabilityOf with the record key of the path.
+func recordCapability[C any](c *Call, what string) (C, string, error) {
+	capability, err := capabilityOf[C](c, what)
+	if err != nil {
+		return capability, "", err
+	}
+	key, err := c.Key()
+	return capability, key, err
 }
 
 // AddLine serves POST /v1/<register>/{key}/<line>: 201 with the line as
@@ -22,7 +35,7 @@ func AddLine[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register, line string, shape Shape, view func(engine.Record) R) error {
-	cmd, err := commandsOf(c)
+	cmd, err := capabilityOf[engine.Commands](c, "lines and actions on records")
 	if err != nil {
 		return err
 	}
@@ -36,7 +49,7 @@ func Act[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register, action string, shape Shape, view func(engine.Record) R) error {
-	cmd, err := commandsOf(c)
+	cmd, err := capabilityOf[engine.Commands](c, "lines and actions on records")
 	if err != nil {
 		return err
 	}

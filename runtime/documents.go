@@ -15,13 +15,6 @@ import (
 	"fieldapi/engine"
 )
 
-func documentsOf(c *Call) (engine.Documents, error) {
-	if docs, ok := c.Engine.(engine.Documents); ok {
-		return docs, nil
-	}
-	return nil, NotImplemented("this engine does not keep documents")
-}
-
 // uploadBody is the body of POST …/documents.
 type uploadBody struct {
 	Name    Optional[string]
@@ -51,11 +44,7 @@ type documentReply struct {
 
 // AddDocument serves POST /v1/<register>/{key}/documents: 201 {id, nr, name}.
 func AddDocument(c *Call, register string) error {
-	docs, err := documentsOf(c)
-	if err != nil {
-		return err
-	}
-	key, err := c.Key()
+	docs, key, err := recordCapability[engine.Documents](c, "documents")
 	if err != nil {
 		return err
 	}
@@ -88,11 +77,7 @@ func AddDocument(c *Call, register string) error {
 
 // ListDocuments serves GET /v1/<register>/{key}/documents.
 func ListDocuments(c *Call, register string) error {
-	docs, err := documentsOf(c)
-	if err != nil {
-		return err
-	}
-	key, err := c.Key()
+	docs, key, err := recordCapability[engine.Documents](c, "documents")
 	if err != nil {
 		return err
 	}
@@ -112,11 +97,7 @@ const sniffLen = 3072
 // GetDocument serves GET /v1/<register>/{key}/documents/{id}: the file,
 // streamed, with a Content-Type sniffed from the content (not the name).
 func GetDocument(c *Call, register string) error {
-	docs, err := documentsOf(c)
-	if err != nil {
-		return err
-	}
-	key, err := c.Key()
+	docs, key, err := recordCapability[engine.Documents](c, "documents")
 	if err != nil {
 		return err
 	}

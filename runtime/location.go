@@ -8,20 +8,9 @@ import (
 	"fieldapi/engine"
 )
 
-func locationsOf(c *Call) (engine.Locations, error) {
-	if loc, ok := c.Engine.(engine.Locations); ok {
-		return loc, nil
-	}
-	return nil, NotImplemented("this engine does not keep positions")
-}
-
 // GetLocation serves GET /v1/<register>/{key}/location?locate=&force=.
 func GetLocation(c *Call, register string) error {
-	locs, err := locationsOf(c)
-	if err != nil {
-		return err
-	}
-	key, err := c.Key()
+	locs, key, err := recordCapability[engine.Locations](c, "positions of records")
 	if err != nil {
 		return err
 	}
@@ -72,11 +61,7 @@ func (b *pinBody) Input() engine.Input { return engine.NewInput() } // pins are 
 // PinLocation serves PUT /v1/<register>/{key}/location: the position is
 // fixed, and the engine's geocoding never overwrites it.
 func PinLocation(c *Call, register string) error {
-	locs, err := locationsOf(c)
-	if err != nil {
-		return err
-	}
-	key, err := c.Key()
+	locs, key, err := recordCapability[engine.Locations](c, "positions of records")
 	if err != nil {
 		return err
 	}
