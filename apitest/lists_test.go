@@ -30,7 +30,8 @@ func (e *Env) page(t testing.TB, path string) page {
 }
 
 // TestEveryRegisterLists walks the catalog: each register lists with the
-// envelope, and its newest record reads back by key (escaped whole).
+// envelope, and its newest record reads back by key (escaped whole). A
+// register without demo data (one just declared) gets a record created.
 func TestEveryRegisterLists(t *testing.T) {
 	Each(t, func(t *testing.T, b Backend) {
 		env := Start(t, b, runtime.Config{})
@@ -38,7 +39,11 @@ func TestEveryRegisterLists(t *testing.T) {
 			t.Run(reg.Name, func(t *testing.T) {
 				is := is.New(t)
 				p := env.page(t, "/v1/"+reg.Name)
-				is.True(len(p.Items) > 0) // demo data fills every register
+				if len(p.Items) == 0 {
+					env.KeyOnlyIn(t, reg.Name, env.Key, env.OtherKey) // creates one, or skips saying why
+					p = env.page(t, "/v1/"+reg.Name)
+				}
+				is.True(len(p.Items) > 0)
 				is.Equal(p.Page, 1)
 				is.Equal(p.Total == nil, reg.Uncounted)
 				first := p.Items[0]
