@@ -99,3 +99,15 @@ func TestScopesAndAddresses(t *testing.T) {
 		})
 	})
 }
+
+// TestTokenEndpointIsRateLimited: wrong secrets cannot be tried at speed.
+func TestTokenEndpointIsRateLimited(t *testing.T) {
+	is := is.New(t)
+	env := Start(t, Backends(t)[0], runtime.Config{RateLimit: 1, RateBurst: 3})
+	var last Response
+	for range 5 {
+		last = env.Do(Request{Method: "POST", Path: "/v1/token", Body: map[string]string{"clientId": clientIDOf(env.Key), "clientSecret": "guess"}})
+	}
+	is.Equal(last.Status, http.StatusTooManyRequests)
+	is.Equal(last.Problem(t).Title, "rate_limited")
+}

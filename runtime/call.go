@@ -197,6 +197,12 @@ func (s *Server) prepare(c *Call) error {
 		if err := s.limits.allow(c.Session.ClientID); err != nil {
 			return err
 		}
+	} else if write {
+		// POST /v1/token checks secrets: limit it per address, so it
+		// cannot be used to guess keys at speed.
+		if err := s.limits.allow("ip:" + remoteIP(c.R).String()); err != nil {
+			return err
+		}
 	}
 	if !write {
 		return nil
