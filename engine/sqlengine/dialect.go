@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,7 +82,7 @@ const ConnectTimeout = 500 * time.Millisecond
 var pgKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 10 * time.Second, Interval: 5 * time.Second, Count: 3}
 
 // open opens the connection pool for a DSN returned by parseDSN.
-func (d dialect) open(driverDSN string) (*sqlx.DB, error) {
+func (d dialect) open(driverDSN string, statementTimeout time.Duration) (*sqlx.DB, error) {
 	if !d.postgres {
 		return sqlx.Open(d.driver, driverDSN)
 	}
@@ -91,6 +92,13 @@ func (d dialect) open(driverDSN string) (*sqlx.DB, error) {
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = ConnectTimeout
+	}
+	// When a call's deadline passes, pgx closes the connection, but the
+	// server would run the statement to its end. A server-side timeout a
+	// little past the engine's stops it there too; the client's deadline
+	// still answers first. A DSN that sets statement_timeout keeps its own.
+	if _, set := cfg.RuntimeParams["statement_timeout"]; !set && statementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt((statementTimeout + time.Second).Milliseconds(), 10)
 	}
 	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: pgKeepAlive}
 	cfg.DialFunc = dialer.DialContext

@@ -95,7 +95,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	if err := d.prepare(); err != nil {
 		return nil, err
 	}
-	db, err := d.open(driverDSN)
+	db, err := d.open(driverDSN, opt.StatementTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

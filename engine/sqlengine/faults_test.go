@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -74,4 +75,40 @@ func TestPostgresUnreachable(t *testing.T) {
 	is.True(errors.Is(e.Ping(context.Background()), engine.ErrUnreachable))
 	_, err = e.List(context.Background(), demoAPI, "customers", engine.Query{Limit: 1})
 	is.True(errors.Is(err, engine.ErrUnreachable))
+}
+
+// TestServerSideStatementTimeout: on PostgreSQL the server stops a
+// statement a second after the engine's own deadline, so a call the
+// client gave up on does not run on; a DSN that sets its own keeps it.
+func TestServerSideStatementTimeout(t *testing.T) {
+	base := os.Getenv(postgresEnv)
+	if base == "" {
+		t.Skipf("set %s: this checks a PostgreSQL session setting", postgresEnv)
+	}
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(dsn string, opt Options) string {
+		e, err := Open(context.Background(), dsn, cat, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		var v string
+		if err := e.db.GetContext(context.Background(), &v, `SHOW statement_timeout`); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	dsn := freshSchema(t, base)
+	if got := show(dsn, Options{StatementTimeout: 2 * time.Second}); got != "3s" {
+		t.Errorf("statement_timeout = %q, want 3s", got)
+	}
+	if got := show(dsn, Options{}); got != "0" {
+		t.Errorf("without a timeout: statement_timeout = %q, want 0", got)
+	}
+	if got := show(dsn+"&statement_timeout=7000", Options{StatementTimeout: 2 * time.Second}); got != "7s" {
+		t.Errorf("DSN's own: statement_timeout = %q, want 7s", got)
+	}
 }
