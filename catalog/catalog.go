@@ -160,11 +160,13 @@ func (r *Register) Field(name string) *Field {
 // KeyField returns the field that identifies a record.
 func (r *Register) KeyField() *Field { return r.Field(r.Key) }
 
-// EngineKeyed reports whether the engine assigns the key itself (an Id the
-// client can neither send nor choose).
+// EngineKeyed reports whether the engine assigns the key itself: an Id the
+// client can neither send nor choose, on a register the API writes. The
+// keys of read-only registers (users by Sign, time types by Name) are not
+// writable either, but are given in the engine's administration.
 func (r *Register) EngineKeyed() bool {
 	k := r.KeyField()
-	return k != nil && !k.Writable && !k.CreateOnly
+	return k != nil && !k.Writable && !k.CreateOnly && len(r.Methods) > 0
 }
 
 // CreateFields are the fields a create may send, in catalog order.

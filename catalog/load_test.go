@@ -18,6 +18,7 @@ func TestBuiltinLoads(t *testing.T) {
 	is.Equal(f.Column, "address_line1")
 	is.Equal(c.Register("contacts").EngineKeyed(), true)
 	is.Equal(c.Register("customers").EngineKeyed(), false)
+	is.Equal(c.Register("users").EngineKeyed(), false) // read only: keys given in the engine's administration
 }
 
 const minimal = `register: things

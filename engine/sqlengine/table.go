@@ -54,7 +54,7 @@ func newTables(cat *catalog.Catalog) (map[string]*table, error) {
 				return nil, fmt.Errorf("%s: register name %q is taken by an engine table", r.File, r.Name)
 			}
 		}
-		t := &table{reg: r, key: r.KeyField(), engineKeyed: engineKeyed(r)}
+		t := &table{reg: r, key: r.KeyField(), engineKeyed: r.EngineKeyed()}
 		for _, f := range r.Fields {
 			if t.engineKeyed && f == t.key {
 				continue
@@ -82,15 +82,6 @@ func newTables(cat *catalog.Catalog) (map[string]*table, error) {
 		return nil, fmt.Errorf("catalog: the engine needs a users register keyed by Sign with a Status field (its signatures)")
 	}
 	return tables, nil
-}
-
-// engineKeyed reports whether the engine assigns a register's keys (an Id
-// it derives from seq). catalog.EngineKeyed says so for every key the API
-// cannot write, which includes the keys of read-only registers (users by
-// Sign, time types by Name): those are administered in the engine and
-// stored as columns like any other key.
-func engineKeyed(r *catalog.Register) bool {
-	return r.EngineKeyed() && len(r.Methods) > 0
 }
 
 // name is the quoted table name.
