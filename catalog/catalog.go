@@ -169,28 +169,6 @@ func (r *Register) EngineKeyed() bool {
 	return k != nil && !k.Writable && !k.CreateOnly && len(r.Methods) > 0
 }
 
-// CreateFields are the fields a create may send, in catalog order.
-func (r *Register) CreateFields() []*Field {
-	var out []*Field
-	for _, f := range r.Fields {
-		if f.Writable || f.CreateOnly {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// UpdateFields are the fields a PATCH may send, in catalog order.
-func (r *Register) UpdateFields() []*Field {
-	var out []*Field
-	for _, f := range r.Fields {
-		if f.Writable && !f.CreateOnly {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // WriteName is the camelCase request name of a PascalCase field name.
 func WriteName(name string) string {
 	if name == "" {

@@ -18,13 +18,7 @@ func addressRules() *registerRules {
 			return w.resolveAddressOwner(ctx, values, values)
 		},
 		prepareUpdate: func(ctx context.Context, w *writer, _ *table, current engine.Record, values map[string]any) error {
-			after := map[string]any{}
-			for _, name := range addressOwnerFields {
-				after[name] = current[name]
-				if v, changed := values[name]; changed {
-					after[name] = v
-				}
-			}
+			after := valuesAfter(current, values, addressOwnerFields)
 			return w.resolveAddressOwner(ctx, after, values)
 		},
 	}

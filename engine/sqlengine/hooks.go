@@ -69,3 +69,16 @@ func (e *Engine) rules(register string) *registerRules {
 	}
 	return &registerRules{}
 }
+
+// valuesAfter is what the named fields of a record will hold once an
+// update's values are written: the value sent, else the current one.
+func valuesAfter(current engine.Record, values map[string]any, names []string) map[string]any {
+	after := make(map[string]any, len(names))
+	for _, name := range names {
+		after[name] = current[name]
+		if v, changed := values[name]; changed {
+			after[name] = v
+		}
+	}
+	return after
+}

@@ -47,13 +47,7 @@ func orderLineRules() *registerRules {
 			return setTotalPrice(values, values)
 		},
 		prepareUpdate: func(_ context.Context, _ *writer, _ *table, current engine.Record, values map[string]any) error {
-			after := map[string]any{}
-			for _, name := range lineAmounts {
-				after[name] = current[name]
-				if v, changed := values[name]; changed {
-					after[name] = v
-				}
-			}
+			after := valuesAfter(current, values, lineAmounts)
 			return setTotalPrice(after, values)
 		},
 	}
