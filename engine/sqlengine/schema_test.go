@@ -100,7 +100,7 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 			ctx := context.Background()
 			dsn := b.dsn(t)
 
-			older := catalogEdited(t, "customers.yaml", "  - {name: Fax, writable: true}\n", "")
+			older := catalogEdited(t, "fieldsets/address.yaml", "  - {name: Fax, writable: true}\n", "") // customers' Fax
 			e, err := Open(ctx, dsn, older, Options{})
 			is.NoErr(err)
 			is.NoErr(e.Migrate(ctx))
@@ -129,7 +129,11 @@ func catalogEdited(t *testing.T, file, old, new string) *catalog.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range names {
+	sets, err := fs.Glob(dir, "fieldsets/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, sets...) {
 		data, err := fs.ReadFile(dir, name)
 		if err != nil {
 			t.Fatal(err)
