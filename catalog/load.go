@@ -18,6 +18,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// The catalog files of a directory, as glob patterns: every register file
+// at its root, and the field sets registers may use.
+const (
+	RegisterFiles = "*.yaml"
+	FieldSetFiles = "fieldsets/*.yaml"
+)
+
 //go:embed *.yaml fieldsets/*.yaml
 var builtin embed.FS
 
@@ -35,7 +42,7 @@ func LoadFS(fsys fs.FS) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := fs.Glob(fsys, "*.yaml")
+	names, err := fs.Glob(fsys, RegisterFiles)
 	if err != nil {
 		return nil, err
 	}

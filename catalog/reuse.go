@@ -54,7 +54,7 @@ type source struct {
 
 // readFieldSets reads every catalog/fieldsets/*.yaml file, by set name.
 func readFieldSets(fsys fs.FS) (map[string]*fieldSet, error) {
-	names, err := fs.Glob(fsys, "fieldsets/*.yaml")
+	names, err := fs.Glob(fsys, FieldSetFiles)
 	if err != nil {
 		return nil, err
 	}

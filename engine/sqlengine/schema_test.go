@@ -125,11 +125,11 @@ func catalogEdited(t *testing.T, file, old, new string) *catalog.Catalog {
 	t.Helper()
 	files := fstest.MapFS{}
 	dir := os.DirFS("../../catalog")
-	names, err := fs.Glob(dir, "*.yaml")
+	names, err := fs.Glob(dir, catalog.RegisterFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := fs.Glob(dir, "fieldsets/*.yaml")
+	sets, err := fs.Glob(dir, catalog.FieldSetFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
