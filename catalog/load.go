@@ -83,7 +83,11 @@ func LoadFS(fsys fs.FS) (*Catalog, error) {
 func decodeFile(fsys fs.FS, name string, v any) (*yaml.Node, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("catalog/%s: %w", name, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("catalog/%s: %w", name, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -91,10 +95,6 @@ func decodeFile(fsys fs.FS, name string, v any) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("catalog/%s: the file is empty", name)
 		}
-		return nil, fmt.Errorf("catalog/%s: %w", name, err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("catalog/%s: %w", name, err)
 	}
 	return doc.Content[0], nil
@@ -141,13 +141,10 @@ var (
 // reservedFields are added by the service to every record it reads.
 var reservedFields = []string{"Modified", "ExtraFields"}
 
+// validate checks every register. Their names are unique: each must be
+// the name of its file.
 func (c *Catalog) validate() error {
-	seen := map[string]string{}
 	for _, r := range c.Registers {
-		if prev, dup := seen[r.Name]; dup {
-			return fmt.Errorf("catalog/%s: register %q is already declared in %s", r.File, r.Name, prev)
-		}
-		seen[r.Name] = r.File
 		if err := r.validate(c); err != nil {
 			return fmt.Errorf("catalog/%s: %w", r.File, err)
 		}

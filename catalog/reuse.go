@@ -179,7 +179,7 @@ func (rv *resolver) withSets(src *source) (*yaml.Node, error) {
 // inherited); the fields are the base's, changed by override, then the
 // file's own.
 func extend(base, own *yaml.Node, src *source, baseFile string) (*yaml.Node, error) {
-	merged := without(base, append(notInherited, "fields")...)
+	merged := without(base, slices.Concat(notInherited, []string{"fields"})...)
 	for i := 0; i < len(own.Content); i += 2 {
 		if key := own.Content[i].Value; key != "fields" {
 			merged = with(merged, key, own.Content[i+1])
