@@ -100,6 +100,30 @@ func decodeFile(fsys fs.FS, name string, v any) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+// checkEntries refuses an empty entry ("-" alone) of a list, which YAML
+// decodes to nil.
+func (r *Register) checkEntries() error {
+	for _, list := range []struct {
+		key string
+		at  int
+	}{
+		{"fields", slices.Index(r.Fields, nil)},
+		{"filters", slices.Index(r.Filters, nil)},
+		{"lines", slices.Index(r.Lines, nil)},
+		{"actions", slices.Index(r.Actions, nil)},
+	} {
+		if list.at >= 0 {
+			return fmt.Errorf("%s[%d]: empty entry", list.key, list.at)
+		}
+	}
+	for i, a := range r.Actions {
+		if j := slices.Index(a.Fields, nil); j >= 0 {
+			return fmt.Errorf("actions[%d]: fields[%d]: empty entry", i, j)
+		}
+	}
+	return nil
+}
+
 // complete fills in defaults and every derived name.
 func (r *Register) complete() {
 	r.ReadScope = r.Name + ":read"
@@ -113,7 +137,9 @@ func (r *Register) complete() {
 		}
 	}
 	for _, l := range r.Lines {
-		l.ReadName = strings.ToUpper(l.Name[:1]) + l.Name[1:]
+		if l.Name != "" { // validate refuses an empty name
+			l.ReadName = strings.ToUpper(l.Name[:1]) + l.Name[1:]
+		}
 	}
 	for _, a := range r.Actions {
 		for _, f := range a.Fields {

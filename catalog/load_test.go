@@ -108,6 +108,11 @@ var loaderErrors = []struct {
 	{"unknown field key", things("  - {name: Size, kind: text}\n"), "field kind not found in type catalog.Field"},
 	{"value of the wrong type", things("numberSeries: maybe\n"), "cannot unmarshal !!str `maybe` into bool"},
 	{"empty file", map[string]string{"things.yaml": "# nothing yet\n"}, "catalog/things.yaml: the file is empty"},
+	{"empty field entry", things("  -\n"), "catalog/things.yaml: fields[1]: empty entry"},
+	{"empty filter entry", things("filters:\n  -\n"), "catalog/things.yaml: filters[0]: empty entry"},
+	{"empty line entry", things("lines:\n  -\n"), "catalog/things.yaml: lines[0]: empty entry"},
+	{"empty action entry", things("actions:\n  -\n"), "catalog/things.yaml: actions[0]: empty entry"},
+	{"empty action field entry", things("actions:\n  - {name: close, fields: [~]}\n"), "catalog/things.yaml: actions[0]: fields[0]: empty entry"},
 	{"no register files", map[string]string{"fieldsets/dated.yaml": dated}, "catalog: no *.yaml register files found"},
 
 	// The register.
@@ -144,6 +149,7 @@ var loaderErrors = []struct {
 	// Lines.
 	{"line name", things("lines:\n  - {name: Parts, register: things, parent: Nr}\n"), `catalog/things.yaml: lines[0]: name "Parts" must be camelCase`},
 	{"line name used by a field", things("lines:\n  - {name: nr, register: things, parent: Nr}\n"), "catalog/things.yaml: line nr: name is already used"},
+	{"line without a name", things("lines:\n  - {register: things, parent: Nr}\n"), `catalog/things.yaml: lines[0]: name "" must be camelCase`},
 	{"line of unknown register", things("lines:\n  - {name: parts, register: parts, parent: ThingNr}\n"), `catalog/things.yaml: line parts: unknown register "parts"`},
 	{"line parent missing", plus(things("lines:\n  - {name: owners, register: owners, parent: ThingNr}\n"), "owners.yaml", owners), `catalog/things.yaml: line owners: parent field "ThingNr" is not declared in owners.yaml`},
 	{"line set field missing", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr, set: {Kind: x}}\n"), "owners.yaml", owners), `catalog/things.yaml: line owners: set field "Kind" is not declared in owners.yaml`},
@@ -174,6 +180,7 @@ var loaderErrors = []struct {
 	{"field set used twice", plus(things("  - {use: dated}\n  - {use: dated}\n"), "fieldsets/dated.yaml", dated), "catalog/things.yaml: field SetBy: declared twice"},
 	{"field set name", plus(things(""), "fieldsets/dates.yaml", dated), `catalog/fieldsets/dates.yaml: fieldset: "dated" must be the file's name, dates`},
 	{"field set unknown key", plus(things(""), "fieldsets/dated.yaml", dated+"filters: []\n"), "catalog/fieldsets/dated.yaml: yaml: unmarshal errors:\n  line 6: field filters not found"},
+	{"field set empty entry", plus(things(""), "fieldsets/dated.yaml", dated+"  -\n"), "catalog/fieldsets/dated.yaml: fields[2]: empty entry"},
 	{"field set using another", plus(things(""), "fieldsets/dated.yaml", dated+"  - {use: other}\n"), "catalog/fieldsets/dated.yaml: fields[2]: a field set cannot use another (other)"},
 	{"field set field invalid", plus(things(""), "fieldsets/dated.yaml", dated+"  - {name: SetTime, type: time}\n"), `catalog/fieldsets/dated.yaml: field SetTime: unknown type "time"`},
 	{"field set lookup outside the set", plus(things("  - {name: OwnerNr, references: owners}\n  - {use: owned}\n"), "owners.yaml", owners, "fieldsets/owned.yaml", "fieldset: owned\nfields:\n  - {name: OwnerName, lookup: OwnerNr.Name}\n"), `catalog/fieldsets/owned.yaml: field OwnerName: lookup "OwnerNr.Name" must be Ref.Field where Ref is a reference field declared with it`},
@@ -352,4 +359,25 @@ func TestFieldSets(t *testing.T) {
 	for _, f := range append(thing.Fields, spare.Fields...) {
 		is.Equal(f.Use, "") // resolved away
 	}
+}
+
+// FuzzLoad: whatever a register file says, the loader answers with a
+// catalog or an error, never a panic. The file may extend parts and use
+// the field set dated.
+func FuzzLoad(f *testing.F) {
+	for _, tc := range loaderErrors {
+		for name, text := range tc.files {
+			if name == "things.yaml" || name == "spares.yaml" {
+				f.Add(text)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := load(map[string]string{
+			"things.yaml": text, "parts.yaml": parts, "owners.yaml": owners, "fieldsets/dated.yaml": dated,
+		})
+		if err == nil && c.Register("things") == nil {
+			t.Fatal("loaded without error but without things")
+		}
+	})
 }

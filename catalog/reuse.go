@@ -68,6 +68,9 @@ func readFieldSets(fsys fs.FS) (map[string]*fieldSet, error) {
 		if want := strings.TrimSuffix(path.Base(name), ".yaml"); s.Name != want {
 			return nil, fmt.Errorf("catalog/%s: fieldset: %q must be the file's name, %s", name, s.Name, want)
 		}
+		if i := slices.Index(s.Fields, nil); i >= 0 {
+			return nil, fmt.Errorf("catalog/%s: fields[%d]: empty entry", name, i)
+		}
 		for i, f := range s.Fields {
 			if f.Use != "" {
 				return nil, fmt.Errorf("catalog/%s: fields[%d]: a field set cannot use another (%s)", name, i, f.Use)
@@ -109,6 +112,9 @@ func (rv *resolver) register(name string) (*Register, error) {
 		return nil, fmt.Errorf("catalog/%s: %w", rv.sources[name].file, err)
 	}
 	r.File = rv.sources[name].file
+	if err := r.checkEntries(); err != nil {
+		return nil, fmt.Errorf("catalog/%s: %w", r.File, err)
+	}
 	r.complete()
 	return r, nil
 }
