@@ -100,7 +100,7 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 			ctx := context.Background()
 			dsn := b.dsn(t)
 
-			older := catalogEdited(t, "customers.yaml", "  - {name: Fax, writable: true}\n", "")
+			older := catalogEdited(t, "fieldsets/address.yaml", "  - {name: Fax, writable: true}\n", "") // customers' Fax
 			e, err := Open(ctx, dsn, older, Options{})
 			is.NoErr(err)
 			is.NoErr(e.Migrate(ctx))
@@ -125,11 +125,15 @@ func catalogEdited(t *testing.T, file, old, new string) *catalog.Catalog {
 	t.Helper()
 	files := fstest.MapFS{}
 	dir := os.DirFS("../../catalog")
-	names, err := fs.Glob(dir, "*.yaml")
+	names, err := fs.Glob(dir, catalog.RegisterFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range names {
+	sets, err := fs.Glob(dir, catalog.FieldSetFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, sets...) {
 		data, err := fs.ReadFile(dir, name)
 		if err != nil {
 			t.Fatal(err)
