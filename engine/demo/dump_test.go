@@ -18,6 +18,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -82,7 +83,7 @@ func openEngine(t *testing.T, dsn string) *sqlengine.Engine {
 func loadDemo(t *testing.T, dsn string) {
 	t.Helper()
 	eng := openEngine(t, dsn)
-	if err := eng.LoadDemo(context.Background()); err != nil {
+	if err := demo.Load(context.Background(), eng); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Close(); err != nil {
