@@ -36,6 +36,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 )
 
 var _ engine.Engine = (*Engine)(nil)
@@ -46,7 +47,7 @@ type Options struct {
 	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
 	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
 	Now              func() time.Time // clock; nil = time.Now
-	Geocoder         Geocoder         // locates records (geocode.go); nil = the offline Gazetteer
+	Geocoder         geocode.Geocoder // locates records; nil = the offline geocode.Gazetteer
 	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
 }
 
@@ -79,7 +80,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		opt.Now = time.Now
 	}
 	if opt.Geocoder == nil {
-		opt.Geocoder = Gazetteer{}
+		opt.Geocoder = geocode.Gazetteer{}
 	}
 	if opt.LinkTimeout <= 0 {
 		opt.LinkTimeout = 10 * time.Second
