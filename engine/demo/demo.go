@@ -50,7 +50,7 @@ func Load(ctx context.Context, eng Importer) error {
 	if err := writeManual(tmp); err != nil {
 		return fmt.Errorf("demo files: %w", err)
 	}
-	companies, err := Companies(tmp)
+	companies, err := readCompanies(tmp)
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,9 @@ func Load(ctx context.Context, eng Importer) error {
 	return nil
 }
 
-// Companies reads the demo companies from the data files; link documents
+// readCompanies reads the demo companies from the data files; link documents
 // point into tmpDir.
-func Companies(tmpDir string) ([]dataset.Company, error) {
+func readCompanies(tmpDir string) ([]dataset.Company, error) {
 	var companies []dataset.Company
 	for _, name := range companyFiles {
 		data, err := files.ReadFile(name)

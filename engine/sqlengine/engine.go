@@ -13,14 +13,14 @@
 // of registers beyond the catalog), commands.go (AddLine, Act), rules.go (defaults,
 // required fields, references and lookups, number series), extrafields.go,
 // fieldnames.go, permissions.go, changelog.go, locations.go (the optional
-// engine.Locations) with geocode.go (the pluggable geocoders),
-// documents.go (the optional engine.Documents) with documentlinks.go and
-// documentpdf.go, tasks.go and task*.go (the task rules), orders.go,
-// quotes.go and times.go (order, order line, quote and time rules) with
-// calendar.go (each company's time zone and quote validity), cache.go
-// (prepared statements, short caches of permissions and definitions),
-// keys.go, idempotency.go, demo.go and demo*.go, and sqlutil.go (small SQL
-// helpers).
+// engine.Locations; package geocode places addresses), documents.go (the
+// optional engine.Documents; package docrender renders and fetches),
+// tasks.go and task*.go (the task rules), orders.go, quotes.go and times.go
+// (order, order line, quote and time rules) with calendar.go (each
+// company's time zone and quote validity), cache.go (prepared statements,
+// short caches of permissions and definitions), keys.go, idempotency.go,
+// import.go (Import: data written as it is, such as package demo's) and
+// sqlutil.go (small SQL helpers).
 //
 // All SQL is written with ? placeholders and rebound for the dialect, with
 // every identifier double-quoted. Times are stored as fixed-width UTC text
