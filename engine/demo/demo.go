@@ -11,6 +11,13 @@
 // The data is written through the engine's import path, as the engine's
 // own data: any field, no change log, no status transition checks. Each
 // file's batches are imported once per database, so Load may run again.
+//
+// To change the demo data, edit the data files (one record a line, fields
+// as stored, lines as records of their own registers, keys tying them).
+// testdata/demo.dump holds every row the load stores; after a deliberate
+// change, check the difference and record it with go test ./engine/demo
+// -update. Demo data for a new register goes in a new batch, so it loads
+// into existing databases too.
 package demo
 
 import (

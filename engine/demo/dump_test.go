@@ -33,7 +33,7 @@ var notDumped = map[string]bool{"api_keys": true, "api_tokens": true, "idempoten
 // companies) with testdata/demo.dump. The dump was recorded from the
 // engine's former Go-coded demo loader, before the demo data moved into
 // data files, so it proves that `fieldapi init --demo` produces the same
-// data as it did.
+// data as it did; from now on it shows every change to the demo data.
 func TestDemoDumpIsUnchanged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "demo.db")
 	loadDemo(t, "sqlite:"+path)
