@@ -61,7 +61,7 @@ type Record struct {
 	Extra       map[string]string `json:"extra,omitempty"`       // extra-field values by key
 	Permissions string            `json:"permissions,omitempty"` // users only: the signature's permissions ("*" = all)
 	Documents   []Document        `json:"documents,omitempty"`
-	Location    *Location         `json:"location,omitempty"`
+	Location    *engine.Location  `json:"location,omitempty"` // a position stored as it is
 }
 
 // Document is a document kept on a record. Kind says which of Content
@@ -75,16 +75,4 @@ type Document struct {
 	Content  []byte `json:"content,omitempty"`
 	LinkPath string `json:"linkPath,omitempty"`
 	HTML     string `json:"html,omitempty"`
-}
-
-// Location is a record's stored position.
-type Location struct {
-	Latitude   *float64 `json:"latitude,omitempty"`
-	Longitude  *float64 `json:"longitude,omitempty"`
-	Address    string   `json:"address"`
-	Status     string   `json:"status"`
-	SourceType string   `json:"sourceType"`
-	Provider   string   `json:"provider,omitempty"`
-	Fixed      bool     `json:"fixed,omitempty"`
-	Ambiguous  bool     `json:"ambiguous,omitempty"`
 }

@@ -147,13 +147,8 @@ func (im importer) record(ctx context.Context, t *table, rec dataset.Record) err
 			return err
 		}
 	}
-	if l := rec.Location; l != nil {
-		row := locationRow{Address: l.Address, Status: l.Status, SourceType: l.SourceType, Provider: l.Provider, Fixed: l.Fixed, Ambiguous: l.Ambiguous}
-		if l.Latitude != nil && l.Longitude != nil {
-			row.Latitude.Float64, row.Latitude.Valid = *l.Latitude, true
-			row.Longitude.Float64, row.Longitude.Valid = *l.Longitude, true
-		}
-		return im.e.saveLocation(ctx, im.tx, t, im.company, seq, row)
+	if rec.Location != nil {
+		return im.e.saveLocation(ctx, im.tx, t, im.company, seq, locationRowOf(*rec.Location))
 	}
 	return nil
 }

@@ -56,6 +56,17 @@ func (r locationRow) location() engine.Location {
 	return loc
 }
 
+// locationRowOf is the row that stores a location.
+func locationRowOf(loc engine.Location) locationRow {
+	r := locationRow{Address: loc.Address, Status: loc.Status, SourceType: loc.SourceType,
+		Provider: loc.Provider, Fixed: loc.Fixed, Ambiguous: loc.Ambiguous}
+	if loc.Latitude != nil && loc.Longitude != nil {
+		r.Latitude = sql.NullFloat64{Float64: *loc.Latitude, Valid: true}
+		r.Longitude = sql.NullFloat64{Float64: *loc.Longitude, Valid: true}
+	}
+	return r
+}
+
 // record is the location as a record, for a receipt to render.
 func (r locationRow) record() engine.Record {
 	loc := r.location()
