@@ -9,18 +9,19 @@ package dataset
 
 import "fieldapi/engine"
 
-// Company is the data of one company, imported batch by batch in order.
+// Company is the data of one company, imported batch by batch in order,
+// all in one transaction: a batch that fails leaves nothing of the import.
 type Company struct {
 	ID      string  `json:"id"`
 	Name    string  `json:"name"`
 	Batches []Batch `json:"batches"`
 }
 
-// Batch is one part of a company's data, imported in one transaction. The
-// importer records its Name in the company's settings and skips a batch it
-// has imported before, so an import can run again without adding anything
-// and a batch added later still runs on an existing database. A batch
-// naming a register the catalog lacks is skipped until the register exists.
+// Batch is one part of a company's data. The importer records its Name as
+// a setting of the company and skips a batch it has imported before, so an
+// import can run again without adding anything and a batch added later
+// still runs on an existing database. A batch naming a register the
+// catalog lacks is skipped until the register exists.
 type Batch struct {
 	Name           string             `json:"name"`
 	Settings       []Setting          `json:"settings,omitempty"` // kept where the company has the setting already
