@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 )
 
 // tableCounts counts the rows of every table, engine and register alike.
@@ -31,7 +32,7 @@ func TestMigrateAndLoadDemoAreIdempotent(t *testing.T) {
 		ctx := context.Background()
 		before := tableCounts(t, e)
 		is.NoErr(e.Migrate(ctx))
-		is.NoErr(e.LoadDemo(ctx))
+		is.NoErr(demo.Load(ctx, e))
 		is.NoErr(e.Migrate(ctx))
 		is.Equal(tableCounts(t, e), before) // a second run adds nothing
 	})
@@ -104,7 +105,7 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 			e, err := Open(ctx, dsn, older, Options{})
 			is.NoErr(err)
 			is.NoErr(e.Migrate(ctx))
-			is.NoErr(e.LoadDemo(ctx))
+			is.NoErr(demo.Load(ctx, e))
 			is.NoErr(e.Close())
 
 			full := openTestEngine(t, dsn, Options{})
