@@ -11,10 +11,17 @@ import (
 )
 
 // builtinRoutes are the routes that belong to no register.
-func builtinRoutes(openAPI []byte) []Route {
+func builtinRoutes(api API) []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/openapi.json", Public: true, Handler: func(c *Call) error {
-			c.send(http.StatusOK, "application/json", openAPI)
+			c.send(http.StatusOK, "application/json", api.OpenAPI)
+			return nil
+		}},
+		{Method: http.MethodGet, Path: "/docs", Public: true, Handler: func(c *Call) error {
+			// The page is self-contained; the policy keeps it so in the
+			// browser: nothing is loaded from anywhere, not even this host.
+			c.W.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:")
+			c.send(http.StatusOK, "text/html; charset=utf-8", api.Docs)
 			return nil
 		}},
 		{Method: http.MethodGet, Path: "/health", Public: true, Handler: health},
