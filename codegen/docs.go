@@ -206,7 +206,7 @@ func newDocsRegister(r *Register) *docsRegister {
 		Notes: []template.HTML{"When the record last changed; lists filter on it with " + code("modifiedSince") + " and " + code("modifiedBefore") + "."}})
 	for _, l := range r.Lines {
 		row := docsField{Write: l.Name, Type: "lines", Access: "create only",
-			Notes: []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing; each takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}}
+			Notes: []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing. Each line takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}}
 		if l.Read {
 			row.Read = l.ReadName
 			row.Notes = append(row.Notes, "Read back as the whole "+text(l.Of.Name)+" records.")
@@ -287,7 +287,8 @@ func fieldRow(r *Register, f *Field) docsField {
 	if ref, field, ok := strings.Cut(f.Lookup, "."); ok {
 		row.Notes = append(row.Notes, "Copied from the "+code(field)+" of the record "+code(ref)+" points to.")
 	}
-	if def, ok := r.Defaults[f.Name]; ok {
+	// A description that speaks of omission already tells the default.
+	if def, ok := r.Defaults[f.Name]; ok && !strings.Contains(strings.ToLower(f.Description), "omitted") {
 		switch def {
 		case "$today":
 			row.Notes = append(row.Notes, "Omitted on create: today, in the company's time zone.")
@@ -305,9 +306,9 @@ func lineExclusions(l *Line) string {
 	set := slices.Sorted(maps.Keys(l.Set))
 	parts := []string{catalog.WriteName(l.Parent) + " (the owner's key)"}
 	for _, name := range set {
-		parts = append(parts, catalog.WriteName(name)+" ("+l.Set[name]+")")
+		parts = append(parts, catalog.WriteName(name)+" (set to "+l.Set[name]+")")
 	}
-	return " but " + strings.Join(parts, " and ")
+	return ", except " + strings.Join(parts, " and ")
 }
 
 // filterRow describes one list filter.

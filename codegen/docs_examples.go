@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -33,14 +34,15 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		name, _ := json.Marshal(m.Name)
-		value, err := json.Marshal(m.Value)
-		if err != nil {
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m.Name); err != nil {
 			return nil, err
 		}
-		buf.Write(name)
 		buf.WriteByte(':')
-		buf.Write(value)
+		if err := enc.Encode(m.Value); err != nil {
+			return nil, err
+		}
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
@@ -101,6 +103,9 @@ func exampleValue(f *catalog.Field) any {
 // references, a signature for signs, an address for e-mail, otherwise the
 // field's name in words.
 func exampleText(f *catalog.Field) string {
+	if v, ok := firstListedValue(f.Description); ok {
+		return v
+	}
 	name := f.Name
 	switch {
 	case strings.HasSuffix(name, "Nr"):
@@ -123,6 +128,23 @@ func exampleText(f *catalog.Field) string {
 		return "5003"
 	}
 	return words(name)
+}
+
+// firstListedValue is the first of the values a description opens with,
+// as in "Planned, Sent, Received or Finished; ...".
+func firstListedValue(description string) (string, bool) {
+	head, _, _ := strings.Cut(description, ";")
+	head, _, _ = strings.Cut(head, ".")
+	values := strings.Split(strings.ReplaceAll(head, " or ", ", "), ", ")
+	if len(values) < 2 {
+		return "", false
+	}
+	for _, v := range values {
+		if v == "" || !unicode.IsUpper(rune(v[0])) || strings.ContainsFunc(v, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+			return "", false
+		}
+	}
+	return values[0], true
 }
 
 // words spells a PascalCase name as words: AddressLine1 → "Address line 1".
@@ -304,14 +326,17 @@ func registerExamples(r *Register) []docsExample {
 	return examples
 }
 
-func statusLine(status int) string { return strings.TrimSpace(http.StatusText(status)) }
+func statusLine(status int) string { return strconv.Itoa(status) + " " + http.StatusText(status) }
+
+// escapeText escapes text for an HTML element's content; quotes may stay.
+var escapeText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
 
 // highlightJSON marks up indented JSON for the page: names, strings,
 // numbers and literals get a class each. The text itself is escaped.
 func highlightJSON(src string) template.HTML {
 	var b strings.Builder
 	span := func(class, s string) {
-		b.WriteString(`<span class="j-` + class + `">` + template.HTMLEscapeString(s) + `</span>`)
+		b.WriteString(`<span class="j-` + class + `">` + escapeText(s) + `</span>`)
 	}
 	for i := 0; i < len(src); {
 		c := src[i]
@@ -346,7 +371,7 @@ func highlightJSON(src string) template.HTML {
 			span("l", src[i:i+5])
 			i += 5
 		default:
-			b.WriteString(template.HTMLEscapeString(string(c)))
+			b.WriteString(escapeText(string(c)))
 			i++
 		}
 	}
