@@ -153,8 +153,14 @@ func newDocsView(m *Model) *docsView {
 		g := &v.ProblemGroups[len(v.ProblemGroups)-1]
 		g.Codes = append(g.Codes, pc)
 	}
+	ownedBy := map[string][]lineOwner{} // line register → the line lists holding its records
 	for _, r := range m.Registers {
-		v.Registers = append(v.Registers, newDocsRegister(r))
+		for _, l := range r.Lines {
+			ownedBy[l.Of.Name] = append(ownedBy[l.Of.Name], lineOwner{r, l})
+		}
+	}
+	for _, r := range m.Registers {
+		v.Registers = append(v.Registers, newDocsRegister(r, ownedBy[r.Name]))
 	}
 	return v
 }
@@ -192,9 +198,15 @@ func code(s string) template.HTML {
 
 func text(s string) template.HTML { return template.HTML(template.HTMLEscapeString(s)) }
 
-func newDocsRegister(r *Register) *docsRegister {
+// lineOwner is a register and one of its line lists.
+type lineOwner struct {
+	owner *Register
+	line  *Line
+}
+
+func newDocsRegister(r *Register, owners []lineOwner) *docsRegister {
 	d := &docsRegister{Register: r, Anchor: registerAnchor(r.Name)}
-	d.Notes = registerNotes(r)
+	d.Notes = registerNotes(r, owners)
 	for _, f := range r.Fields {
 		d.Fields = append(d.Fields, fieldRow(r, f))
 	}
@@ -229,10 +241,22 @@ func newDocsRegister(r *Register) *docsRegister {
 	return d
 }
 
-// registerNotes are the rules that hold for the whole register.
-func registerNotes(r *Register) []template.HTML {
+// registerNotes are the rules that hold for the whole register; owners
+// are the line lists of other registers whose lines are its records.
+func registerNotes(r *Register, owners []lineOwner) []template.HTML {
 	var notes []template.HTML
 	notes = append(notes, "Records are addressed by "+code(r.Key)+": "+code(r.ItemDocPath)+".")
+	if len(owners) > 0 {
+		var where []string
+		for _, o := range owners {
+			where = append(where, "<code>"+template.HTMLEscapeString(o.line.Name)+"</code> of "+string(registerLink(o.owner.Name)))
+		}
+		how := "Also created as lines of their owner: "
+		if !r.Has(catalog.Create) {
+			how = "Created only as lines of their owner (create-only fields are sent there): "
+		}
+		notes = append(notes, template.HTML(how+strings.Join(where, ", ")+"."))
+	}
 	if r.NumberSeries {
 		notes = append(notes, "A create that omits "+code(catalog.WriteName(r.Key))+" is given the next number of the engine's number series.")
 	}
@@ -289,13 +313,17 @@ func fieldRow(r *Register, f *Field) docsField {
 	}
 	// A description that speaks of omission already tells the default.
 	if def, ok := r.Defaults[f.Name]; ok && !strings.Contains(strings.ToLower(f.Description), "omitted") {
+		when := template.HTML("Omitted on create: ")
+		if row.Access == "read only" {
+			when = "Set on create: "
+		}
 		switch def {
 		case "$today":
-			row.Notes = append(row.Notes, "Omitted on create: today, in the company's time zone.")
+			row.Notes = append(row.Notes, when+"today, in the company's time zone.")
 		case "$sign":
-			row.Notes = append(row.Notes, "Omitted on create: the key's own signature.")
+			row.Notes = append(row.Notes, when+"the key's own signature.")
 		default:
-			row.Notes = append(row.Notes, "Omitted on create: "+code(def)+".")
+			row.Notes = append(row.Notes, when+code(def)+".")
 		}
 	}
 	return row

@@ -174,7 +174,7 @@ func TestDocsRegisterDetails(t *testing.T) {
 	}
 	has(`<td class="fname"><code>Name</code></td><td class="wname" data-label="write"><code>name</code></td><td class="type">text</td><td class="nowrap"><span class="access a-writable">writable</span><span class="req">required</span></td><td>What the part is called.</td>`)
 	has(`<td class="fname"><code>Serial</code></td><td class="wname" data-label="write"><code>serial</code></td><td class="type">text</td><td class="nowrap"><span class="access a-create">create only</span>`)
-	has(`<td class="fname"><code>Stocked</code></td><td class="wname" data-label="write"><span class="none">—</span></td><td class="type">bool</td><td class="nowrap"><span class="access a-read">read only</span>`)
+	has(`<td class="fname"><code>Stocked</code></td><td class="wname no-write" data-label="write"><span class="none">—</span></td><td class="type">bool</td><td class="nowrap"><span class="access a-read">read only</span>`)
 	has(`<code>extraFields</code>`)
 	has(`Lines of <a href="#reg-notes"><code>notes</code></a> created with the record, all or nothing.`)
 	has(`<td><code>name</code></td><td class="type">text</td><td>Name contains the text, ignoring case.</td>`)
@@ -185,7 +185,8 @@ func TestDocsRegisterDetails(t *testing.T) {
 	has(`Illustrative values`)
 
 	notes := string(page)[strings.Index(string(page), `<section id="reg-notes">`):]
-	is.True(strings.Contains(notes, `Key of a record in <a href="#reg-parts"><code>parts</code></a>`)) // a reference links its register
+	is.True(strings.Contains(notes, `Key of a record in <a href="#reg-parts"><code>parts</code></a>`))                                                                               // a reference links its register
+	is.True(strings.Contains(notes, `Created only as lines of their owner (create-only fields are sent there): <code>notes</code> of <a href="#reg-parts"><code>parts</code></a>.`)) // a line register names its owner
 }
 
 func TestExampleValues(t *testing.T) {
