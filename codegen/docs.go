@@ -390,7 +390,12 @@ func routeBody(r *Register, rt RouteSpec) string {
 	case KindAddLine:
 		return "Body: one " + strings.TrimSuffix(rt.Request, "Write") + " line, as in its create; answers 201."
 	case KindCreate:
-		return "Answers 201."
+		if r.CreateReply != nil {
+			return "Answers 201 with a summary (see the examples)."
+		}
+		return "Answers 201 with the record."
+	case KindUpdate:
+		return "Answers 200 with the whole record."
 	}
 	return ""
 }
