@@ -178,12 +178,22 @@ func containsAny(s string, parts ...string) bool {
 	return false
 }
 
+// exampleFields is an object of every field given, each under the name
+// the shape uses (Field.Name read, Field.WriteName written).
+func exampleFields(fields []*Field, name func(*Field) string) orderedJSON {
+	var o orderedJSON
+	for _, f := range fields {
+		o = append(o, member{name(f), exampleValue(f.Field)})
+	}
+	return o
+}
+
+func readName(f *Field) string  { return f.Name }
+func writeName(f *Field) string { return f.WriteName }
+
 // exampleRecord is the read shape of a register with every field.
 func exampleRecord(r *Register) orderedJSON {
-	var o orderedJSON
-	for _, f := range r.Fields {
-		o = append(o, member{f.Name, exampleValue(f.Field)})
-	}
+	o := exampleFields(r.Fields, readName)
 	for _, l := range r.ReadLines {
 		o = append(o, member{l.ReadName, []any{exampleLineRecord(l)}})
 	}
@@ -268,16 +278,9 @@ func exampleUpdate(r *Register) orderedJSON {
 
 // exampleReply is a reply summary in camelCase.
 func exampleReply(rp *Reply) orderedJSON {
-	var o orderedJSON
-	for _, f := range rp.Fields {
-		o = append(o, member{f.WriteName, exampleValue(f.Field)})
-	}
+	o := exampleFields(rp.Fields, writeName)
 	for _, rl := range rp.Lines {
-		var item orderedJSON
-		for _, f := range rl.Fields {
-			item = append(item, member{f.WriteName, exampleValue(f.Field)})
-		}
-		o = append(o, member{rl.Name, []any{item}})
+		o = append(o, member{rl.Name, []any{exampleFields(rl.Fields, writeName)}})
 	}
 	return o
 }
@@ -316,10 +319,7 @@ func registerExamples(r *Register) []docsExample {
 		examples = append(examples, ex)
 	}
 	for _, a := range r.Actions {
-		var body orderedJSON
-		for _, f := range a.Body.Fields {
-			body = append(body, member{f.WriteName, exampleValue(f.Field)})
-		}
+		body := exampleFields(a.Body.Fields, writeName)
 		examples = append(examples, docsExample{Title: exported(a.Name), Method: "POST", Path: strings.Replace(a.DocPath, "{"+r.Key+"}", key, 1), Request: indentJSON(body), Status: ok,
 			Text: "The whole record after the engine carried it out."})
 	}

@@ -22,14 +22,7 @@ import (
 // realDocs renders the reference page of the real catalog.
 func realDocs(t *testing.T) (*Model, string) {
 	t.Helper()
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := builtinModel(t)
 	page, err := docsPage(m)
 	if err != nil {
 		t.Fatal(err)
