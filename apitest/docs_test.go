@@ -20,9 +20,9 @@ import (
 var documentedRoute = regexp.MustCompile(`data-route="([A-Z]+) ([^"]+)"`)
 
 // TestDocsServed: GET /docs needs no key and answers 200 with the generated
-// page as text/html. Every route of the generated route table has a row on
-// it, and every route the page documents is served: a call to it is never
-// answered "no such path".
+// page as text/html. Every route the server has (runtime's built-in ones
+// and the generated route table) has a row on it, and every route the page
+// documents is served: a call to it is never answered "no such path".
 func TestDocsServed(t *testing.T) {
 	is := is.New(t)
 	env := Start(t, Backends(t)[0], runtime.Config{})
@@ -39,7 +39,7 @@ func TestDocsServed(t *testing.T) {
 	for _, m := range documentedRoute.FindAllStringSubmatch(string(resp.Body), -1) {
 		documented[m[1]+" "+html.UnescapeString(m[2])] = true
 	}
-	for _, route := range generated.Routes() {
+	for _, route := range append(runtime.BuiltinRoutes(), generated.Routes()...) {
 		if !documented[route.Method+" "+route.Path] {
 			t.Errorf("route %s %s of the route table is not on /docs", route.Method, route.Path)
 		}

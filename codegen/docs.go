@@ -3,6 +3,7 @@ package codegen
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
@@ -35,8 +36,12 @@ func docsPage(m *Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	view, err := newDocsView(m)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, newDocsView(m)); err != nil {
+	if err := tmpl.Execute(&buf, view); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -47,7 +52,6 @@ type docsView struct {
 	Registers     []*docsRegister
 	Builtins      []docsRoute
 	ProblemGroups []docsProblemGroup
-	Scopes        []string
 	DefaultLimit  int
 	MaxLimit      int
 	MaxBodyMB     int64
@@ -93,15 +97,14 @@ type docsFilter struct {
 
 // docsRoute is one row of a route table.
 type docsRoute struct {
-	Method   string
-	DocPath  string // /v1/customers/{Nr}
-	Path     string // /v1/customers/:key, as in the route table
-	Scope    string // "" for public routes
-	Summary  string
-	Body     string // the request body's fields in a line, for actions and uploads
-	Anchor   string
-	Public   bool
-	AnyValid bool // any valid key, no scope
+	Method  string
+	DocPath string // /v1/customers/{Nr}
+	Path    string // /v1/customers/:key, as in the route table
+	Scope   string // "" for public routes
+	Summary string
+	Body    string // the request body's fields in a line, for actions and uploads
+	Anchor  string
+	Public  bool // needs no key (built-in routes only)
 }
 
 // docsExample is one request and its answer, with illustrative values.
@@ -111,13 +114,23 @@ type docsExample struct {
 	Path    string // with the example key filled in
 	Request string // JSON body, or ""
 	Status  string // 200 OK
-	Reply   string // JSON body, or a sentence in ReplyText
+	Reply   string // JSON body, or ""
 	Text    string // the answer in words, when Reply is ""
 }
 
-func newDocsView(m *Model) *docsView {
+// builtinSummaries describe runtime's built-in routes, which no catalog
+// declares; a built-in route without one stops the generator.
+var builtinSummaries = map[string]string{
+	"GET /health":         "200 while the engine answers ({\"status\": \"ok\", \"engine\": \"reachable\", \"latencyMs\": …}), 503 otherwise.",
+	"GET /openapi.json":   "The OpenAPI 3.1 document of every route.",
+	"GET /docs":           "This page.",
+	"POST /v1/token":      "Exchange a key for an access token (client credentials); no Idempotency-Key.",
+	"GET /v1/whoami":      "The key's client id (integration), company (tenant) and scopes.",
+	"GET /v1/field-names": "The company's labels for standard fields.",
+}
+
+func newDocsView(m *Model) (*docsView, error) {
 	v := &docsView{
-		Scopes:       m.Scopes(),
 		DefaultLimit: runtime.DefaultLimit,
 		MaxLimit:     runtime.MaxLimit,
 		MaxBodyMB:    runtime.DefaultMaxBody >> 20,
@@ -133,18 +146,14 @@ func newDocsView(m *Model) *docsView {
 			{"validValues", []any{"Normaltid", "Resa, km/dag", "Semester"}},
 			{"requestId", "01JD7Q6V3M2K8Z"},
 		}),
-		Builtins: []docsRoute{
-			{Method: "GET", DocPath: "/health", Public: true, Summary: "200 while the engine answers ({\"status\": \"ok\", \"engine\": \"reachable\", \"latencyMs\": …}), 503 otherwise."},
-			{Method: "GET", DocPath: "/openapi.json", Public: true, Summary: "The OpenAPI 3.1 document of every route."},
-			{Method: "GET", DocPath: "/docs", Public: true, Summary: "This page."},
-			{Method: "POST", DocPath: "/v1/token", Public: true, Summary: "Exchange a key for an access token (client credentials); no Idempotency-Key."},
-			{Method: "GET", DocPath: "/v1/whoami", AnyValid: true, Summary: "The key's client id (integration), company (tenant) and scopes."},
-			{Method: "GET", DocPath: "/v1/field-names", AnyValid: true, Summary: "The company's labels for standard fields."},
-		},
 	}
-	for i := range v.Builtins {
-		b := &v.Builtins[i]
-		b.Path, b.Anchor = b.DocPath, routeAnchor(b.Method, b.DocPath)
+	for _, b := range runtime.BuiltinRoutes() {
+		route := b.Method + " " + b.Path
+		summary, ok := builtinSummaries[route]
+		if !ok {
+			return nil, fmt.Errorf("runtime's built-in route %s has no summary in builtinSummaries", route)
+		}
+		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public, Summary: summary, Anchor: routeAnchor(b.Method, b.Path)})
 	}
 	for _, pc := range runtime.ProblemCodes() {
 		if n := len(v.ProblemGroups); n == 0 || v.ProblemGroups[n-1].Status != pc.Status {
@@ -162,29 +171,17 @@ func newDocsView(m *Model) *docsView {
 	for _, r := range m.Registers {
 		v.Registers = append(v.Registers, newDocsRegister(r, ownedBy[r.Name]))
 	}
-	return v
+	return v, nil
 }
 
 func registerAnchor(name string) string { return "reg-" + name }
 
 // routeAnchor is a route's id on the page: GET /v1/tasks/{Nr} → get-v1-tasks-nr.
 func routeAnchor(method, docPath string) string {
-	var b strings.Builder
-	b.WriteString(strings.ToLower(method))
-	dash := true
-	for _, c := range strings.ToLower(docPath) {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-			b.WriteRune(c)
-			dash = false
-		} else if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	if !dash {
-		return b.String()
-	}
-	return strings.TrimSuffix(b.String(), "-")
+	words := strings.FieldsFunc(strings.ToLower(method+" "+docPath), func(c rune) bool {
+		return (c < 'a' || c > 'z') && (c < '0' || c > '9')
+	})
+	return strings.Join(words, "-")
 }
 
 // registerLink links to a register's section.

@@ -17,6 +17,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
+	"fieldapi/runtime"
 )
 
 // realDocs renders the reference page of the real catalog.
@@ -42,12 +43,17 @@ func pageRoutes(page string) []string {
 	return routes
 }
 
-// TestDocsCoverEveryRoute: every route of every register of the real
-// catalog has a row on the page, with its scope, and each register its
-// section and sidebar entry.
+// TestDocsCoverEveryRoute: every built-in route, and every route of every
+// register of the real catalog, has a row on the page (a register's with
+// its scope), and each register its section and sidebar entry.
 func TestDocsCoverEveryRoute(t *testing.T) {
 	m, page := realDocs(t)
 	documented := pageRoutes(page)
+	for _, b := range runtime.BuiltinRoutes() {
+		if !slices.Contains(documented, b.Method+" "+b.Path) {
+			t.Errorf("runtime's built-in route %s %s is not on the page", b.Method, b.Path)
+		}
+	}
 	for _, r := range m.Registers {
 		if !strings.Contains(page, `<section id="`+registerAnchor(r.Name)+`">`) || !strings.Contains(page, `<a href="#`+registerAnchor(r.Name)+`">`) {
 			t.Errorf("register %s has no section or no sidebar entry", r.Name)

@@ -31,6 +31,16 @@ func builtinRoutes(api API) []Route {
 	}
 }
 
+// BuiltinRoutes are the routes every server has besides the API's own, for
+// documentation: the handlers are left out.
+func BuiltinRoutes() []Route {
+	routes := builtinRoutes(API{})
+	for i := range routes {
+		routes[i].Handler = nil
+	}
+	return routes
+}
+
 // healthReport is the body of GET /health.
 type healthReport struct {
 	Status    string  `json:"status"` // ok or unavailable
