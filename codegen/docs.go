@@ -385,7 +385,11 @@ func routeBody(r *Register, rt RouteSpec) string {
 	case KindAddDocument:
 		return "Body: name (text), contentBase64 (the file, base64), both required."
 	case KindAddLine:
-		return "Body: one " + strings.TrimSuffix(rt.Request, "Write") + " line, as in its create; answers 201."
+		for _, l := range r.Lines {
+			if l.DocPath == rt.DocPath {
+				return "Body: one line of " + l.Of.Name + ", as in the " + l.Name + " of a create; answers 201."
+			}
+		}
 	case KindCreate:
 		if r.CreateReply != nil {
 			return "Answers 201 with a summary (see the examples)."
