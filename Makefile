@@ -30,7 +30,7 @@ generate:
 build:
 	$(GO) build -o $(BIN) ./cmd/fieldapi
 
-## run: build, load the demo data, print a demo key and a curl example, serve on $(ADDR)
+## run: build, load the demo data, print a demo key, a curl example and the reference page address, serve on $(ADDR)
 run: demo-key
 	@key="$$(cat $(DEMO_KEY_FILE))"; \
 	echo; \
@@ -39,6 +39,8 @@ run: demo-key
 	echo; \
 	echo "Try:"; \
 	echo "  curl -s -H 'Authorization: Bearer $$key' 'http://$(ADDR)/v1/customers?limit=2'"; \
+	echo; \
+	echo "API reference: http://$(ADDR)/docs   (OpenAPI: http://$(ADDR)/openapi.json)"; \
 	echo
 	exec $(BIN) serve --db '$(DB)' --addr '$(ADDR)'
 

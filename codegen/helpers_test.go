@@ -32,6 +32,20 @@ func modelOfFS(t *testing.T, fsys fs.FS) *Model {
 	return m
 }
 
+// builtinModel is the model of the real catalog.
+func builtinModel(t *testing.T) *Model {
+	t.Helper()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // generate renders a model as the generated package fieldapi/generated.
 func generate(t *testing.T, m *Model) map[string][]byte {
 	t.Helper()

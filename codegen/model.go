@@ -150,7 +150,7 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 }
 
 // sharedNames are declared once per package by api_gen.go.
-var sharedNames = []string{"API", "Routes", "Scopes", "openAPIDocument"}
+var sharedNames = []string{"API", "Routes", "Scopes", "openAPIDocument", "docsHTML"}
 
 // bodyMethods are the methods of every request body type; a field of the
 // same Go name cannot live beside them.

@@ -97,11 +97,12 @@ type Route struct {
 }
 
 // API is what the generated code describes: its routes, every scope a key
-// may hold, and the OpenAPI document.
+// may hold, the OpenAPI document and the HTML reference page.
 type API struct {
 	Routes  []Route
 	Scopes  []string
 	OpenAPI []byte
+	Docs    []byte // served at GET /docs
 }
 
 // Server serves a route table.
@@ -117,7 +118,7 @@ type Server struct {
 }
 
 // NewServer builds the service over an engine and the generated API; the
-// built-in routes (health, whoami, token, field-names, openapi.json) are
+// built-in routes (health, whoami, token, field-names, openapi.json, docs) are
 // added here.
 func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 	cfg = cfg.withDefaults()
@@ -130,7 +131,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		scopes: slices.Sorted(slices.Values(api.Scopes)),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
-	for _, r := range append(builtinRoutes(api.OpenAPI), api.Routes...) {
+	for _, r := range append(builtinRoutes(api), api.Routes...) {
 		s.add(r)
 	}
 	return s
