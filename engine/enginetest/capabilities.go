@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"fieldapi/catalog"
@@ -35,7 +36,7 @@ func (s *suite) fill(t *testing.T, r *catalog.Register, skip map[string]bool, de
 	in := engine.NewInput()
 	oneOfDone := len(r.RequireOneOf) == 0
 	for _, f := range r.Fields {
-		needed := f.Required || (!oneOfDone && contains(r.RequireOneOf, f.Name))
+		needed := f.Required || (!oneOfDone && slices.Contains(r.RequireOneOf, f.Name))
 		if !needed || skip[f.Name] {
 			continue
 		}
@@ -43,7 +44,7 @@ func (s *suite) fill(t *testing.T, r *catalog.Register, skip map[string]bool, de
 			t.Skipf("the suite cannot fill %s: required field %s is not writable", r.Name, f.Name)
 		}
 		in.Values[f.Name] = s.sampleValue(t, f, depth)
-		oneOfDone = oneOfDone || contains(r.RequireOneOf, f.Name)
+		oneOfDone = oneOfDone || slices.Contains(r.RequireOneOf, f.Name)
 	}
 	if key := r.KeyField(); (key.Writable || key.CreateOnly) && !r.NumberSeries {
 		in.Values[key.Name] = uniqueName("key")
@@ -94,15 +95,6 @@ func (s *suite) createFilled(t *testing.T, r *catalog.Register, skip map[string]
 		t.Fatalf("Create %s: %v", r.Name, err)
 	}
 	return c.rec
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // capability returns the engine's capability C, or skips.

@@ -50,7 +50,11 @@ func testIsolation(t *testing.T, s *suite) {
 	}
 
 	if ls := sub.line; ls != nil {
-		lineKey := keyIn(t, rec.Lines(ls.list.ReadName)[0], ls.reg.Key)
+		lines := rec.Lines(ls.list.ReadName)
+		if len(lines) != 1 {
+			t.Fatalf("the rendered record carries %d lines under %s; want the one created", len(lines), ls.list.ReadName)
+		}
+		lineKey := keyIn(t, lines[0], ls.reg.Key)
 		if _, err := s.Engine.Get(ctx, s.Other, ls.reg.Name, lineKey); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("Get of another company's %s %s: %v; want engine.ErrNotFound", ls.reg.Name, lineKey, err)
 		}

@@ -180,6 +180,11 @@ func testLinesAllOrNothing(t *testing.T, s *suite) {
 			t.Errorf("Get %s %s: %s = %v; want %q", ls.reg.Name, lineKey, ls.name, got[ls.name], want)
 		}
 	}
+	if ls.list.Read {
+		if got := s.get(t, s.Company, sub.reg.Name, key).Lines(ls.list.ReadName); len(got) != 2 {
+			t.Errorf("Get %s %s carries %d lines under %s; want the 2 created (the catalog marks the list read)", sub.reg.Name, key, len(got), ls.list.ReadName)
+		}
+	}
 	owned := s.walk(t, s.Company, ls.reg.Name, 100, engine.Condition{Field: ls.list.Parent, Op: engine.OpEquals, Values: []any{key}})
 	if len(owned) != 2 {
 		t.Errorf("%s listed with %s = %s: %d; want 2", ls.reg.Name, ls.list.Parent, key, len(owned))

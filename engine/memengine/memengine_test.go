@@ -16,7 +16,24 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enginetest.Run(t, func(t *testing.T) enginetest.Harness {
+	enginetest.Run(t, harness(cat))
+}
+
+// TestConformanceOtherCatalog runs the suite on a catalog of other shapes
+// (an engine-assigned key, lines read with their owner, no equals filter):
+// the suite reads what it exercises from the catalog it is given.
+func TestConformanceOtherCatalog(t *testing.T) {
+	cat, err := catalog.LoadDir("testdata/catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.Run(t, harness(cat))
+}
+
+// harness makes a fresh memory engine with two companies, a reader, and
+// faults switched on and off by hand.
+func harness(cat *catalog.Catalog) func(t *testing.T) enginetest.Harness {
+	return func(t *testing.T) enginetest.Harness {
 		e := memengine.New(cat)
 		company := engine.Session{Company: "mem1", Sign: "API", ClientID: "enginetest"}
 		other := engine.Session{Company: "mem2", Sign: "API", ClientID: "enginetest"}
@@ -35,5 +52,5 @@ func TestConformance(t *testing.T) {
 				return e, func() { e.Fail(nil) }
 			},
 		}
-	})
+	}
 }

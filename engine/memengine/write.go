@@ -13,20 +13,64 @@ import (
 	"fieldapi/engine"
 )
 
-// write is one write call being prepared: the rows it adds or replaces and
-// the numbers it takes are kept aside until the receipt is rendered, then
-// stored together (commit).
+// write is one write call. It changes the engine's rows as it goes and
+// keeps how to undo each change, so a refused write, a receipt that fails
+// or a lost claim leaves everything as it was (the engine's mutex is held
+// throughout).
 type write struct {
 	e        *Engine
 	s        engine.Session
 	modified time.Time
-	added    map[string][]*row // register → new rows
-	replaced map[*row]*row     // stored row → its new version
-	numbers  map[string]int64  // series → last number taken
+	undo     []func() // run last first to roll back
 }
 
 func (e *Engine) newWrite(s engine.Session) *write {
-	return &write{e: e, s: s, modified: e.nextModified(), added: map[string][]*row{}, replaced: map[*row]*row{}, numbers: map[string]int64{}}
+	return &write{e: e, s: s, modified: e.nextModified()}
+}
+
+// add stores a new row.
+func (w *write) add(register string, rw *row) {
+	n := len(w.e.rows[register])
+	w.e.rows[register] = append(w.e.rows[register], rw)
+	w.undo = append(w.undo, func() { w.e.rows[register] = w.e.rows[register][:n] })
+}
+
+// replace stores a new version of a row.
+func (w *write) replace(rw *row, updated row) {
+	old := *rw
+	*rw = updated
+	w.undo = append(w.undo, func() { *rw = old })
+}
+
+// setNumber moves a number series on.
+func (w *write) setNumber(series string, n int64) {
+	old := w.e.numbers[series]
+	w.e.numbers[series] = n
+	w.undo = append(w.undo, func() { w.e.numbers[series] = old })
+}
+
+// finish renders the receipt from the record written and marks the claim
+// done with it; on any error, before or here, the write is rolled back.
+func (w *write) finish(r engine.Receipt, rec engine.Record, err error) (engine.Response, error) {
+	var resp engine.Response
+	if err == nil && r.Render != nil {
+		resp, err = r.Render(rec)
+	}
+	if err == nil && r.Claim.Key != "" {
+		c := w.e.claims[claimID(r.Claim)]
+		if c == nil || c.token != r.Claim.Token || c.done {
+			err = errClaimLost
+		} else {
+			c.done, c.response = true, resp
+		}
+	}
+	if err != nil {
+		for i := len(w.undo) - 1; i >= 0; i-- {
+			w.undo[i]()
+		}
+		return engine.Response{}, err
+	}
+	return resp, nil
 }
 
 // Create writes a new record with its lines, all or nothing, and stores
@@ -43,7 +87,7 @@ func (e *Engine) Create(_ context.Context, s engine.Session, register string, in
 	w := e.newWrite(s)
 	rw, lines, err := w.create(reg, in, nil)
 	if err != nil {
-		return engine.Response{}, err
+		return w.finish(r, nil, err)
 	}
 	rec := e.read(reg, rw)
 	for _, l := range reg.Lines {
@@ -56,7 +100,7 @@ func (e *Engine) Create(_ context.Context, s engine.Session, register string, in
 			rec[l.ReadName] = recs
 		}
 	}
-	return w.commit(r, rec)
+	return w.finish(r, rec, nil)
 }
 
 // Update changes the fields present in the input.
@@ -92,18 +136,17 @@ func (e *Engine) Update(_ context.Context, s engine.Session, register, key strin
 	if err := w.resolveReferences(reg, values); err != nil {
 		return engine.Response{}, err
 	}
-	updated := current
 	if len(values) > 0 {
-		updated = &row{seq: current.seq, company: current.company, modified: w.modified, values: engine.Record{}}
+		updated := row{seq: current.seq, company: current.company, modified: w.modified, values: engine.Record{}}
 		for name, v := range current.values {
 			updated.values[name] = v
 		}
 		for name, v := range values {
 			updated.values[name] = v
 		}
-		w.replaced[current] = updated
+		w.replace(current, updated)
 	}
-	return w.commit(r, e.read(reg, updated))
+	return w.finish(r, e.read(reg, current), nil)
 }
 
 // writable returns a register the signature may write with method m.
@@ -158,7 +201,7 @@ func (w *write) create(reg *catalog.Register, in engine.Input, fixed map[string]
 			return nil, nil, engine.Refuse("%s have no line list %q", reg.Name, name)
 		}
 	}
-	w.added[reg.Name] = append(w.added[reg.Name], rw)
+	w.add(reg.Name, rw)
 
 	lines := map[string][]*row{}
 	for _, l := range reg.Lines {
@@ -234,7 +277,7 @@ func (w *write) assignKey(reg *catalog.Register, rw *row) error {
 	}
 	key, _ := rw.values[reg.Key].(string)
 	if key != "" {
-		if w.lookup(reg, key) != nil {
+		if w.e.find(reg, w.s.Company, key) != nil {
 			return engine.Refuse("%s %s %s already exists", reg.Record, reg.Key, key)
 		}
 		return nil
@@ -243,34 +286,13 @@ func (w *write) assignKey(reg *catalog.Register, rw *row) error {
 		return engine.Refuse("%s is required", reg.Key)
 	}
 	series := w.s.Company + "\x00" + reg.Name
-	n, taken := w.numbers[series], true
-	if n == 0 {
-		n = w.e.numbers[series]
-	}
-	for taken {
+	n := w.e.numbers[series]
+	for taken := true; taken; taken = w.e.find(reg, w.s.Company, key) != nil {
 		n++
 		key = strconv.FormatInt(n, 10)
-		taken = w.lookup(reg, key) != nil
 	}
-	w.numbers[series] = n
+	w.setNumber(series, n)
 	rw.values[reg.Key] = key
-	return nil
-}
-
-// lookup finds a record of the caller's company by key, among the stored
-// rows and those this write adds.
-func (w *write) lookup(reg *catalog.Register, key string) *row {
-	for _, rw := range w.added[reg.Name] {
-		if keyOf(reg, rw) == key {
-			return rw
-		}
-	}
-	if rw := w.e.find(reg, w.s.Company, key); rw != nil {
-		if newer := w.replaced[rw]; newer != nil {
-			return newer
-		}
-		return rw
-	}
 	return nil
 }
 
@@ -289,7 +311,7 @@ func (w *write) resolveReferences(reg *catalog.Register, values map[string]any) 
 		}
 		var referenced *row
 		for _, key := range keys {
-			if referenced = w.lookup(target, key); referenced == nil {
+			if referenced = w.e.find(target, w.s.Company, key); referenced == nil {
 				return engine.Refuse("%s %q does not exist", target.Record, key)
 			}
 		}
@@ -305,36 +327,6 @@ func (w *write) resolveReferences(reg *catalog.Register, values map[string]any) 
 		}
 	}
 	return nil
-}
-
-// commit renders the receipt, marks the claim done with it, and stores
-// the write: all of it, or — when the claim was lost or the receipt
-// fails — none of it.
-func (w *write) commit(r engine.Receipt, rec engine.Record) (engine.Response, error) {
-	var resp engine.Response
-	if r.Render != nil {
-		var err error
-		if resp, err = r.Render(rec); err != nil {
-			return engine.Response{}, err
-		}
-	}
-	if r.Claim.Key != "" {
-		c := w.e.claims[claimID(r.Claim)]
-		if c == nil || c.token != r.Claim.Token || c.done {
-			return engine.Response{}, errClaimLost
-		}
-		c.done, c.response = true, resp
-	}
-	for register, rows := range w.added {
-		w.e.rows[register] = append(w.e.rows[register], rows...)
-	}
-	for old, updated := range w.replaced {
-		*old = *updated
-	}
-	for series, n := range w.numbers {
-		w.e.numbers[series] = n
-	}
-	return resp, nil
 }
 
 // normalize checks a value sent for a field and returns it typed as the
