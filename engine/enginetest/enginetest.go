@@ -42,6 +42,34 @@
 // database, or a new test tenant of the business system), with one
 // signature in each that may read and write every register. Its clock must
 // be the real one: the suite waits for time to pass (Modified, leases).
+//
+// # What the suite requires beyond the port's comments
+//
+// The reference engine (engine/sqlengine) behaves so, the HTTP layer relies
+// on it, and engine/engine.go does not say it; the suite does:
+//
+//   - Newest first means most recently created: an update does not move a
+//     record, so a cursor walk is stable under updates as well as creates.
+//   - Page.Next is set exactly when more records follow, in page paging
+//     too; Query.After continues strictly after it, and never repeats or
+//     skips a record that existed when the walk began.
+//   - Total counts the records matching the query on a counted register;
+//     with KnownTotal the engine may leave it nil.
+//   - Every record carries Modified, RFC 3339 text in UTC, and every write
+//     moves it on; OpContains folds case beyond ASCII and takes % and _
+//     literally; OpNotIn counts a field without value as none of them.
+//   - Get, Update (and the capabilities) answer engine.ErrNotFound for any
+//     key not in the caller's company, however malformed ("", "-1", "x" for
+//     a numeric Id): never another error, which would be a 500.
+//   - A condition on a field the register lacks is a plain error (500),
+//     not a CommandError: the HTTP layer only sends declared filters.
+//   - The record a create's receipt renders carries the lines created with
+//     it under the line list's ReadName, each with the owner's key in the
+//     line's parent field and the list's set values.
+//   - A write whose claim is no longer held by its token (taken over after
+//     its lease) must fail and write nothing; a refused write (CommandError)
+//     leaves its claim held, for the HTTP layer to Complete with the 422.
+//   - A text field cleared with nil reads as nil or "".
 package enginetest
 
 import (
