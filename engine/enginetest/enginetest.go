@@ -55,7 +55,7 @@
 //     skips a record that existed when the walk began.
 //   - Total counts the records matching the query on a counted register;
 //     with KnownTotal the engine may leave it nil.
-//   - Every record carries Modified, RFC 3339 text in UTC, and every write
+//   - Every record carries Modified, RFC 3339 text, and every write
 //     moves it on; OpContains folds case beyond ASCII and takes % and _
 //     literally; OpNotIn counts a field without value as none of them.
 //   - Get, Update (and the capabilities) answer engine.ErrNotFound for any

@@ -11,8 +11,8 @@
 // (Fail) to see how the layers above report them.
 //
 // One mutex guards everything: each call sees and leaves a consistent
-// state, and a write is prepared in full before anything is stored, so it
-// lands whole or not at all.
+// state. A write changes the rows as it goes and keeps how to undo each
+// change, so a refusal, a failed receipt or a lost claim leaves nothing.
 package memengine
 
 import (
