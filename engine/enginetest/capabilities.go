@@ -155,7 +155,9 @@ func testAddLine(t *testing.T, s *suite) {
 	r := owners[0]
 	l := postedLine(r)
 	lr := s.Catalog.Register(l.Register)
-	key := keyIn(t, s.createFilled(t, r, nil, 0), r.Key)
+	owner := s.createFilled(t, r, nil, 0)
+	checkTypes(t, "Create "+r.Name, r, owner)
+	key := keyIn(t, owner, r.Key)
 	skip := map[string]bool{l.Parent: true}
 	for name := range l.Set {
 		skip[name] = true
@@ -177,7 +179,7 @@ func testAddLine(t *testing.T, s *suite) {
 		}
 	}
 	lineKey := keyIn(t, c.rec, lr.Key)
-	s.get(t, s.Company, lr.Name, lineKey)
+	checkTypes(t, "Get "+lr.Name, lr, s.get(t, s.Company, lr.Name, lineKey))
 	if l.Read {
 		owner := s.get(t, s.Company, r.Name, key)
 		found := false

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 )
 
@@ -31,6 +32,35 @@ func (s *suite) sameFields(t *testing.T, what string, got, want engine.Record) {
 		}
 		if !reflect.DeepEqual(got[name], want[name]) {
 			t.Errorf("%s: %s = %#v; Get reads %#v", what, name, got[name], want[name])
+		}
+	}
+}
+
+// checkTypes checks every catalog field of a record holds nil or the
+// value type the port names for its catalog type: the generated mappers
+// read any other type as absent.
+func checkTypes(t *testing.T, what string, reg *catalog.Register, rec engine.Record) {
+	t.Helper()
+	for _, f := range reg.Fields {
+		v := rec[f.Name]
+		if v == nil {
+			continue
+		}
+		var ok bool
+		switch f.Type {
+		case catalog.Number:
+			_, ok = v.(float64)
+		case catalog.Bool:
+			_, ok = v.(bool)
+		case catalog.List:
+			_, ok = v.([]string)
+		case catalog.Object:
+			_, ok = v.(map[string]string)
+		default: // text and date
+			_, ok = v.(string)
+		}
+		if !ok {
+			t.Errorf("%s: %s (%s) holds a %T; the port's types are string, float64, bool, []string and map[string]string", what, f.Name, f.Type, v)
 		}
 	}
 }
@@ -68,6 +98,7 @@ func testCreateRendersRecord(t *testing.T, s *suite) {
 	key := s.keyOf(t, c.rec)
 	read := s.get(t, s.Company, sub.reg.Name, key)
 	s.sameFields(t, "the rendered record", c.rec, read)
+	checkTypes(t, "Get "+sub.reg.Name, sub.reg, read)
 	if v := read.Text(sub.name); v == nil || *v != name {
 		t.Errorf("%s = %v; want %q as sent", sub.name, read[sub.name], name)
 	}
@@ -175,6 +206,7 @@ func testLinesAllOrNothing(t *testing.T, s *suite) {
 				t.Errorf("line %d: %s = %#v; want %q, set by the line list", i, field, got, value)
 			}
 		}
+		checkTypes(t, "line "+ls.list.Name, ls.reg, lines[i])
 		lineKey := keyIn(t, lines[i], ls.reg.Key)
 		if got := s.get(t, s.Company, ls.reg.Name, lineKey); got[ls.name] != want {
 			t.Errorf("Get %s %s: %s = %v; want %q", ls.reg.Name, lineKey, ls.name, got[ls.name], want)
