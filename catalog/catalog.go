@@ -95,6 +95,11 @@ type Field struct {
 	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
 	Description string    `yaml:"description"` // one line for docs
 
+	// Use, alone in an entry of a register's fields, names a field set
+	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's
+	// place. The loader replaces the entry: a loaded Field never has one.
+	Use string `yaml:"use"`
+
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
 }

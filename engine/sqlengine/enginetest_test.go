@@ -9,6 +9,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/dataset"
 	"fieldapi/engine/enginetest"
 )
 
@@ -32,7 +33,8 @@ var (
 )
 
 // conformanceHarness opens a fresh, empty database with the builtin
-// catalog and the suite's companies and signatures, on the real clock.
+// catalog and imports the suite's companies and signatures (nothing else),
+// on the real clock.
 func conformanceHarness(t *testing.T, b testBackend) enginetest.Harness {
 	t.Helper()
 	ctx := context.Background()
@@ -58,16 +60,19 @@ func conformanceHarness(t *testing.T, b testBackend) enginetest.Harness {
 	for _, r := range cat.Registers {
 		reads = append(reads, r.ReadScope)
 	}
-	for _, u := range []struct {
-		s           engine.Session
-		permissions string
-	}{{suiteCompany, "*"}, {suiteOther, "*"}, {suiteReader, strings.Join(reads, ",")}} {
-		_, err := exec(ctx, e.db, `INSERT INTO "companies" ("id", "name") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING`, u.s.Company, u.s.Company)
-		if err == nil {
-			_, err = exec(ctx, e.db, `INSERT INTO "users" ("company", "modified", "sign", "name", "status", "permissions") VALUES (?, ?, ?, ?, 'Active', ?)`,
-				u.s.Company, e.now(), u.s.Sign, u.s.Sign, u.permissions)
-		}
-		if err != nil {
+	user := func(s engine.Session, permissions string) dataset.Record {
+		return dataset.Record{Values: map[string]any{"Sign": s.Sign, "Name": s.Sign, "Status": "Active"}, Permissions: permissions}
+	}
+	company := func(session engine.Session, name string, users ...dataset.Record) dataset.Company {
+		return dataset.Company{ID: session.Company, Name: name, Batches: []dataset.Batch{
+			{Name: "enginetest users", Registers: []dataset.Register{{Name: "users", Records: users}}},
+		}}
+	}
+	for _, c := range []dataset.Company{
+		company(suiteCompany, "Suite One", user(suiteCompany, "*"), user(suiteReader, strings.Join(reads, ","))),
+		company(suiteOther, "Suite Two", user(suiteOther, "*")),
+	} {
+		if err := e.Import(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}
