@@ -60,6 +60,8 @@ type Register struct {
 	AddDocumentFunc   string // addTaskDocument, with documents
 	ListDocumentsFunc string // listTaskDocuments
 	GetDocumentFunc   string // getTaskDocument
+
+	Names *RegisterNames // its constants in the engine's names package (model_names.go)
 }
 
 // RouteSpec is one route of a register.
@@ -142,8 +144,12 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 	}
 	for _, r := range m.Registers {
 		r.completeCommands()
+		r.Names = newRegisterNames(r)
 	}
 	if err := m.checkNames(); err != nil {
+		return nil, err
+	}
+	if err := m.checkEngineNames(); err != nil {
 		return nil, err
 	}
 	return m, nil
