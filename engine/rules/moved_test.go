@@ -7,6 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/engine/names"
 )
 
 func TestTotalPrice(t *testing.T) {
@@ -57,17 +58,19 @@ func TestDayIn(t *testing.T) {
 	}
 }
 
+var timesOwnerType = ownerTypeFilter{register: names.Times, field: names.TimeOwnerType}
+
 func TestOwnerTypeCondition(t *testing.T) {
 	is := is.New(t)
-	c, err := ownerTypeFilter{}.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"none"}})
+	c, err := timesOwnerType.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"none"}})
 	is.NoErr(err)
 	is.Equal(c.Values, []any{nil}) // standalone: OwnerType IS NULL
-	c, err = ownerTypeFilter{}.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"contract"}})
+	c, err = timesOwnerType.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"contract"}})
 	is.NoErr(err)
 	is.Equal(c.Values, []any{"contract"})
-	_, err = ownerTypeFilter{}.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"Task"}})
+	_, err = timesOwnerType.ListCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"Task"}})
 	is.Equal(refusal(t, err).ValidValues, []string{"task", "quote", "order", "contract", "none"})
-	c, err = ownerTypeFilter{}.ListCondition(engine.Condition{Field: "OwnerNr", Op: engine.OpEquals, Values: []any{"none"}})
+	c, err = timesOwnerType.ListCondition(engine.Condition{Field: "OwnerNr", Op: engine.OpEquals, Values: []any{"none"}})
 	is.NoErr(err)
 	is.Equal(c.Values, []any{"none"}) // other fields pass as they are
 }

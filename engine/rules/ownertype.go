@@ -12,6 +12,7 @@ import (
 // or "none" for standalone entries, which have no owner (OwnerType null).
 type ownerTypeFilter struct {
 	register string // times or materials
+	field    string // its OwnerType field
 }
 
 // The owner types of time and material lines, and the ownerType filter
@@ -21,19 +22,15 @@ var (
 	standaloneOwnerType = "none"
 )
 
-// ownerTypeField is the field both line registers name their owner's type
-// with (names.TimeOwnerType, names.MaterialOwnerType).
-const ownerTypeField = "OwnerType"
-
 func (o ownerTypeFilter) Name() string     { return "the " + o.register + " ownerType filter rules" }
 func (o ownerTypeFilter) Register() string { return o.register }
 func (o ownerTypeFilter) Needs() []Need {
-	return []Need{Field(o.register, ownerTypeField, catalog.Text)}
+	return []Need{Field(o.register, o.field, catalog.Text)}
 }
 
 // ListCondition checks the ownerType filter of a list.
-func (ownerTypeFilter) ListCondition(c engine.Condition) (engine.Condition, error) {
-	if c.Field != ownerTypeField || c.Op != engine.OpEquals || len(c.Values) != 1 {
+func (o ownerTypeFilter) ListCondition(c engine.Condition) (engine.Condition, error) {
+	if c.Field != o.field || c.Op != engine.OpEquals || len(c.Values) != 1 {
 		return c, nil
 	}
 	value, _ := c.Values[0].(string)
