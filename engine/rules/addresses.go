@@ -61,7 +61,7 @@ func resolveAddressOwner(ctx context.Context, tx Tx, address, out Values) error 
 	owners := addressOwnerFields[:3]
 	var given []string
 	for _, name := range owners {
-		if !isEmpty(address[name]) {
+		if !engine.Empty(address[name]) {
 			given = append(given, name)
 		}
 	}

@@ -1,42 +1,18 @@
 package rules
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
 )
 
-// catalogWith is the builtin catalog's YAML files (catalog/*.yaml) with
-// edit applied to a copy of them: file name → content; an empty content
-// removes the file.
+// catalogWith is the builtin catalog with edit applied to a copy of its files.
 func catalogWith(t *testing.T, edit func(files map[string]string)) *catalog.Catalog {
 	t.Helper()
-	paths, err := filepath.Glob("../../catalog/*.yaml")
-	if err != nil || len(paths) == 0 {
-		t.Fatal("no catalog files:", err)
-	}
-	files := map[string]string{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[filepath.Base(p)] = string(data)
-	}
-	edit(files)
-	fsys := fstest.MapFS{}
-	for name, content := range files {
-		if content != "" {
-			fsys[name] = &fstest.MapFile{Data: []byte(content)}
-		}
-	}
-	cat, err := catalog.LoadFS(fsys)
+	cat, err := catalog.BuiltinWith(edit)
 	if err != nil {
 		t.Fatal("the edited catalog does not load:", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"fieldapi/catalog"
+	"fieldapi/engine"
 	"fieldapi/engine/names"
 )
 
@@ -31,7 +32,7 @@ func (quoteValidity) Needs() []Need {
 }
 
 func (quoteValidity) PrepareCreate(ctx context.Context, tx Tx, values Values) error {
-	if !isEmpty(values[names.QuoteValidUntilDate]) {
+	if !engine.Empty(values[names.QuoteValidUntilDate]) {
 		return nil
 	}
 	days, err := quoteValidityDays(ctx, tx)

@@ -50,11 +50,11 @@ func checkTime(ctx context.Context, tx Tx, entry, changed Values) error {
 			return err
 		}
 	}
-	if !isEmpty(entry[names.TimeOwnerNr]) {
+	if !engine.Empty(entry[names.TimeOwnerNr]) {
 		return nil
 	}
 	for _, name := range []string{names.TimeDate, names.TimeUserSign} {
-		if isEmpty(entry[name]) {
+		if engine.Empty(entry[name]) {
 			return engine.Refuse("%s is required for a standalone entry (a booking or absence in a user's calendar)", name)
 		}
 	}

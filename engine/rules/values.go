@@ -6,19 +6,6 @@ import (
 	"fieldapi/engine"
 )
 
-// isEmpty reports whether a value counts as not given.
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case []string:
-		return len(x) == 0
-	}
-	return false
-}
-
 // text is a text value, "" when absent or of another type.
 func text(values Values, name string) string {
 	s, _ := values[name].(string)

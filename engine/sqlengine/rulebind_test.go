@@ -1,11 +1,9 @@
 package sqlengine
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/matryer/is"
 
@@ -17,19 +15,10 @@ import (
 // silently. Now Open refuses, naming the file the rules expect.
 func TestOpenRefusesARenamedRegisterWithRules(t *testing.T) {
 	is := is.New(t)
-	fsys := fstest.MapFS{}
-	paths, err := filepath.Glob("../../catalog/*.yaml")
-	is.NoErr(err)
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		is.NoErr(err)
-		name := filepath.Base(p)
-		if name == "tasks.yaml" {
-			name, data = "jobs.yaml", []byte(strings.Replace(string(data), "register: tasks", "register: jobs", 1))
-		}
-		fsys[name] = &fstest.MapFile{Data: data}
-	}
-	cat, err := catalog.LoadFS(fsys)
+	cat, err := catalog.BuiltinWith(func(files map[string]string) {
+		files["jobs.yaml"] = strings.Replace(files["tasks.yaml"], "register: tasks", "register: jobs", 1)
+		files["tasks.yaml"] = ""
+	})
 	is.NoErr(err) // the catalog itself is valid
 
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "engine.db")

@@ -101,4 +101,3 @@ func (x ruleTx) Log(ctx context.Context, register, key, action, detail string, r
 	}
 	return x.w.log(ctx, t, key, action, detail, record)
 }
-
