@@ -135,3 +135,11 @@ func refusal(t *testing.T, err error) *engine.CommandError {
 	}
 	return ce
 }
+
+// prepare runs a module's create hook (current nil) or update hook.
+func prepare(m Module, tx Tx, current engine.Record, values Values) error {
+	if current == nil {
+		return m.(CreatePreparer).PrepareCreate(context.Background(), tx, values)
+	}
+	return m.(UpdatePreparer).PrepareUpdate(context.Background(), tx, current, values)
+}

@@ -56,12 +56,7 @@ func TestTimeBooking(t *testing.T) {
 			is := is.New(t)
 			tx := newFakeTx().with(names.TimeTypes, timeTypes...)
 			tx.now, tx.loc = now, stockholm
-			var err error
-			if tc.current == nil {
-				err = timeBooking{}.PrepareCreate(ctx, tx, tc.sent)
-			} else {
-				err = timeBooking{}.PrepareUpdate(ctx, tx, tc.current, tc.sent)
-			}
+			err := prepare(timeBooking{}, tx, tc.current, tc.sent)
 			if tc.refused == "" {
 				is.NoErr(err)
 				return
@@ -113,12 +108,7 @@ func TestAddressOwner(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			var err error
-			if tc.current == nil {
-				err = addressOwner{}.PrepareCreate(ctx, owners, tc.sent)
-			} else {
-				err = addressOwner{}.PrepareUpdate(ctx, owners, tc.current, tc.sent)
-			}
+			err := prepare(addressOwner{}, owners, tc.current, tc.sent)
 			if tc.refused != "" {
 				ce := refusal(t, err)
 				is.True(strings.Contains(ce.Detail, tc.refused)) // the refusal says why

@@ -60,12 +60,7 @@ func TestPlanDates(t *testing.T) {
 			for k, v := range tc.sent {
 				values[k] = v
 			}
-			var err error
-			if tc.current == nil {
-				err = taskPlan{}.PrepareCreate(ctx, newFakeTx(), values)
-			} else {
-				err = taskPlan{}.PrepareUpdate(ctx, newFakeTx(), tc.current, values)
-			}
+			err := prepare(taskPlan{}, newFakeTx(), tc.current, values)
 			if tc.refused != "" {
 				ce := refusal(t, err)
 				is.True(strings.Contains(ce.Detail, tc.refused)) // the refusal says why
@@ -125,12 +120,7 @@ func TestTaskAssignees(t *testing.T) {
 			if tc.setting != "" {
 				tx.settings[TaskStatusSetting] = tc.setting
 			}
-			var err error
-			if tc.current == nil {
-				err = taskAssignees{}.PrepareCreate(ctx, tx, tc.sent)
-			} else {
-				err = taskAssignees{}.PrepareUpdate(ctx, tx, tc.current, tc.sent)
-			}
+			err := prepare(taskAssignees{}, tx, tc.current, tc.sent)
 			is.NoErr(err)
 			if tc.signs == nil {
 				_, set := tc.sent["AssigneeStatuses"]
