@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/rules"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -36,6 +37,10 @@ func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt s
 		}
 	}
 	eng, err := sqlengine.Open(ctx, dsn, cat, opt)
+	var mismatch *rules.CatalogError
+	if errors.As(err, &mismatch) {
+		return nil, err // about the catalog, not the database: it names the file
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

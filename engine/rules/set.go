@@ -33,7 +33,7 @@ func Bind(cat *catalog.Catalog, modules ...Module) (*Set, error) {
 		actions := s.actions(r.Name)
 		for _, a := range r.Actions {
 			if actions[a.Name] == nil {
-				return nil, fmt.Errorf("%s: action %s has no rule in the engine (engine/rules)", catalog.FileFor(r.Name), a.Name)
+				return nil, catalogErrorf("%s: action %s has no rule in the engine (engine/rules)", catalog.FileFor(r.Name), a.Name)
 			}
 		}
 	}
@@ -44,31 +44,41 @@ func Bind(cat *catalog.Catalog, modules ...Module) (*Set, error) {
 func check(cat *catalog.Catalog, m Module) error {
 	reg := cat.Register(m.Register())
 	if reg == nil {
-		return fmt.Errorf("%s: %s need register %s, which the catalog does not declare (renamed or removed?)",
+		return catalogErrorf("%s: %s need register %s, which the catalog does not declare (renamed or removed?)",
 			catalog.FileFor(m.Register()), m.Name(), m.Register())
 	}
 	for _, n := range m.Needs() {
 		r := cat.Register(n.Register)
 		if r == nil {
-			return fmt.Errorf("%s: %s need register %s, which the catalog does not declare (renamed or removed?)",
+			return catalogErrorf("%s: %s need register %s, which the catalog does not declare (renamed or removed?)",
 				catalog.FileFor(n.Register), m.Name(), n.Register)
 		}
 		f := r.Field(n.Field)
 		if f == nil {
-			return fmt.Errorf("%s: %s need field %s (%s)", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type)
+			return catalogErrorf("%s: %s need field %s (%s)", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type)
 		}
 		if f.Type != n.Type {
-			return fmt.Errorf("%s: %s need field %s (%s), not %s", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type, f.Type)
+			return catalogErrorf("%s: %s need field %s (%s), not %s", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type, f.Type)
 		}
 	}
 	if a, ok := m.(Actor); ok {
 		for _, name := range slices.Sorted(maps.Keys(a.Actions())) {
 			if !slices.ContainsFunc(reg.Actions, func(ca *catalog.Action) bool { return ca.Name == name }) {
-				return fmt.Errorf("%s: %s carry out action %s, which the catalog does not declare", catalog.FileFor(reg.Name), m.Name(), name)
+				return catalogErrorf("%s: %s carry out action %s, which the catalog does not declare", catalog.FileFor(reg.Name), m.Name(), name)
 			}
 		}
 	}
 	return nil
+}
+
+// CatalogError is a catalog the rules cannot run on: the text names the
+// YAML file, the rule and the field.
+type CatalogError struct{ text string }
+
+func (e *CatalogError) Error() string { return e.text }
+
+func catalogErrorf(format string, args ...any) error {
+	return &CatalogError{text: fmt.Sprintf(format, args...)}
 }
 
 // PrepareCreate runs the register's CreatePreparer hooks.
