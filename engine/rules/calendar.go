@@ -34,8 +34,8 @@ func parseDateIn(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date or date-time", s)
 }
 
-// DayIn is the date on which s falls in loc.
-func DayIn(s string, loc *time.Location) (string, error) {
+// dayIn is the date on which s falls in loc.
+func dayIn(s string, loc *time.Location) (string, error) {
 	t, err := parseDateIn(s, loc)
 	if err != nil {
 		return "", err

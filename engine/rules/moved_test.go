@@ -51,9 +51,9 @@ func TestDayIn(t *testing.T) {
 		"2026-03-11T00:30:00+02:00": "2026-03-10", // 23:30 in Oslo
 		"2026-03-10T23:30Z":         "2026-03-11",
 	} {
-		got, err := DayIn(s, oslo)
+		got, err := dayIn(s, oslo)
 		if err != nil || got != want {
-			t.Errorf("DayIn(%q) = %q, %v; want %q", s, got, err, want)
+			t.Errorf("dayIn(%q) = %q, %v; want %q", s, got, err, want)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func checkBookingType(ctx context.Context, tx Tx, entry Values) error {
 	if err != nil {
 		return err
 	}
-	startDay, err := DayIn(text(entry, names.TimeDate), loc)
+	startDay, err := dayIn(text(entry, names.TimeDate), loc)
 	if err != nil {
 		return engine.Refuse("%s: %v", names.TimeDate, err)
 	}
