@@ -60,6 +60,14 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 			want: "catalog/products.yaml: the material pricing rules need field BasePrice (number), not text",
 		},
 		{
+			name: "a line list a rule prepares is renamed",
+			edit: func(t *testing.T, files map[string]string) {
+				replace(t, files, "tasks.yaml", "{name: materials, register: materials", "{name: parts, register: materials")
+				replace(t, files, "tasks.yaml", "lines: {materials: [Id, ProductNr]", "lines: {parts: [Id, ProductNr]")
+			},
+			want: "catalog/tasks.yaml: the material pricing rules need line list materials",
+		},
+		{
 			name: "a register with rules is renamed",
 			edit: func(t *testing.T, files map[string]string) {
 				files["jobs.yaml"] = strings.Replace(files["tasks.yaml"], "register: tasks", "register: jobs", 1)

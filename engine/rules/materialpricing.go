@@ -23,6 +23,7 @@ func (materialPricing) Register() string { return names.Tasks }
 func (materialPricing) Needs() []Need {
 	return []Need{
 		Field(names.Tasks, names.TaskPriceListNr, catalog.Text),
+		LineList(names.Tasks, names.TaskMaterialsLine),
 		Field(names.Materials, names.MaterialProductNr, catalog.Text),
 		Field(names.Materials, names.MaterialPrice, catalog.Number),
 		Field(names.Materials, names.MaterialDiscountPct, catalog.Number),

@@ -68,16 +68,23 @@ type Module interface {
 	Needs() []Need
 }
 
-// Need is one catalog field a module reads or writes, with its type.
+// Need is one catalog field a module reads or writes, with its type, or
+// one line list whose lines it prepares.
 type Need struct {
 	Register string
 	Field    string
 	Type     catalog.FieldType
+	Line     string // a line list of Register, instead of a field
 }
 
 // Field is a Need, for short lists: Field(names.Tasks, names.TaskStatus, catalog.Text).
 func Field(register, field string, t catalog.FieldType) Need {
 	return Need{Register: register, Field: field, Type: t}
+}
+
+// LineList is the Need of a line list: LineList(names.Tasks, names.TaskMaterialsLine).
+func LineList(register, line string) Need {
+	return Need{Register: register, Line: line}
 }
 
 // Values are a record's values by PascalCase field name, as a write leaves

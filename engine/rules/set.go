@@ -53,6 +53,12 @@ func check(cat *catalog.Catalog, m Module) error {
 			return catalogErrorf("%s: %s need register %s, which the catalog does not declare (renamed or removed?)",
 				catalog.FileFor(n.Register), m.Name(), n.Register)
 		}
+		if n.Line != "" {
+			if !slices.ContainsFunc(r.Lines, func(l *catalog.Line) bool { return l.Name == n.Line }) {
+				return catalogErrorf("%s: %s need line list %s", catalog.FileFor(n.Register), m.Name(), n.Line)
+			}
+			continue
+		}
 		f := r.Field(n.Field)
 		if f == nil {
 			return catalogErrorf("%s: %s need field %s (%s)", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type)
