@@ -97,6 +97,11 @@ type Field struct {
 	DefaultFrom string    `yaml:"defaultFrom"` // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
 	Description string    `yaml:"description"` // one line for docs
 
+	// Use, alone in an entry of a register's fields, names a field set
+	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's
+	// place. The loader replaces the entry: a loaded Field never has one.
+	Use string `yaml:"use"`
+
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
 }

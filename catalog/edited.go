@@ -6,16 +6,21 @@ import (
 )
 
 // BuiltinWith loads a copy of the builtin catalog after edit has changed
-// its files (file name → YAML; a file set to "" is removed). Tests use it
+// its files (path → YAML, such as tasks.yaml or fieldsets/address.yaml; a
+// file set to "" is removed). Tests use it
 // to try a catalog edit, such as a field removed or a register renamed,
 // without touching the files.
 func BuiltinWith(edit func(files map[string]string)) (*Catalog, error) {
-	names, err := fs.Glob(builtin, "*.yaml")
+	registers, err := fs.Glob(builtin, RegisterFiles)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := fs.Glob(builtin, FieldSetFiles)
 	if err != nil {
 		return nil, err
 	}
 	files := map[string]string{}
-	for _, name := range names {
+	for _, name := range append(registers, sets...) {
 		data, err := fs.ReadFile(builtin, name)
 		if err != nil {
 			return nil, err

@@ -38,12 +38,19 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 
 	// The combined catalog: every real register and machines.
 	catDir := filepath.Join(mod, "catalog")
-	real, err := filepath.Glob(filepath.Join(root, "catalog", "*.yaml"))
+	real, err := filepath.Glob(filepath.Join(root, "catalog", catalog.RegisterFiles))
 	if err != nil || len(real) == 0 {
 		t.Fatalf("no real catalog files (%v)", err)
 	}
 	for _, src := range append(real, filepath.Join("testdata", "serve", "machines.yaml")) {
 		copyFile(t, src, filepath.Join(catDir, filepath.Base(src)))
+	}
+	sets, err := filepath.Glob(filepath.Join(root, "catalog", catalog.FieldSetFiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range sets { // the field sets the real registers use
+		copyFile(t, src, filepath.Join(catDir, "fieldsets", filepath.Base(src)))
 	}
 	cat, err := catalog.LoadDir(catDir)
 	if err != nil {

@@ -43,9 +43,9 @@ func dayIn(s string, loc *time.Location) (string, error) {
 	return t.In(loc).Format(dateLayout), nil
 }
 
-// AddDays is the date days after the date on which s is written (its
+// addDays is the date days after the date on which s is written (its
 // first ten characters: the wall-clock date it was given in).
-func AddDays(s string, days int) (string, error) {
+func addDays(s string, days int) (string, error) {
 	if len(s) < len(dateLayout) {
 		return "", fmt.Errorf("%q is not an ISO 8601 date", s)
 	}

@@ -20,8 +20,7 @@ type fakeTx struct {
 	loc      *time.Location
 	settings map[string]string
 	records  map[string][]engine.Record // by register, oldest first
-	trusted  bool
-	stale    bool // UpdateIf finds its expected values changed (a parallel write)
+	stale    bool                       // UpdateIf finds its expected values changed (a parallel write)
 
 	updates []update   // UpdateIf calls that wrote
 	logs    []logEntry // Log calls
@@ -74,7 +73,6 @@ func (f *fakeTx) Session() engine.Session {
 	return engine.Session{Company: f.company, Sign: "API", ClientID: "test"}
 }
 func (f *fakeTx) Now() time.Time { return f.now }
-func (f *fakeTx) Trusted() bool  { return f.trusted }
 
 func (f *fakeTx) Location(context.Context) (*time.Location, error) { return f.loc, nil }
 
@@ -117,9 +115,6 @@ func (f *fakeTx) UpdateIf(_ context.Context, register, key string, expect, set m
 }
 
 func (f *fakeTx) Log(_ context.Context, register, key, action, detail string, _ engine.Record) error {
-	if f.trusted {
-		return nil
-	}
 	f.logs = append(f.logs, logEntry{register, key, action, detail})
 	return nil
 }

@@ -45,7 +45,7 @@ func (quoteValidity) PrepareCreate(ctx context.Context, tx Tx, values Values) er
 	if quoteDate == "" {
 		return nil // cleared on purpose by quoteDate: ""
 	}
-	values[names.QuoteValidUntilDate], err = AddDays(quoteDate, days)
+	values[names.QuoteValidUntilDate], err = addDays(quoteDate, days)
 	return err
 }
 

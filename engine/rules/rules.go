@@ -50,11 +50,8 @@ type Tx interface {
 	UpdateIf(ctx context.Context, register, key string, expect, set map[string]any) (updated bool, err error)
 	// Log adds an entry to the change log of a record, signed by the
 	// caller; record (the record after the change, or nil) lets a line be
-	// logged on its owner too. The engine's own loads log nothing.
+	// logged on its owner too.
 	Log(ctx context.Context, register, key, action, detail string, record engine.Record) error
-	// Trusted reports an engine's own load (demo data): rules that guard
-	// API clients, such as the transition table, are not applied.
-	Trusted() bool
 }
 
 // Module is one rule module: the hooks it implements run on writes of its

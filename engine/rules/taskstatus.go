@@ -15,29 +15,29 @@ import (
 
 // Task statuses (spec 3.1). The statuses are fixed; which moves between
 // them the engine allows, and which status a new task starts in, are the
-// company's settings (TaskStatusRules). A create's status is held back and
+// company's settings (taskStatusRules). A create's status is held back and
 // applied last, once the task and its lines are stored, through the
 // transition rules; a refusal rolls back the whole create. A status change
 // moves every assignee with the task.
 
-// TaskStatuses are the statuses of a task, in their forward order.
-var TaskStatuses = []string{"Planned", "Sent", "Received", "InProgress", "Finished", "Archived"}
+// taskStatuses are the statuses of a task, in their forward order.
+var taskStatuses = []string{"Planned", "Sent", "Received", "InProgress", "Finished", "Archived"}
 
 // TaskStatusSetting names the company's status rules among its settings.
 const TaskStatusSetting = "tasks.statusRules"
 
-// TaskStatusRules are a company's rules for task statuses.
-type TaskStatusRules struct {
+// taskStatusRules are a company's rules for task statuses.
+type taskStatusRules struct {
 	Default     string              `json:"default"`     // status of a new task
 	Transitions map[string][]string `json:"transitions"` // from → the statuses it may move to
 }
 
-// ReferenceTaskStatusRules are the rules of a company that has none of its
+// referenceTaskStatusRules are the rules of a company that has none of its
 // own (and the demo companies'): a forward flow from planning to archive,
 // plus the moves back a dispatcher needs (recall a sent task, reopen a
 // finished one, restore an archived one).
-func ReferenceTaskStatusRules() TaskStatusRules {
-	return TaskStatusRules{
+func referenceTaskStatusRules() taskStatusRules {
+	return taskStatusRules{
 		Default: "Planned",
 		Transitions: map[string][]string{
 			"Planned":    {"Sent", "Archived"},
@@ -51,14 +51,14 @@ func ReferenceTaskStatusRules() TaskStatusRules {
 }
 
 // loadTaskStatusRules reads the company's status rules.
-func loadTaskStatusRules(ctx context.Context, tx Tx) (TaskStatusRules, error) {
+func loadTaskStatusRules(ctx context.Context, tx Tx) (taskStatusRules, error) {
 	value, ok, err := tx.Setting(ctx, TaskStatusSetting)
 	if err != nil || !ok {
-		return ReferenceTaskStatusRules(), err
+		return referenceTaskStatusRules(), err
 	}
-	var rules TaskStatusRules
-	if err := json.Unmarshal([]byte(value), &rules); err != nil || !slices.Contains(TaskStatuses, rules.Default) {
-		return TaskStatusRules{}, fmt.Errorf("settings %s of company %s: want {default, transitions} with a task status as default",
+	var rules taskStatusRules
+	if err := json.Unmarshal([]byte(value), &rules); err != nil || !slices.Contains(taskStatuses, rules.Default) {
+		return taskStatusRules{}, fmt.Errorf("settings %s of company %s: want {default, transitions} with a task status as default",
 			TaskStatusSetting, tx.Session().Company)
 	}
 	return rules, nil
@@ -117,8 +117,8 @@ func (taskStatus) Actions() map[string]Action {
 
 // checkTaskStatus refuses a value that is not a task status.
 func checkTaskStatus(status string) error {
-	if !slices.Contains(TaskStatuses, status) {
-		return engine.Refuse("%q is not a task status", status).WithValid(TaskStatuses...)
+	if !slices.Contains(taskStatuses, status) {
+		return engine.Refuse("%q is not a task status", status).WithValid(taskStatuses...)
 	}
 	return nil
 }
@@ -151,19 +151,17 @@ func setTaskStatus(ctx context.Context, tx Tx, key string, in engine.Input) erro
 // skip the checks.
 func moveTaskStatus(ctx context.Context, tx Tx, key string, task Values, to string) error {
 	from := text(task, names.TaskStatus)
-	if !tx.Trusted() {
-		if text(task, names.TaskOwnerSign) == "" {
-			return engine.Refuse("Task %s has no owner: an owner is required to change its status", key)
-		}
-		rules, err := loadTaskStatusRules(ctx, tx)
-		if err != nil {
-			return err
-		}
-		allowed := rules.Transitions[from]
-		if !slices.Contains(allowed, to) {
-			return engine.Refuse("Task %s cannot move from %s to %s; from %s it can move to: %s",
-				key, from, to, from, strings.Join(allowed, ", ")).WithValid(allowed...)
-		}
+	if text(task, names.TaskOwnerSign) == "" {
+		return engine.Refuse("Task %s has no owner: an owner is required to change its status", key)
+	}
+	rules, err := loadTaskStatusRules(ctx, tx)
+	if err != nil {
+		return err
+	}
+	allowed := rules.Transitions[from]
+	if !slices.Contains(allowed, to) {
+		return engine.Refuse("Task %s cannot move from %s to %s; from %s it can move to: %s",
+			key, from, to, from, strings.Join(allowed, ", ")).WithValid(allowed...)
 	}
 	assignees := maps.Clone(assigneeStatuses(task))
 	for sign := range assignees {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
-
-	"fieldapi/engine/rules"
 )
 
 // The company's calendar, as the rules read it (through ruleTx).
@@ -51,6 +49,3 @@ func (w *writer) moment() time.Time {
 	}
 	return w.e.opt.Now() // not reached: w.now is formatTime's output
 }
-
-// addDays is the date days after the date s is written on (the demo data).
-func addDays(s string, days int) (string, error) { return rules.AddDays(s, days) }

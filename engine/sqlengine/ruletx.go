@@ -21,7 +21,6 @@ func (w *writer) ruleTx() ruleTx { return ruleTx{w} }
 
 func (x ruleTx) Session() engine.Session { return x.w.s }
 func (x ruleTx) Now() time.Time          { return x.w.moment() }
-func (x ruleTx) Trusted() bool           { return x.w.trusted }
 
 func (x ruleTx) Location(ctx context.Context) (*time.Location, error) { return x.w.location(ctx) }
 
