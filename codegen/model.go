@@ -1,5 +1,7 @@
 // Package codegen turns the register catalog into the generated HTTP layer:
-// one Go file per register, a route table and an OpenAPI document.
+// one Go file per register, a route table and an OpenAPI document; and into
+// the engine's names package (engine/names: a constant per register, field,
+// line list and action, for the rules; model_names.go, emit_names.go).
 //
 // It first builds a model in which every Go name, JSON name, route and scope
 // is computed once; the emitters only read the model.

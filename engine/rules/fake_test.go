@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,6 +131,19 @@ func refusal(t *testing.T, err error) *engine.CommandError {
 		t.Fatalf("want a refusal (*engine.CommandError), got %v", err)
 	}
 	return ce
+}
+
+// refusedWith checks err is a refusal whose text contains detail and
+// whose validValues are valid.
+func refusedWith(t *testing.T, err error, detail string, valid []string) {
+	t.Helper()
+	ce := refusal(t, err)
+	if !strings.Contains(ce.Detail, detail) {
+		t.Errorf("refusal %q, want it to contain %q", ce.Detail, detail)
+	}
+	if !slices.Equal(ce.ValidValues, valid) {
+		t.Errorf("validValues %q, want %q", ce.ValidValues, valid)
+	}
 }
 
 // prepare runs a module's create hook (current nil) or update hook.
