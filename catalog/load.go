@@ -285,6 +285,9 @@ func (r *Register) validate(c *Catalog) error {
 			}
 		}
 	}
+	if err := r.validateRuleKeys(c, fields); err != nil {
+		return err
+	}
 	if rp := r.CreateReply; rp != nil {
 		for _, name := range rp.Fields {
 			if fields[name] == nil {

@@ -126,6 +126,17 @@ var loaderErrors = []struct {
 	{"default of a missing field", things("defaults: {Size: '1'}\n"), `catalog/things.yaml: defaults: field "Size" is not declared`},
 	{"requireOneOf a missing field", things("requireOneOf: [Size]\n"), `catalog/things.yaml: requireOneOf: field "Size" is not declared`},
 
+	// Declarative rule keys (rulekeys.go).
+	{"defaultFrom with lookup", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: OwnerName, writable: true, lookup: OwnerNr.Name, defaultFrom: OwnerNr.Name}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerName: lookup and defaultFrom exclude each other"},
+	{"defaultFrom read only", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: OwnerName, defaultFrom: OwnerNr.Name}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerName: defaultFrom needs a writable field; a read-only copy is a lookup"},
+	{"defaultFrom not from a reference", things("  - {name: Size, writable: true}\n  - {name: Label, writable: true, defaultFrom: Size.Name}\n"), `catalog/things.yaml: field Label: defaultFrom "Size.Name" must be Ref.Field where Ref is a text reference field of this register`},
+	{"defaultFrom of a missing field", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: Label, writable: true, defaultFrom: OwnerNr.Colour}\n"), "owners.yaml", owners), `catalog/things.yaml: field Label: defaultFrom "OwnerNr.Colour": owners has no field Colour`},
+	{"inherit a field the owner lacks", plus(things("lines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Name]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Name" is not declared in things.yaml`},
+	{"inherit a field the line lacks", plus(things("  - {name: Size, writable: true}\nlines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Size]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Size" is not declared in owners.yaml`},
+	{"inherit the parent", plus(things("lines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Nr]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Nr" is set by the owner already (parent or set)`},
+	{"locateFrom a missing field", things("locateFrom: [Place]\n"), `catalog/things.yaml: locateFrom: field "Place" is not declared`},
+	{"locateFrom a field that is no reference", things("locateFrom: [Nr]\n"), "catalog/things.yaml: locateFrom: field Nr is not a text reference field"},
+
 	// Fields.
 	{"field name", things("  - {name: size}\n"), `catalog/things.yaml: fields[1]: name "size" must be PascalCase`},
 	{"reserved field", things("  - {name: Modified, type: date}\n"), "catalog/things.yaml: field Modified: Modified is added by the service"},
@@ -380,4 +391,20 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("loaded without error but without things")
 		}
 	})
+}
+
+// TestRuleKeys: the declarative rule keys, used as meant, load.
+func TestRuleKeys(t *testing.T) {
+	is := is.New(t)
+	c, err := load(plus(things(`  - {name: OwnerNr, writable: true, references: owners}
+  - {name: Name, writable: true, defaultFrom: OwnerNr.Name}
+lines:
+  - {name: notes, register: owners, parent: Nr, inherit: [Name]}
+locateFrom: [OwnerNr]
+`), "owners.yaml", owners))
+	is.NoErr(err)
+	things := c.Register("things")
+	is.Equal(things.Field("Name").DefaultFrom, "OwnerNr.Name")
+	is.Equal(things.Lines[0].Inherit, []string{"Name"})
+	is.Equal(things.LocateFrom, []string{"OwnerNr"})
 }

@@ -56,6 +56,16 @@ func generate(t *testing.T, m *Model) map[string][]byte {
 	return files
 }
 
+// generateNames renders a model's names package as fieldapi/engine/names.
+func generateNames(t *testing.T, m *Model) map[string][]byte {
+	t.Helper()
+	files, err := GenerateNames(m, namesImportPath)
+	if err != nil {
+		t.Fatal("GenerateNames:", err)
+	}
+	return files
+}
+
 // A small catalog for the emitter and model tests: parts, with every kind
 // of field and a line list of notes; notes, a line register without
 // methods of its own.

@@ -1,5 +1,7 @@
 // Package codegen turns the register catalog into the generated HTTP layer:
-// one Go file per register, a route table and an OpenAPI document.
+// one Go file per register, a route table and an OpenAPI document; and into
+// the engine's names package (engine/names: a constant per register, field,
+// line list and action, for the rules; model_names.go, emit_names.go).
 //
 // It first builds a model in which every Go name, JSON name, route and scope
 // is computed once; the emitters only read the model.
@@ -60,6 +62,8 @@ type Register struct {
 	AddDocumentFunc   string // addTaskDocument, with documents
 	ListDocumentsFunc string // listTaskDocuments
 	GetDocumentFunc   string // getTaskDocument
+
+	Names *RegisterNames // its constants in the engine's names package (model_names.go)
 }
 
 // RouteSpec is one route of a register.
@@ -142,8 +146,12 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 	}
 	for _, r := range m.Registers {
 		r.completeCommands()
+		r.Names = newRegisterNames(r)
 	}
 	if err := m.checkNames(); err != nil {
+		return nil, err
+	}
+	if err := m.checkEngineNames(); err != nil {
 		return nil, err
 	}
 	return m, nil

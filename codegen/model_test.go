@@ -116,6 +116,14 @@ func TestNewModelRejectsCollidingNames(t *testing.T) {
 			files: map[string]string{"things.yaml": "register: things\nrecord: Thing\nkey: Nr\nmethods: [create]\nfields:\n  - {name: Nr, writable: true}\n  - {name: Input, writable: true}\n"},
 			want:  "catalog/things.yaml: field Input: the name is taken by the method ThingWrite.Input",
 		},
+		{
+			name: "two registers whose engine name constants collide",
+			files: map[string]string{
+				"orders.yaml":     "register: orders\nrecord: Order\nkey: Nr\nfields:\n  - {name: Nr}\n  - {name: LineNr}\n",
+				"orderlines.yaml": "register: orderlines\nrecord: OrderLine\nkey: Nr\nfields:\n  - {name: Nr}\n",
+			},
+			want: "catalog/orders.yaml: the engine's name constant OrderLineNr is already used by catalog/orderlines.yaml",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,11 +1,14 @@
-package sqlengine
+package rules
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/names"
 )
 
 // Plan dates of a task (spec 4.3 rule 3). The planned date is an interval
@@ -22,31 +25,48 @@ import (
 //   - A stop before the start, or a stop without a start: refused.
 //
 // Dates are kept as sent (with their zone, if any).
+type taskPlan struct{}
 
 var (
 	planDateTypes  = []string{"FromTo", "Day", "Week", "Month", "Fixed"}
 	clockDateTypes = []string{"FromTo", "Fixed"}
 )
 
+func (taskPlan) Name() string     { return "the task plan date rules" }
+func (taskPlan) Register() string { return names.Tasks }
+func (taskPlan) Needs() []Need {
+	return []Need{
+		Field(names.Tasks, names.TaskPlanStartDate, catalog.Date),
+		Field(names.Tasks, names.TaskPlanStopDate, catalog.Date),
+		Field(names.Tasks, names.TaskPlanDateType, catalog.Text),
+	}
+}
+
+func (taskPlan) PrepareCreate(_ context.Context, _ Tx, values Values) error {
+	return planDates(nil, values)
+}
+
+func (taskPlan) PrepareUpdate(_ context.Context, _ Tx, current engine.Record, values Values) error {
+	return planDates(current, values)
+}
+
 // planDates completes and checks the plan fields of a write; current is
 // the task before an update (nil on create). Nothing happens unless the
 // write sends one of the three fields.
-func planDates(current engine.Record, values map[string]any) error {
-	_, startSent := values["PlanStartDate"]
-	_, stopSent := values["PlanStopDate"]
-	_, typeSent := values["PlanDateType"]
+func planDates(current engine.Record, values Values) error {
+	_, startSent := values[names.TaskPlanStartDate]
+	_, stopSent := values[names.TaskPlanStopDate]
+	_, typeSent := values[names.TaskPlanDateType]
 	if !startSent && !stopSent && !typeSent {
 		return nil
 	}
 	field := func(name string) string {
-		if v, sent := values[name]; sent {
-			s, _ := v.(string)
-			return s
+		if _, sent := values[name]; sent {
+			return text(values, name)
 		}
-		s, _ := current[name].(string)
-		return s
+		return text(current, name)
 	}
-	start, stop, kind := field("PlanStartDate"), field("PlanStopDate"), field("PlanDateType")
+	start, stop, kind := field(names.TaskPlanStartDate), field(names.TaskPlanStopDate), field(names.TaskPlanDateType)
 	if startSent && !stopSent {
 		stop = "" // a new start begins a new period
 	}
@@ -55,9 +75,9 @@ func planDates(current engine.Record, values map[string]any) error {
 	}
 	if start == "" {
 		if stop != "" {
-			return engine.Refuse("PlanStopDate needs a PlanStartDate")
+			return engine.Refuse("%s needs a %s", names.TaskPlanStopDate, names.TaskPlanStartDate)
 		}
-		values["PlanStartDate"], values["PlanStopDate"] = nil, nil
+		values[names.TaskPlanStartDate], values[names.TaskPlanStopDate] = nil, nil
 		return nil
 	}
 
@@ -69,21 +89,21 @@ func planDates(current engine.Record, values map[string]any) error {
 		}
 	}
 	if clock && !slices.Contains(clockDateTypes, kind) {
-		return engine.Refuse("PlanDateType %s is dates only and takes no time of day; a time of day needs FromTo or Fixed", kind).
+		return engine.Refuse("%s %s is dates only and takes no time of day; a time of day needs FromTo or Fixed", names.TaskPlanDateType, kind).
 			WithValid(clockDateTypes...)
 	}
 	if stop == "" || kind == "Day" {
 		stop = endOfDay(start)
 	}
 	if planEnd(stop).Before(planInstant(start)) {
-		return engine.Refuse("PlanStopDate %s is before PlanStartDate %s", stop, start)
+		return engine.Refuse("%s %s is before %s %s", names.TaskPlanStopDate, stop, names.TaskPlanStartDate, start)
 	}
-	values["PlanStartDate"], values["PlanStopDate"], values["PlanDateType"] = start, stop, kind
+	values[names.TaskPlanStartDate], values[names.TaskPlanStopDate], values[names.TaskPlanDateType] = start, stop, kind
 	return nil
 }
 
 // hasClock reports whether an ISO 8601 value carries a time of day.
-func hasClock(s string) bool { return len(s) > len("2006-01-02") }
+func hasClock(s string) bool { return len(s) > len(dateLayout) }
 
 // endOfDay is the last moment of the day a plan date falls on, in its form:
 // 23:59:59 with the same zone for a date-time, the date for a date.
@@ -91,7 +111,7 @@ func endOfDay(s string) string {
 	if !hasClock(s) {
 		return s
 	}
-	return s[:len("2006-01-02")] + "T23:59:59" + zoneOf(s)
+	return s[:len(dateLayout)] + "T23:59:59" + zoneOf(s)
 }
 
 // zoneOf is the zone suffix of a date-time ("Z", "+02:00"), or "".
@@ -106,14 +126,10 @@ func zoneOf(s string) string {
 }
 
 // planInstant is when a plan date begins; a value without a zone is taken
-// as UTC. The engine accepts only ISO 8601 (normalize), so parsing succeeds.
+// as UTC. The engine accepts only ISO 8601, so parsing succeeds.
 func planInstant(s string) time.Time {
-	for _, layout := range isoLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
+	t, _ := parseDateIn(s, time.UTC)
+	return t
 }
 
 // planEnd is when a plan stop ends: a date runs through its whole day.
