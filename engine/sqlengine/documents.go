@@ -11,6 +11,7 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/jmoiron/sqlx"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/docrender"
 )
@@ -108,8 +109,12 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 			if err := w.log(ctx, t, key, "add document", name, rec); err != nil {
 				return err
 			}
-			resp, err = storeReceipt(ctx, tx, r, engine.Record{"Id": float64(id), "Nr": key, "Name": name})
-			return err
+			added := engine.Record{"Id": float64(id), "Nr": key, "Name": name}
+			if resp, err = storeReceipt(ctx, tx, r, added); err != nil {
+				return err
+			}
+			w.emit(t, catalog.EventDocumentAdded, key, []string{"Documents"})
+			return w.recordEvents(ctx, added)
 		})
 		return resp, err
 	})
