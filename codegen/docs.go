@@ -127,6 +127,17 @@ var builtinSummaries = map[string]string{
 	"POST /v1/token":      "Exchange a key for an access token (client credentials); no Idempotency-Key.",
 	"GET /v1/whoami":      "The key's client id (integration), company (tenant) and scopes.",
 	"GET /v1/field-names": "The company's labels for standard fields.",
+
+	"GET /v1/events":                                    "The change feed: the company's events after the cursor after, oldest first (types, register, limit); nextCursor is always set. 410 cursor_expired past the retention.",
+	"GET /v1/webhooks":                                  "The company's webhook subscriptions (secrets are never listed).",
+	"POST /v1/webhooks":                                 "Subscribe a URL to event types (task.*, *): the answer shows the signing secret (whsec_…) once.",
+	"GET /v1/webhooks/:key":                             "One subscription; disabledReason says why the service disabled it.",
+	"PATCH /v1/webhooks/:key":                           "Change url, eventTypes, description or enabled (enabling clears disabledReason).",
+	"DELETE /v1/webhooks/:key":                          "Delete a subscription and its deliveries: 204.",
+	"POST /v1/webhooks/:key/rotate-secret":              "A new signing secret, shown once; the previous one keeps signing for 24 h.",
+	"POST /v1/webhooks/:key/test":                       "Queue a webhook.ping message to the subscription: 202 with the delivery.",
+	"GET /v1/webhooks/:key/deliveries":                  "The subscription's deliveries, newest first, with every attempt (status code, latency, error).",
+	"POST /v1/webhooks/:key/deliveries/:delivery/retry": "Send a delivery again now: 202.",
 }
 
 func newDocsView(m *Model) (*docsView, error) {

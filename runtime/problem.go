@@ -58,6 +58,7 @@ var (
 	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods."}
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content."}
 	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After."}
+	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers."}
 	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB."}
 	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json."}
 	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line."}
@@ -78,6 +79,7 @@ func ProblemCodes() []ProblemCode {
 		codeNotFound,
 		codeMethodNotAllowed,
 		codeIdempotencyMismatch, codeIdempotencyInFlight,
+		codeCursorExpired,
 		codePayloadTooLarge,
 		codeUnsupportedMediaType,
 		codeCommandFailed,
@@ -175,6 +177,17 @@ func IdempotencyInFlight() *Problem {
 	return p
 }
 
+// CursorExpired: the feed no longer holds the events after the cursor.
+func CursorExpired() *Problem {
+	return problem(codeCursorExpired, "the events after this cursor are older than the event retention and were deleted; start again without after")
+}
+
+// withValid lists the accepted values on a problem being built.
+func (p *Problem) withValid(values []string) *Problem {
+	p.ValidValues = values
+	return p
+}
+
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
 	return problem(codePayloadTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
@@ -243,6 +256,8 @@ func AsProblem(err error) *Problem {
 		return PermissionDenied(perm.Error())
 	case errors.Is(err, engine.ErrNotFound):
 		return NotFound(err.Error())
+	case errors.Is(err, engine.ErrCursorExpired):
+		return CursorExpired()
 	case errors.Is(err, engine.ErrBusy):
 		return EngineBusy()
 	case errors.Is(err, engine.ErrUnreachable):

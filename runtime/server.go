@@ -7,6 +7,7 @@ package runtime
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -29,8 +30,12 @@ type Config struct {
 	InFlightWait   time.Duration // how long a duplicate waits for the running call before 409
 	ClaimLease     time.Duration // a running write holds its Idempotency-Key this long before a retry may take it over
 	AuthCacheTTL   time.Duration // how long a verified key or token is trusted without a lookup
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// WebhookURLCheck refuses a subscription URL by the operator's policy
+	// (package webhook: private addresses); nil allows every http(s) URL.
+	// Deliveries check the address they dial again.
+	WebhookURLCheck func(u *url.URL) error
+	Logger          *slog.Logger
+	Now             func() time.Time
 }
 
 // Defaults of Config.
@@ -128,7 +133,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		static: map[string]map[string]*Route{},
 		router: httprouter.New(),
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst),
-		scopes: slices.Sorted(slices.Values(api.Scopes)),
+		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
 	for _, r := range append(builtinRoutes(api), api.Routes...) {

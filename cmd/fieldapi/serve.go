@@ -19,6 +19,7 @@ import (
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
+	"fieldapi/webhook"
 )
 
 // Serving constants an operator has no reason to tune.
@@ -46,6 +47,13 @@ type serveFlags struct {
 	geocoder         string
 	geocoderURL      string
 	linkTimeout      time.Duration
+	eventRetention   time.Duration
+	webhookPrivate   bool
+	webhookPoll      time.Duration
+	webhookLease     time.Duration
+	webhookTimeout   time.Duration
+	webhookRetry     time.Duration
+	webhookGiveUp    time.Duration
 }
 
 // serveConfig is what serve runs with, checked and translated.
@@ -54,6 +62,7 @@ type serveConfig struct {
 	addr    string
 	runtime runtime.Config
 	engine  sqlengine.Options
+	webhook webhook.Options
 }
 
 // parseServeConfig reads the serve flags and their FIELDAPI_* variables.
@@ -74,6 +83,13 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
 	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
+	fs.DurationVar(&f.eventRetention, "event-retention", 30*24*time.Hour, "how long events stay in GET /v1/events; an older cursor answers 410 cursor_expired")
+	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "allow webhook URLs on loopback, private and link-local addresses")
+	fs.DurationVar(&f.webhookPoll, "webhook-poll", time.Second, "how often each process looks for webhook deliveries to send")
+	fs.DurationVar(&f.webhookLease, "webhook-lease", time.Minute, "how long a process holds a delivery it sends; a dead process's deliveries are taken over after it")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "longest one webhook attempt may take")
+	fs.DurationVar(&f.webhookRetry, "webhook-retry", 5*time.Second, "first retry delay of a failed delivery; doubled after each failure, at most 12h")
+	fs.DurationVar(&f.webhookGiveUp, "webhook-give-up", 72*time.Hour, "a delivery failing this long fails for good and disables its subscription")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return serveConfig{}, err
 	}
@@ -104,6 +120,12 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--link-timeout must be positive, not %s", f.linkTimeout)
 	case f.claimLease <= 0:
 		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
+	case f.eventRetention <= 0:
+		return fmt.Errorf("--event-retention must be positive, not %s", f.eventRetention)
+	case f.webhookPoll <= 0 || f.webhookLease <= 0 || f.webhookTimeout <= 0 || f.webhookRetry <= 0 || f.webhookGiveUp <= 0:
+		return fmt.Errorf("--webhook-poll, --webhook-lease, --webhook-timeout, --webhook-retry and --webhook-give-up must be positive")
+	case f.webhookLease <= f.webhookTimeout:
+		return fmt.Errorf("--webhook-lease (%s) must be longer than --webhook-timeout (%s): a delivery is held while it is sent", f.webhookLease, f.webhookTimeout)
 	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
 		return fmt.Errorf("--token-lifetime must be more than 0 and at most 1h, not %s", f.tokenLifetime)
 	}
@@ -119,18 +141,25 @@ func (f serveFlags) config() serveConfig {
 	if f.rateLimit <= 0 {
 		limit = -1 // the runtime reads 0 as "default" and a negative limit as "off"
 	}
+	policy := webhook.AddressPolicy{AllowPrivate: f.webhookPrivate}
 	return serveConfig{
 		dsn:  f.dsn,
 		addr: f.addr,
+		webhook: webhook.Options{
+			Poll: f.webhookPoll, Lease: f.webhookLease, Timeout: f.webhookTimeout,
+			RetryBase: f.webhookRetry, GiveUpAfter: f.webhookGiveUp,
+			Retention: f.eventRetention, Policy: policy,
+		},
 		runtime: runtime.Config{
-			ProblemBase:    f.problemBase,
-			RequireTokens:  f.requireTokens,
-			RateLimit:      limit,
-			RateBurst:      f.rateBurst,
-			TokenLifetime:  f.tokenLifetime,
-			IdempotencyTTL: f.idempotencyTTL,
-			ClaimLease:     f.claimLease,
-			InFlightWait:   inFlightWait,
+			WebhookURLCheck: policy.CheckURL,
+			ProblemBase:     f.problemBase,
+			RequireTokens:   f.requireTokens,
+			RateLimit:       limit,
+			RateBurst:       f.rateBurst,
+			TokenLifetime:   f.tokenLifetime,
+			IdempotencyTTL:  f.idempotencyTTL,
+			ClaimLease:      f.claimLease,
+			InFlightWait:    inFlightWait,
 		},
 		engine: sqlengine.Options{
 			MaxOpenConns:     f.maxOpenConns,
@@ -177,6 +206,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	pruner.Go(func() {
 		pruneIdempotencyKeys(pruneCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
 	})
+	if queue, ok := any(eng).(engine.Events); ok {
+		cfg.webhook.Logger = log
+		worker := webhook.NewWorker(queue.Queue(), cfg.webhook)
+		pruner.Go(func() { worker.Run(pruneCtx) })
+	}
 	defer func() {
 		stopPruning()
 		pruner.Wait()

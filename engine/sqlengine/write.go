@@ -34,7 +34,7 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 			if err != nil {
 				return nil, err
 			}
-			w.emit(t, catalog.EventCreated, c.key, c.sent)
+			w.emit(t, catalog.EventCreated, c.key, c.changed())
 			return e.readCreated(ctx, w.tx, s.Company, c)
 		})
 	})
@@ -134,6 +134,18 @@ type created struct {
 	key   string
 	sent  []string              // the fields the create sent, in catalog order
 	lines map[string][]*created // by line list name
+}
+
+// changed lists what a create sent: its fields, then the line lists that
+// carried lines (by their read names).
+func (c *created) changed() []string {
+	names := append([]string{}, c.sent...)
+	for _, l := range c.table.reg.Lines {
+		if len(c.lines[l.Name]) > 0 {
+			names = append(names, l.ReadName)
+		}
+	}
+	return names
 }
 
 // create writes one record and its lines. fixed holds values the owner of
