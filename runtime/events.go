@@ -69,8 +69,8 @@ func events(c *Call) error {
 	}
 	if v := values.Get("types"); v != "" {
 		q.Types = strings.Split(v, ",")
-		if err := checkEventTypes("types", q.Types, feed.EventTypes()); err != nil {
-			return err
+		if bad := unknownEventType(q.Types, feed.EventTypes()); bad != "" {
+			return InvalidParameter("types", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
 		}
 	}
 	page, err := feed.Events(c.Context(), c.Session, q)
@@ -84,13 +84,13 @@ func events(c *Call) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// checkEventTypes refuses a pattern that matches no event type: a
-// misspelt type would otherwise silently never match.
-func checkEventTypes(name string, patterns, known []string) error {
+// unknownEventType returns the first pattern that matches no event type,
+// or "": a misspelt type would otherwise silently never match.
+func unknownEventType(patterns, known []string) string {
 	for _, p := range patterns {
 		if !slices.ContainsFunc(known, func(t string) bool { return engine.MatchEventType(p, t) }) {
-			return InvalidField(name, "no event type matches "+strconv.Quote(p)+" (a type, <prefix>.* or *)").withValid(known)
+			return p
 		}
 	}
-	return nil
+	return ""
 }

@@ -63,8 +63,8 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 		if len(*b.EventTypes) == 0 {
 			return b, InvalidField("eventTypes", "name at least one type or pattern (task.*, *)").withValid(feed.EventTypes())
 		}
-		if err := checkEventTypes("eventTypes", *b.EventTypes, feed.EventTypes()); err != nil {
-			return b, err
+		if bad := unknownEventType(*b.EventTypes, feed.EventTypes()); bad != "" {
+			return b, InvalidField("eventTypes", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
 		}
 	}
 	if b.Description != nil && len(*b.Description) > 500 {
