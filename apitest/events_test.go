@@ -94,7 +94,7 @@ func TestEveryWriteRouteRecordsItsEvent(t *testing.T) {
 		env := Start(t, b, runtime.Config{})
 		items, cursor := env.feed(t, env.Key, "")
 		is.New(t).Equal(len(items), 0) // the demo import records no events
-		created := map[string]string{}  // register → a key created through the API
+		created := map[string]string{} // register → a key created through the API
 		for _, route := range generated.Routes() {
 			if route.Method == http.MethodGet {
 				continue
