@@ -90,7 +90,7 @@ func (w *writer) emit(t *table, what, key string, changed []string) {
 // that carry none. It must be the last statement of the transaction: the
 // company's counter row stays locked from here to the commit.
 func (w *writer) recordEvents(ctx context.Context, rec engine.Record) error {
-	if len(w.events) == 0 {
+	if len(w.events) == 0 || w.e.opt.NoEvents {
 		return nil
 	}
 	last, err := w.e.takePositions(ctx, w.tx, w.s.Company, len(w.events))
