@@ -79,6 +79,7 @@ type Register struct {
 	Lines        []*Line           `yaml:"lines"`
 	Actions      []*Action         `yaml:"actions"`     // named engine commands: POST …/{key}/<name>
 	CreateReply  *Reply            `yaml:"createReply"` // a create answers with this summary instead of the record
+	Example      map[string]any    `yaml:"example"`     // one record as read, PascalCase, drawn from the demo data (OpenAPI and docs examples)
 
 	ReadScope  string `yaml:"-"` // <name>:read
 	WriteScope string `yaml:"-"` // <name>:write
@@ -94,6 +95,8 @@ type Field struct {
 	References  string    `yaml:"references"`  // register whose key this field holds; the engine checks it exists
 	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
 	Description string    `yaml:"description"` // one line for docs
+	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
+	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
 
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column

@@ -148,6 +148,9 @@ func (r *Register) validate(c *Catalog) error {
 		if f.Required && !(f.Writable || f.CreateOnly) {
 			return fmt.Errorf("field %s: required but not writable", f.Name)
 		}
+		if len(f.Enum) > 0 && f.Type != Text {
+			return fmt.Errorf("field %s: enum needs a text field, %s is %s", f.Name, f.Name, f.Type)
+		}
 		if f.References != "" {
 			ref := c.Register(f.References)
 			if ref == nil {
@@ -189,6 +192,11 @@ func (r *Register) validate(c *Catalog) error {
 	for name := range r.Defaults {
 		if fields[name] == nil {
 			return fmt.Errorf("defaults: field %q is not declared", name)
+		}
+	}
+	for name := range r.Example {
+		if fields[name] == nil && !slices.Contains(reservedFields, name) {
+			return fmt.Errorf("example: field %q is not declared", name)
 		}
 	}
 	for _, name := range r.RequireOneOf {
@@ -261,6 +269,9 @@ func (r *Register) validate(c *Catalog) error {
 		for j, f := range a.Fields {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
 				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)
+			}
+			if len(f.Enum) > 0 && f.Type != Text {
+				return fmt.Errorf("action %s: field %s: enum needs a text field", a.Name, f.Name)
 			}
 		}
 	}

@@ -30,6 +30,7 @@ type Reply struct {
 	Type     string // TaskCreated, OrderLinesReply
 	ViewFunc string // viewTaskCreated
 	Doc      string
+	Owner    *Register // whose fields it copies
 	Fields   []*Field
 	Lines    []*ReplyLine
 }
@@ -70,6 +71,7 @@ func (r *Register) completeCommands() {
 				Type:     rec + l.GoName + "Reply",
 				ViewFunc: "view" + rec + l.GoName + "Reply",
 				Doc:      "is the answer to POST " + l.DocPath + ".",
+				Owner:    l.Of,
 				Fields:   l.Of.fieldsNamed(l.PostReply),
 			}
 		}
@@ -94,6 +96,7 @@ func (r *Register) completeCommands() {
 			Type:     rec + "Created",
 			ViewFunc: "view" + rec + "Created",
 			Doc:      "is the answer to POST " + r.CollectionPath + ".",
+			Owner:    r,
 			Fields:   r.fieldsNamed(cr.Fields),
 		}
 		for _, l := range r.Lines {

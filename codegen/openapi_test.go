@@ -1,0 +1,235 @@
+package codegen
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+		"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/matryer/is"
+
+	"fieldapi/catalog"
+	"fieldapi/runtime"
+)
+
+// loadDocument renders the model's document and loads it with kin-openapi.
+func loadDocument(t *testing.T, m *Model) *openapi3.T {
+	t.Helper()
+	data, err := openAPIDocument(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		t.Fatal("kin-openapi cannot load the document:", err)
+	}
+	return doc
+}
+
+// TestOpenAPIDocumentIsValid loads the document of the real catalog, the
+// fixture catalog and the every-combination catalog with kin-openapi and
+// validates it, examples included: a schema error, a dangling $ref or an
+// example its schema refuses fails.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := NewModel(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*Model{
+		"builtin":          real,
+		"fixture":          modelOfFS(t, os.DirFS(fixtureDir)),
+		"everyCombination": modelOfFS(t, everyCombination()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc := loadDocument(t, m)
+			if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+				t.Fatal("kin-openapi: the document is not valid:", err)
+			}
+			if !doc.IsOpenAPI31OrLater() {
+				t.Fatalf("openapi %q, want 3.1", doc.OpenAPI)
+			}
+		})
+	}
+}
+
+// TestOpenAPICoversTheModel checks the document against the routes the
+// model generates: every route once, under its handler's operationId, and
+// no operation that is not a route (besides the built-in ones).
+func TestOpenAPICoversTheModel(t *testing.T) {
+	is := is.New(t)
+	cat, err := catalog.Builtin()
+	is.NoErr(err)
+	m, err := NewModel(cat)
+	is.NoErr(err)
+	doc := loadDocument(t, m)
+	documented := map[string]string{} // "GET /v1/customers/{Nr}" → operationId
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			documented[method+" "+path] = op.OperationID
+		}
+	}
+	for _, r := range m.Registers {
+		for _, rt := range r.Routes {
+			id, ok := documented[rt.Method+" "+rt.DocPath]
+			if !ok {
+				t.Errorf("%s %s is not documented", rt.Method, rt.DocPath)
+				continue
+			}
+			is.Equal(id, rt.Handler)
+			delete(documented, rt.Method+" "+rt.DocPath)
+		}
+	}
+	builtin := []string{"GET /openapi.json", "GET /health", "GET /v1/whoami", "POST /v1/token", "GET /v1/field-names"}
+	for op := range documented {
+		if !slices.Contains(builtin, op) {
+			t.Errorf("%s is documented but the model has no such route", op)
+		}
+	}
+}
+
+// TestOpenAPISchemasByIntent checks the shapes integrators generate from:
+// an update has no required list and no create-only field, a nested line
+// has neither its parent key nor the fields its owner sets, numbers are
+// doubles, and keys are required and never null in the read shape.
+func TestOpenAPISchemasByIntent(t *testing.T) {
+	is := is.New(t)
+	cat, err := catalog.Builtin()
+	is.NoErr(err)
+	m, err := NewModel(cat)
+	is.NoErr(err)
+	doc, err := NewDocument(m)
+	is.NoErr(err)
+	schemas := doc.Components.Schemas
+
+	task := schemas["TaskUpdate"]
+	is.Equal(len(task.Required), 0)
+	is.True(task.Properties["customerNr"] == nil) // create only
+	is.True(task.Properties["userSigns"] != nil)
+	is.True(slices.Contains(schemas["TaskCreate"].Required, "customerNr"))
+
+	contact := schemas["CustomerContactsItem"]
+	is.True(contact.Properties["customerNr"] == nil) // the owner's key
+	is.True(slices.Contains(contact.Required, "name"))
+	material := schemas["TaskMaterialsItem"]
+	is.True(material.Properties["ownerNr"] == nil && material.Properties["ownerType"] == nil)
+	is.Equal(doc.Paths["/v1/tasks/{Nr}/materials"].Post.RequestBody.Content["application/json"].Schema.Ref, "#/components/schemas/TaskMaterialsItem")
+	is.Equal(schemas["CustomerCreate"].Properties["contacts"].Items.Ref, "#/components/schemas/CustomerContactsItem")
+
+	price := schemas["OrderLine"].Properties["Price"]
+	is.Equal(price.Format, "double")
+	is.Equal([]string(schemas["OrderLineUpdate"].Properties["price"].Type), []string{"number", "null"})
+	nr := schemas["Task"].Properties["Nr"]
+	is.Equal([]string(nr.Type), []string{"string"})
+	is.True(slices.Contains(schemas["Task"].Required, "Nr"))
+	is.Equal(schemas["Task"].Properties["Status"].Enum, []any{"Planned", "Sent", "Received", "InProgress", "Finished", "Archived"})
+	is.Equal(schemas["TaskStatusBody"].Properties["status"].Enum, schemas["Task"].Properties["Status"].Enum)
+
+	for name, s := range schemas {
+		if s.Type != nil && s.Type[0] == "array" && s.Items == nil {
+			t.Errorf("schema %s is an array without items", name)
+		}
+		for prop, p := range s.Properties {
+			if slices.Contains(p.Type, "array") && p.Items == nil {
+				t.Errorf("%s.%s is an array without items", name, prop)
+			}
+		}
+	}
+}
+
+// TestEveryRouteDeclaresWhatTheServerSends: 415 and 429 on every write,
+// 503 and 504 on every register route, X-Request-Id on every response,
+// Location on every 201.
+func TestEveryRouteDeclaresWhatTheServerSends(t *testing.T) {
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := loadDocument(t, m)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			want := []int{}
+			if strings.HasPrefix(path, "/v1/") {
+				want = append(want, 401, 429, 503, 504)
+			}
+			if method != "GET" {
+				want = append(want, 400, 413, 415)
+			}
+			for _, status := range want {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s %s: no %d response", method, path, status)
+				}
+			}
+			for code, resp := range op.Responses.Map() {
+				if resp.Value.Headers["X-Request-Id"] == nil {
+					t.Errorf("%s %s %s: X-Request-Id is not declared", method, path, code)
+				}
+				if code == "201" && resp.Value.Headers["Location"] == nil {
+					t.Errorf("%s %s: 201 without Location", method, path)
+				}
+				if (code == "429" || code == "503") && resp.Value.Headers["Retry-After"] == nil {
+					t.Errorf("%s %s %s: Retry-After is not declared", method, path, code)
+				}
+			}
+		}
+	}
+}
+
+// TestDatePatternMatchesRuntime: the documented date pattern admits the
+// shapes runtime.ValidDate accepts, and refuses the ones it refuses.
+func TestDatePatternMatchesRuntime(t *testing.T) {
+	pattern := regexp.MustCompile(DatePattern)
+	for _, s := range []string{
+		"2026-05-01", "2026-05-01T08:00", "2026-05-01T08:00:00", "2026-05-01T08:00:00Z", "2026-05-01T08:00:00.123456789+02:00",
+		"2026-05-01T08:00:00.1234567890Z", "2026-5-1", "2026-05-01 08:00", "20260501", "2026-05-01T08", "", "2026-05-01Z",
+	} {
+		if pattern.MatchString(s) != runtime.ValidDate(s) {
+			t.Errorf("%q: the document's pattern says %v, runtime.ValidDate %v", s, pattern.MatchString(s), runtime.ValidDate(s))
+		}
+	}
+}
+
+// TestProblemCodesMatchRuntime: every problem runtime/problem.go builds is
+// in ProblemCodes with its status, and nothing more.
+func TestProblemCodesMatchRuntime(t *testing.T) {
+	src, err := os.ReadFile("../runtime/problem.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := map[string]string{}
+	for _, m := range regexp.MustCompile(`problem\(http\.(Status\w+), "(\w+)"`).FindAllStringSubmatch(string(src), -1) {
+		built[m[2]] = m[1]
+	}
+	if len(built) == 0 {
+		t.Fatal("no problem constructors found in runtime/problem.go")
+	}
+	documented := map[string]string{}
+	for _, p := range ProblemCodes {
+		name := "Status" + strings.NewReplacer(" ", "", "-", "").Replace(httpStatusText(p.Status))
+		documented[p.Code] = name
+	}
+	b1, _ := json.Marshal(built)
+	b2, _ := json.Marshal(documented)
+	if string(b1) != string(b2) {
+		t.Errorf("runtime builds %s\nProblemCodes documents %s", b1, b2)
+	}
+}
+
+// httpStatusText is the text net/http's constant names are made of.
+func httpStatusText(status int) string {
+	return map[int]string{400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+		409: "Conflict", 413: "Request Entity Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Entity",
+		429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable",
+		504: "Gateway Timeout"}[status]
+}
