@@ -259,6 +259,9 @@ func (r *Register) validate(c *Catalog) error {
 				return fmt.Errorf("line %s: postReply field %q is not declared in %s", l.Name, name, lr.File)
 			}
 		}
+		if len(l.PostReply) > 0 && !slices.Contains(l.PostReply, lr.Key) {
+			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
+		}
 	}
 	actions := map[string]bool{"location": true, "documents": true}
 	for i, a := range r.Actions {
@@ -280,6 +283,9 @@ func (r *Register) validate(c *Catalog) error {
 			if fields[name] == nil {
 				return fmt.Errorf("createReply: field %q is not declared", name)
 			}
+		}
+		if !slices.Contains(rp.Fields, r.Key) {
+			return fmt.Errorf("createReply: fields must carry the key %s (the Location of the record created)", r.Key)
 		}
 		for list, names := range rp.Lines {
 			var line *Line

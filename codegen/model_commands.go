@@ -142,3 +142,31 @@ func (l *Line) PostView() string {
 	}
 	return l.Of.ViewFunc
 }
+
+// CreatedAt says where the resource a route creates lives, for its
+// Location header: base (empty: the request's path) + "/" + the value of
+// member in the 201 answer. ok is false for routes that answer no 201.
+func (r *Register) CreatedAt(rt RouteSpec) (base, member string, ok bool) {
+	switch rt.Kind {
+	case KindCreate:
+		return "", replyMember(r, r.CreateReply), true
+	case KindAddDocument:
+		return "", "id", true
+	case KindAddLine:
+		for _, l := range r.Lines {
+			if l.Post && l.DocPath == rt.DocPath {
+				return l.Of.CollectionPath, replyMember(l.Of, l.Reply), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// replyMember is the answer's member holding the record's key: the
+// PascalCase key of the record, or its camelCase name in a reply.
+func replyMember(r *Register, reply *Reply) string {
+	if reply == nil {
+		return r.Key
+	}
+	return catalog.WriteName(r.Key)
+}

@@ -18,6 +18,9 @@ import (
 // and date-time requires a zone the server does not.)
 const DatePattern = `^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$`
 
+// clearableDatePattern is DatePattern or "": a request clears a date with "".
+const clearableDatePattern = `^$|` + DatePattern
+
 // openAPIDocument renders the OpenAPI 3.1 description of every route.
 func openAPIDocument(m *Model) ([]byte, error) {
 	doc, err := NewDocument(m)
@@ -232,9 +235,19 @@ func pageSchema(r *Register) *Schema {
 }
 
 // writeProperty is one field of a request body: null and "" are part of
-// every field's contract (leave, clear), so both are admitted.
+// every field's contract (leave, clear), so both are admitted where the
+// field's schema stays a single type: "" on a text, date or enum field.
+// A number or bool field also takes "" (documented in prose): a schema of
+// two non-null types would turn into an untyped value in most client
+// generators, and lose what the field is.
 func writeProperty(f *Field, createOnly bool) *Schema {
 	p := fieldSchema(f.Field, true)
+	if f.Type == catalog.Date {
+		p.Pattern = clearableDatePattern
+	}
+	if p.Enum != nil {
+		p.Enum = append(p.Enum, "")
+	}
 	notes := []string{}
 	if n := fieldNotes(f.Field); n != "" {
 		notes = append(notes, n)
@@ -385,7 +398,9 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		Responses:   map[string]*Response{},
 	}
 	write := rt.Method != http.MethodGet
-	statuses := []int{400, 401, 403, 429, 500, 503, 504}
+	// 422: the engine refuses writes, and also reads it cannot serve (a
+	// filter value it does not know, a link document it cannot fetch).
+	statuses := []int{400, 401, 403, 422, 429, 500, 503, 504}
 	if strings.Contains(rt.Path, ":key") {
 		op.Parameters = append(op.Parameters, &Parameter{Name: r.Key, In: "path", Required: true, Schema: &Schema{Type: types("string")},
 			Description: "The record's " + r.Key + ", path-escaped whole."})
@@ -393,7 +408,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	}
 	if write {
 		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IdempotencyKey"})
-		statuses = append(statuses, 409, 413, 415, 422)
+		statuses = append(statuses, 409, 413, 415)
 	}
 	switch rt.Kind {
 	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument:
@@ -479,13 +494,16 @@ func (b *docBuilder) problemResponse(status int, write bool) *Response {
 func problemResponse(status int, write bool) *Response {
 	h := responseHeaders(write)
 	var codes []string
-	retry := false
+	some, all := false, true // codes of the status that send Retry-After
 	for _, p := range ProblemCodesOf(status) {
 		codes = append(codes, p.Code)
-		retry = retry || p.RetryAfter
+		some, all = some || p.RetryAfter, all && p.RetryAfter
 	}
-	if retry {
+	switch {
+	case all:
 		h["Retry-After"] = headerRef("RetryAfter")
+	case some:
+		h["Retry-After"] = headerRef("RetryAfterSometimes")
 	}
 	return &Response{
 		Description: http.StatusText(status) + ": " + strings.Join(codes, ", "),

@@ -17,6 +17,8 @@ func sharedHeaders() map[string]*Header {
 			Description: "true when this is the stored response of an earlier call with the same Idempotency-Key."},
 		"RetryAfter": {Required: true, Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
 			Description: "Seconds to wait before retrying."},
+		"RetryAfterSometimes": {Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
+			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight)."},
 		"Location":           {Required: true, Schema: str(), Description: "The path of the resource created."},
 		"ContentDisposition": {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
-		"strings"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
