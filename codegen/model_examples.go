@@ -25,11 +25,16 @@ func (r *Register) ReadExample() map[string]any {
 		out["ExtraFields"] = objectOrEmpty(r.Example["ExtraFields"])
 	}
 	for _, l := range r.ReadLines {
-		var lines []any
+		lines := []any{}
 		if ex := l.Of.ReadExample(); ex != nil {
+			// The line as this record's: its parent key and the fields the owner sets.
+			ex[l.Parent] = r.Example[r.Key]
+			for name, v := range l.Set {
+				ex[name] = v
+			}
 			lines = append(lines, ex)
 		}
-		out[l.ReadName] = append([]any{}, lines...)
+		out[l.ReadName] = lines
 	}
 	return out
 }

@@ -187,6 +187,9 @@ func fieldNotes(f *catalog.Field) string {
 }
 
 // readSchema is the record as read: every property is always present.
+// It is only ever a response, so no property is marked readOnly (client
+// generators would make such a property optional); the Create and Update
+// schemas say what may be written.
 func readSchema(r *Register) *Schema {
 	s := &Schema{
 		Type:        types("object"),
@@ -196,13 +199,10 @@ func readSchema(r *Register) *Schema {
 	for _, f := range r.Fields {
 		p := fieldSchema(f.Field, readNullable(r, f.Field))
 		p.Description = fieldNotes(f.Field)
-		if !f.Writable {
-			p.ReadOnly = true
-		}
 		s.Properties[f.Name] = p
 		s.Required = append(s.Required, f.Name)
 	}
-	s.Properties["Modified"] = &Schema{Type: types("string"), Pattern: DatePattern, ReadOnly: true, Description: "When the record last changed."}
+	s.Properties["Modified"] = &Schema{Type: types("string"), Pattern: DatePattern, Description: "When the record last changed."}
 	s.Required = append(s.Required, "Modified")
 	if r.ExtraFields {
 		s.Properties["ExtraFields"] = &Schema{Type: types("object"), AdditionalProperties: &Schema{Type: types("string")},
@@ -210,7 +210,7 @@ func readSchema(r *Register) *Schema {
 		s.Required = append(s.Required, "ExtraFields")
 	}
 	for _, l := range r.ReadLines {
-		s.Properties[l.ReadName] = &Schema{Type: types("array"), Items: ref(l.Of.RecordType), ReadOnly: true, Description: "The record's " + l.Name + " lines."}
+		s.Properties[l.ReadName] = &Schema{Type: types("array"), Items: ref(l.Of.RecordType), Description: "The record's " + l.Name + " lines."}
 		s.Required = append(s.Required, l.ReadName)
 	}
 	if ex := r.ReadExample(); ex != nil {
@@ -240,30 +240,24 @@ func pageSchema(r *Register) *Schema {
 // A number or bool field also takes "" (documented in prose): a schema of
 // two non-null types would turn into an untyped value in most client
 // generators, and lose what the field is.
-func writeProperty(f *Field, createOnly bool) *Schema {
-	p := fieldSchema(f.Field, true)
+func writeProperty(f *Field, required bool) *Schema {
+	p := fieldSchema(f.Field, !required)
 	if f.Type == catalog.Date {
 		p.Pattern = clearableDatePattern
 	}
 	if p.Enum != nil {
 		p.Enum = append(p.Enum, "")
 	}
-	notes := []string{}
-	if n := fieldNotes(f.Field); n != "" {
-		notes = append(notes, n)
-	}
-	if createOnly {
-		notes = append(notes, "Create only.")
-	}
-	p.Description = strings.Join(notes, " ")
+	p.Description = fieldNotes(f.Field)
 	return p
 }
 
-// bodyObject is a closed object of the given fields.
-func bodyObject(desc string, fields []*Field, createOnlyNote bool) *Schema {
-	s := &Schema{Type: types("object"), Description: desc, AdditionalProperties: Never(), Properties: map[string]*Schema{}}
+// bodyObject is a closed object of the given fields; a required field
+// must carry a value, so it admits no null.
+func bodyObject(desc string, fields []*Field, required []string) *Schema {
+	s := &Schema{Type: types("object"), Description: desc, AdditionalProperties: Never(), Properties: map[string]*Schema{}, Required: required}
 	for _, f := range fields {
-		s.Properties[f.WriteName] = writeProperty(f, createOnlyNote && f.CreateOnly)
+		s.Properties[f.WriteName] = writeProperty(f, slices.Contains(required, f.WriteName))
 	}
 	return s
 }
@@ -271,7 +265,7 @@ func bodyObject(desc string, fields []*Field, createOnlyNote bool) *Schema {
 const leaveClear = ` A field sent as null, or omitted, is left as it is; "" clears it (on any field type).`
 
 func createSchema(r *Register) *Schema {
-	s := bodyObject("The body of POST "+r.CollectionPath+"."+leaveClear, r.BodyFields(), false)
+	s := bodyObject("The body of POST "+r.CollectionPath+"."+leaveClear, r.BodyFields(), r.RequiredNames())
 	if r.ExtraFields {
 		s.Properties["extraFields"] = extraFieldsProperty()
 	}
@@ -279,7 +273,6 @@ func createSchema(r *Register) *Schema {
 		s.Properties[l.Name] = &Schema{Type: types("array"), Items: ref(l.Schema),
 			Description: "Lines created with the record, all or nothing."}
 	}
-	s.Required = r.RequiredNames()
 	if ex := r.CreateExample(); ex != nil {
 		s.Examples = []any{ex}
 	}
@@ -294,7 +287,7 @@ func updateSchema(r *Register) *Schema {
 		}
 	}
 	s := bodyObject("The body of PATCH "+r.ItemDocPath+": only the fields sent are written."+leaveClear+
-		" Create-only and read-only fields are refused (400 read_only_field).", fields, false)
+		" Create-only and read-only fields are refused (400 read_only_field).", fields, nil)
 	if r.ExtraFields {
 		s.Properties["extraFields"] = extraFieldsProperty()
 	}
@@ -324,11 +317,10 @@ func itemSchema(l *Line) *Schema {
 	if l.Post {
 		desc += " or posted to " + l.DocPath
 	}
-	s := bodyObject(desc+"; the owner sets "+catalog.WriteName(l.Parent)+"."+leaveClear, fields, false)
+	s := bodyObject(desc+"; the owner sets "+catalog.WriteName(l.Parent)+"."+leaveClear, fields, l.LineRequired())
 	if l.Of.ExtraFields {
 		s.Properties["extraFields"] = extraFieldsProperty()
 	}
-	s.Required = l.LineRequired()
 	if ex := l.ItemExample(); ex != nil {
 		s.Examples = []any{ex}
 	}

@@ -171,7 +171,6 @@ type Schema struct {
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
-	ReadOnly             bool               `json:"readOnly,omitempty"`
 	Examples             []any              `json:"examples,omitempty"`
 
 	never bool // the schema false: nothing matches (additionalProperties: false)
