@@ -99,3 +99,36 @@ func routerPath(path string) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// TestLocationNamesTheCreatedResource: every kind of 201 (a create, a
+// create answered with a summary, a line post, an upload) carries a
+// Location that reads the resource back, and a replay carries it too.
+func TestLocationNamesTheCreatedResource(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		follow := func(t *testing.T, resp Response) {
+			t.Helper()
+			Expect(t, resp, http.StatusCreated)
+			loc := resp.Header.Get("Location")
+			if !strings.HasPrefix(loc, "/v1/") {
+				t.Fatalf("Location %q", loc)
+			}
+			Expect(t, env.Get(loc), http.StatusOK)
+		}
+		customer := Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key,
+			Body: map[string]any{"name": "Location AB"}, Headers: map[string]string{"Idempotency-Key": "location-1"}}
+		first := env.Do(customer)
+		follow(t, first)
+		replay := env.Do(customer)
+		is.New(t).Equal(replay.Header.Get("Idempotency-Replayed"), "true")
+		is.New(t).Equal(replay.Header.Get("Location"), first.Header.Get("Location"))
+
+		task := env.Post("/v1/tasks", map[string]any{"customerNr": "1031", "taskText": "Location"})
+		follow(t, task) // answered with a summary: {"nr", ...}
+		nr := task.Object(t)["nr"].(string)
+		follow(t, env.Post(KeyPath("tasks", nr, "/materials"), map[string]any{"productNr": "4025", "quantity": 1}))
+		follow(t, env.Post(KeyPath("tasks", nr, "/documents"), map[string]any{"name": "a.txt", "contentBase64": "YQ=="}))
+		order, _ := env.FirstKey("orders", env.Key)
+		follow(t, env.Post(KeyPath("orders", order, "/lines"), map[string]any{"productNr": "4028", "quantity": 1})) // answered with {"id", ...}
+	})
+}
