@@ -3,6 +3,7 @@ package codegen
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -30,6 +31,23 @@ func loadDocument(t *testing.T, m *Model) *openapi3.T {
 	return doc
 }
 
+// validateDocument is kin-openapi's validation of the document, plus each
+// schema's JSON Schema 2020-12 examples against their schema (kin-openapi
+// checks only the OpenAPI 3.0 keyword example).
+func validateDocument(doc *openapi3.T) error {
+	if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		return fmt.Errorf("the document is not valid: %w", err)
+	}
+	for name, s := range doc.Components.Schemas {
+		for i, ex := range s.Value.Examples {
+			if err := s.Value.VisitJSON(ex, openapi3.EnableJSONSchema2020()); err != nil {
+				return fmt.Errorf("schema %s: examples[%d]: %w", name, i, err)
+			}
+		}
+	}
+	return nil
+}
+
 // TestOpenAPIDocumentIsValid loads the document of the real catalog, the
 // fixture catalog and the every-combination catalog with kin-openapi and
 // validates it, examples included: a schema error, a dangling $ref or an
@@ -50,8 +68,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			doc := loadDocument(t, m)
-			if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
-				t.Fatal("kin-openapi: the document is not valid:", err)
+			if err := validateDocument(doc); err != nil {
+				t.Fatal("kin-openapi:", err)
 			}
 			if !doc.IsOpenAPI31OrLater() {
 				t.Fatalf("openapi %q, want 3.1", doc.OpenAPI)
@@ -232,4 +250,35 @@ func httpStatusText(status int) string {
 		409: "Conflict", 413: "Request Entity Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Entity",
 		429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable",
 		504: "Gateway Timeout"}[status]
+}
+
+// TestOpenAPIExamplesAreChecked: an example its schema refuses fails the
+// validation TestOpenAPIDocumentIsValid runs, so the catalog's examples
+// are held to the schemas.
+func TestOpenAPIExamplesAreChecked(t *testing.T) {
+	for name, example := range map[string]string{
+		"wrong type":  `{Nr: "7", Plate: 12, Status: InService, Modified: "2026-05-01T08:00:00Z"}`,
+		"key missing": `{Plate: AB 123, Status: InService, Modified: "2026-05-01T08:00:00Z"}`,
+		"not a date":  `{Nr: "7", Plate: AB 123, Status: InService, InspectionDate: "May 1", Modified: "2026-05-01T08:00:00Z"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{}
+			fixtures, err := os.ReadDir(fixtureDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fixtures {
+				data, err := os.ReadFile(fixtureDir + "/" + f.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[f.Name()] = string(data)
+			}
+			files["vehicles.yaml"] += "example: " + example + "\n"
+			doc := loadDocument(t, modelOf(t, files))
+			if err := validateDocument(doc); err == nil {
+				t.Fatal("an example its schema refuses passed validation")
+			}
+		})
+	}
 }
