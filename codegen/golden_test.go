@@ -56,15 +56,7 @@ func TestGolden(t *testing.T) {
 // TestGeneratedUpToDate regenerates the real catalog and compares it with
 // the committed generated/ package, so a stale generated/ fails go test.
 func TestGeneratedUpToDate(t *testing.T) {
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := generate(t, m)
+	files := generate(t, builtinModel(t))
 	committed := readDir(t, "../generated", IsGenerated)
 	if diffs := compareFiles(files, committed); len(diffs) > 0 {
 		t.Errorf("generated/ is stale; run: go generate ./catalog\n%s", strings.Join(diffs, "\n"))

@@ -79,3 +79,17 @@ func partsModel(t *testing.T) (m *Model, parts, notes *Register) {
 	m = modelOf(t, map[string]string{"parts.yaml": partsYAML, "notes.yaml": notesYAML})
 	return m, m.Registers[1], m.Registers[0]
 }
+
+// builtinModel is the model of the catalog shipped in catalog/.
+func builtinModel(t *testing.T) *Model {
+	t.Helper()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal("loading the catalog:", err)
+	}
+	m, err := NewModel(cat)
+	if err != nil {
+		t.Fatal("building the model:", err)
+	}
+	return m
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/matryer/is"
 
-	"fieldapi/catalog"
 	"fieldapi/runtime"
 )
 
@@ -53,14 +52,7 @@ func validateDocument(doc *openapi3.T) error {
 // validates it, examples included: a schema error, a dangling $ref or an
 // example its schema refuses fails.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	real := builtinModel(t)
 	for name, m := range map[string]*Model{
 		"builtin":          real,
 		"fixture":          modelOfFS(t, os.DirFS(fixtureDir)),
@@ -83,10 +75,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // no operation that is not a route (besides the built-in ones).
 func TestOpenAPICoversTheModel(t *testing.T) {
 	is := is.New(t)
-	cat, err := catalog.Builtin()
-	is.NoErr(err)
-	m, err := NewModel(cat)
-	is.NoErr(err)
+	m := builtinModel(t)
 	doc := loadDocument(t, m)
 	documented := map[string]string{} // "GET /v1/customers/{Nr}" → operationId
 	for path, item := range doc.Paths.Map() {
@@ -119,10 +108,7 @@ func TestOpenAPICoversTheModel(t *testing.T) {
 // doubles, and keys are required and never null in the read shape.
 func TestOpenAPISchemasByIntent(t *testing.T) {
 	is := is.New(t)
-	cat, err := catalog.Builtin()
-	is.NoErr(err)
-	m, err := NewModel(cat)
-	is.NoErr(err)
+	m := builtinModel(t)
 	doc, err := NewDocument(m)
 	is.NoErr(err)
 	schemas := doc.Components.Schemas
@@ -166,14 +152,7 @@ func TestOpenAPISchemasByIntent(t *testing.T) {
 // 503 and 504 on every register route, X-Request-Id on every response,
 // Location on every 201.
 func TestEveryRouteDeclaresWhatTheServerSends(t *testing.T) {
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := builtinModel(t)
 	doc := loadDocument(t, m)
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
