@@ -21,6 +21,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for creating test schemas
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
@@ -99,7 +100,7 @@ func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Option
 	if err := eng.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.LoadDemo(ctx); err != nil {
+	if err := demo.Load(ctx, eng); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.RateLimit == 0 {

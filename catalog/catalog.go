@@ -98,6 +98,11 @@ type Field struct {
 	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
 	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
 
+	// Use, alone in an entry of a register's fields, names a field set
+	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's
+	// place. The loader replaces the entry: a loaded Field never has one.
+	Use string `yaml:"use"`
+
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
 }

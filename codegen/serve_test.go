@@ -24,12 +24,19 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 
 	// The combined catalog: every real register and machines.
 	catDir := filepath.Join(mod.Dir, "catalog")
-	real, err := filepath.Glob(filepath.Join(mod.Root, "catalog", "*.yaml"))
+	real, err := filepath.Glob(filepath.Join(mod.Root, "catalog", catalog.RegisterFiles))
 	if err != nil || len(real) == 0 {
 		t.Fatalf("no real catalog files (%v)", err)
 	}
 	for _, src := range append(real, filepath.Join("testdata", "serve", "machines.yaml")) {
 		mod.CopyFile(src, filepath.Join("catalog", filepath.Base(src)))
+	}
+	sets, err := filepath.Glob(filepath.Join(mod.Root, "catalog", catalog.FieldSetFiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range sets { // the field sets the real registers use
+		mod.CopyFile(src, filepath.Join("catalog", "fieldsets", filepath.Base(src)))
 	}
 	cat, err := catalog.LoadDir(catDir)
 	if err != nil {

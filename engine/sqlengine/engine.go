@@ -13,14 +13,14 @@
 // of registers beyond the catalog), commands.go (AddLine, Act), rules.go (defaults,
 // required fields, references and lookups, number series), extrafields.go,
 // fieldnames.go, permissions.go, changelog.go, locations.go (the optional
-// engine.Locations) with geocode.go (the pluggable geocoders),
-// documents.go (the optional engine.Documents) with documentlinks.go and
-// documentpdf.go, tasks.go and task*.go (the task rules), orders.go,
-// quotes.go and times.go (order, order line, quote and time rules) with
-// calendar.go (each company's time zone and quote validity), cache.go
-// (prepared statements, short caches of permissions and definitions),
-// keys.go, idempotency.go, demo.go and demo*.go, and sqlutil.go (small SQL
-// helpers).
+// engine.Locations; package geocode places addresses), documents.go (the
+// optional engine.Documents; package docrender renders and fetches),
+// tasks.go and task*.go (the task rules), orders.go, quotes.go and times.go
+// (order, order line, quote and time rules) with calendar.go (each
+// company's time zone and quote validity), cache.go (prepared statements,
+// short caches of permissions and definitions), keys.go, idempotency.go,
+// import.go (Import: data written as it is, such as package demo's) and
+// sqlutil.go (small SQL helpers).
 //
 // All SQL is written with ? placeholders and rebound for the dialect, with
 // every identifier double-quoted. Times are stored as fixed-width UTC text
@@ -36,6 +36,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 )
 
 var _ engine.Engine = (*Engine)(nil)
@@ -46,7 +47,7 @@ type Options struct {
 	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
 	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
 	Now              func() time.Time // clock; nil = time.Now
-	Geocoder         Geocoder         // locates records (geocode.go); nil = the offline Gazetteer
+	Geocoder         geocode.Geocoder // locates records; nil = the offline geocode.Gazetteer
 	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
 }
 
@@ -79,7 +80,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		opt.Now = time.Now
 	}
 	if opt.Geocoder == nil {
-		opt.Geocoder = Gazetteer{}
+		opt.Geocoder = geocode.Gazetteer{}
 	}
 	if opt.LinkTimeout <= 0 {
 		opt.LinkTimeout = 10 * time.Second

@@ -23,7 +23,7 @@ func (w *writer) acceptValues(t *table, sent map[string]any, writable func(*cata
 		if f == nil {
 			return nil, engine.Refuse("%s have no field %q", t.reg.Name, name).WithValid(writableNames(t, writable)...)
 		}
-		if !w.trusted && !writable(f) {
+		if !writable(f) {
 			reason := "is read only"
 			if f.CreateOnly {
 				reason = "cannot be changed"

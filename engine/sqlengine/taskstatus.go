@@ -131,23 +131,20 @@ func setTaskStatus(ctx context.Context, w *writer, t *table, key string, in engi
 // moveTaskStatus moves a stored task (its values in task) to another
 // status, if the company's transition rules allow it and the task has an
 // owner. Every assignee moves with the task: the dispatcher's status
-// change reaches all of them. task is updated to match. The engine's own
-// loads skip the checks.
+// change reaches all of them. task is updated to match.
 func (w *writer) moveTaskStatus(ctx context.Context, t *table, seq int64, key string, task map[string]any, to string) error {
 	from, _ := task["Status"].(string)
-	if !w.trusted {
-		if owner, _ := task["OwnerSign"].(string); owner == "" {
-			return engine.Refuse("Task %s has no owner: an owner is required to change its status", key)
-		}
-		rules, err := loadTaskStatusRules(ctx, w.tx, w.s.Company)
-		if err != nil {
-			return err
-		}
-		allowed := rules.Transitions[from]
-		if !slices.Contains(allowed, to) {
-			return engine.Refuse("Task %s cannot move from %s to %s; from %s it can move to: %s",
-				key, from, to, from, strings.Join(allowed, ", ")).WithValid(allowed...)
-		}
+	if owner, _ := task["OwnerSign"].(string); owner == "" {
+		return engine.Refuse("Task %s has no owner: an owner is required to change its status", key)
+	}
+	rules, err := loadTaskStatusRules(ctx, w.tx, w.s.Company)
+	if err != nil {
+		return err
+	}
+	allowed := rules.Transitions[from]
+	if !slices.Contains(allowed, to) {
+		return engine.Refuse("Task %s cannot move from %s to %s; from %s it can move to: %s",
+			key, from, to, from, strings.Join(allowed, ", ")).WithValid(allowed...)
 	}
 	assignees := maps.Clone(assigneeStatuses(task))
 	for sign := range assignees {

@@ -106,11 +106,10 @@ func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine
 
 // writer performs the writes of one call inside its transaction.
 type writer struct {
-	e       *Engine
-	tx      *sqlx.Tx
-	s       engine.Session
-	now     string // Modified of every record this call writes
-	trusted bool   // the engine's own loads (demo data): any field may be set, nothing is logged
+	e   *Engine
+	tx  *sqlx.Tx
+	s   engine.Session
+	now string // Modified of every record this call writes
 }
 
 func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
@@ -349,9 +348,9 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 }
 
 // checkExtra validates extra-field values sent against the company's
-// definitions. The engine's own loads may also fill read-only fields.
+// definitions.
 func (w *writer) checkExtra(ctx context.Context, t *table, extra map[string]string) error {
-	if len(extra) == 0 || w.trusted {
+	if len(extra) == 0 {
 		return nil
 	}
 	defs, err := loadExtraDefs(ctx, w.tx, w.s.Company, t.reg.Name)

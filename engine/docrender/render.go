@@ -1,4 +1,7 @@
-package sqlengine
+// Package docrender produces the content of the documents an engine keeps
+// without their bytes: html templates and record prints, rendered as PDFs,
+// and link documents, fetched from the local path or URL they point to.
+package docrender
 
 import (
 	"bytes"
@@ -16,20 +19,35 @@ import (
 	"fieldapi/engine"
 )
 
-// The engine renders html and other documents as PDFs (spec 4.3 rule 9):
-// a title and readable lines of text, on A4 pages, with go-pdf/fpdf. The
-// core fonts cover Windows-1252, which holds the Nordic letters; a
-// character outside it prints as a dot.
+// Documents are rendered as PDFs (spec 4.3 rule 9): a title and readable
+// lines of text, on A4 pages, with go-pdf/fpdf. The core fonts cover
+// Windows-1252, which holds the Nordic letters; a character outside it
+// prints as a dot.
 
-// textLine is one line of a rendered document.
-type textLine struct {
-	text    string
-	heading bool
+// HTML renders an html template as a PDF: its {{Field}} and
+// {{ExtraFields.Key}} placeholders are filled from the record, then its
+// text is laid out. at dates the document (its last change), so the same
+// document renders the same bytes.
+func HTML(title, template string, rec engine.Record, at time.Time) ([]byte, error) {
+	return PDF(title, htmlLines(fillTemplate(template, rec)), at)
 }
 
-// renderPDF lays out a title and lines as a PDF. at dates the document, so
-// the same document renders the same bytes.
-func renderPDF(title string, lines []textLine, at time.Time) ([]byte, error) {
+// Print renders a print of the record as a PDF: "Field: value" lines in
+// the register's catalog order, then its extra fields, skipping empty
+// values.
+func Print(title string, reg *catalog.Register, rec engine.Record, at time.Time) ([]byte, error) {
+	return PDF(title, recordLines(reg, rec), at)
+}
+
+// Line is one line of a rendered document.
+type Line struct {
+	Text    string
+	Heading bool
+}
+
+// PDF lays out a title and lines as a PDF. at dates the document, so the
+// same document renders the same bytes.
+func PDF(title string, lines []Line, at time.Time) ([]byte, error) {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(at)
 	pdf.SetModificationDate(at)
@@ -45,14 +63,14 @@ func renderPDF(title string, lines []textLine, at time.Time) ([]byte, error) {
 	pdf.MultiCell(0, 8, cp1252(title), "", "L", false)
 	pdf.Ln(4)
 	for _, l := range lines {
-		if l.heading {
+		if l.Heading {
 			pdf.Ln(2)
 			pdf.SetFont("Helvetica", "B", 12)
-			pdf.MultiCell(0, 6.5, cp1252(l.text), "", "L", false)
+			pdf.MultiCell(0, 6.5, cp1252(l.Text), "", "L", false)
 			continue
 		}
 		pdf.SetFont("Helvetica", "", 10.5)
-		pdf.MultiCell(0, 5.5, cp1252(l.text), "", "L", false)
+		pdf.MultiCell(0, 5.5, cp1252(l.Text), "", "L", false)
 	}
 	var out bytes.Buffer
 	if err := pdf.Output(&out); err != nil {
@@ -94,13 +112,13 @@ var (
 // break lines, list items get bullets, table cells are separated, entities
 // are decoded and runs of white space collapse. It is made for the
 // engine's own templates, not arbitrary web pages.
-func htmlLines(src string) []textLine {
-	var lines []textLine
+func htmlLines(src string) []Line {
+	var lines []Line
 	var cur strings.Builder
 	heading := false
 	flush := func() {
 		if text := strings.Join(strings.Fields(html.UnescapeString(cur.String())), " "); text != "" {
-			lines = append(lines, textLine{text: text, heading: heading})
+			lines = append(lines, Line{Text: text, Heading: heading})
 		}
 		cur.Reset()
 		heading = false
@@ -142,7 +160,7 @@ func htmlLines(src string) []textLine {
 	}
 	flush()
 	for i := range lines {
-		lines[i].text = strings.TrimSuffix(lines[i].text, " |")
+		lines[i].Text = strings.TrimSuffix(lines[i].Text, " |")
 	}
 	return lines
 }
@@ -159,14 +177,14 @@ func tagName(tag string) (name string, closing bool) {
 
 // recordLines shows a record as "Field: value" lines, in catalog order,
 // then its extra fields, skipping empty values: a print of the record.
-func recordLines(t *table, rec engine.Record) []textLine {
-	var lines []textLine
-	for _, f := range t.reg.Fields {
+func recordLines(reg *catalog.Register, rec engine.Record) []Line {
+	var lines []Line
+	for _, f := range reg.Fields {
 		if f.Type == catalog.Object {
 			continue
 		}
 		if v := displayValue(rec[f.Name]); v != "" {
-			lines = append(lines, textLine{text: f.Name + ": " + v})
+			lines = append(lines, Line{Text: f.Name + ": " + v})
 		}
 	}
 	extra := rec.Object("ExtraFields")
@@ -178,10 +196,10 @@ func recordLines(t *table, rec engine.Record) []textLine {
 	}
 	sort.Strings(keys)
 	if len(keys) > 0 {
-		lines = append(lines, textLine{text: "ExtraFields", heading: true})
+		lines = append(lines, Line{Text: "ExtraFields", Heading: true})
 	}
 	for _, k := range keys {
-		lines = append(lines, textLine{text: k + ": " + extra[k]})
+		lines = append(lines, Line{Text: k + ": " + extra[k]})
 	}
 	return lines
 }

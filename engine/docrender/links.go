@@ -1,54 +1,53 @@
-package sqlengine
+package docrender
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-
-	"fieldapi/engine"
+	"time"
 )
 
-// openLink opens the file a link document points to: an http(s) URL, a
-// file: URL, or a local path (as the engine's administration entered it).
-// A source that cannot be read is refused with the engine's text (422).
-// The body streams; the caller closes it.
-func (e *Engine) openLink(ctx context.Context, name, source string) (io.ReadCloser, int64, error) {
-	unreachable := func(reason any) error {
-		return engine.Refuse("document %q links to %s, which cannot be read: %v", name, source, reason)
-	}
+// Links opens link documents. Timeout bounds connecting to a linked URL
+// and waiting for its answer, not reading the body, so large files stream
+// to the end; zero means no bound.
+type Links struct {
+	Timeout time.Duration
+}
+
+// Open opens the file a link document points to: an http(s) URL, a file:
+// URL, or a local path (as the engine's administration entered it). The
+// error of a source that cannot be read says why. The body streams, with
+// its size (-1 when the server does not say); the caller closes it.
+func (l Links) Open(ctx context.Context, source string) (io.ReadCloser, int64, error) {
 	path := source
 	if u, err := url.Parse(source); err == nil {
 		switch u.Scheme {
 		case "http", "https":
-			body, size, err := e.fetchLink(ctx, source)
-			if err != nil {
-				return nil, 0, unreachable(err)
-			}
-			return body, size, nil
+			return l.fetch(ctx, source)
 		case "file":
 			path = u.Path
 		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, unreachable(err)
+		return nil, 0, err
 	}
 	info, err := f.Stat()
 	if err != nil || info.IsDir() {
 		f.Close()
-		return nil, 0, unreachable("not a file")
+		return nil, 0, errors.New("not a file")
 	}
 	return f, info.Size(), nil
 }
 
-// fetchLink GETs a linked URL. LinkTimeout bounds connecting and waiting
-// for the answer, not reading the body, so large files stream to the end.
-func (e *Engine) fetchLink(ctx context.Context, source string) (io.ReadCloser, int64, error) {
-	timeout := e.opt.LinkTimeout
+// fetch GETs a linked URL.
+func (l Links) fetch(ctx context.Context, source string) (io.ReadCloser, int64, error) {
+	timeout := l.Timeout
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: timeout}).DialContext,

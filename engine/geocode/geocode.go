@@ -1,4 +1,8 @@
-package sqlengine
+// Package geocode places addresses on the map for the engine's record
+// locations: an offline gazetteer of Nordic city centres (the default, so
+// demo data and tests need no network), a Nominatim-compatible HTTP server,
+// or none at all. New picks one by the name a command-line flag passes.
+package geocode
 
 import (
 	"context"
@@ -12,9 +16,7 @@ import (
 	"time"
 )
 
-// Geocoder is the engine's geocoding provider: it places the address a
-// record is located from (locations.go). Options.Geocoder picks one; the
-// default is the offline Gazetteer, so demo data and tests need no network.
+// Geocoder places the address a record is located from.
 type Geocoder interface {
 	// Geocode places an address. An address the provider does not know is
 	// a Position with Status AddressNotFound, not an error; an error means
@@ -28,6 +30,13 @@ type Address struct {
 	City string
 }
 
+// The statuses of a Position.
+const (
+	Found           = "Found"           // the address was placed
+	AddressNotFound = "AddressNotFound" // the provider does not know the address
+	Pending         = "Pending"         // the provider does not locate: the record waits for a pinned position
+)
+
 // Position is a geocoder's answer.
 type Position struct {
 	Status     string // Found, AddressNotFound, or Pending when the provider does not locate
@@ -38,38 +47,38 @@ type Position struct {
 	Ambiguous  bool // the address matched more than one place; the first is used
 }
 
-// The geocoders NewGeocoder knows by name.
+// The geocoders New knows by name.
 const (
-	GeocoderGazetteer = "gazetteer"
-	GeocoderNominatim = "nominatim"
-	GeocoderNone      = "none"
+	NameGazetteer = "gazetteer"
+	NameNominatim = "nominatim"
+	NameNone      = "none"
 )
 
-// NewGeocoder returns the geocoder with the given name (what a command-line
+// New returns the geocoder with the given name (what a command-line
 // flag would pass): gazetteer (or ""), nominatim with the base URL of a
 // Nominatim-compatible server, or none.
-func NewGeocoder(name, baseURL string) (Geocoder, error) {
+func New(name, baseURL string) (Geocoder, error) {
 	switch name {
-	case "", GeocoderGazetteer:
+	case "", NameGazetteer:
 		return Gazetteer{}, nil
-	case GeocoderNone:
-		return NoGeocoder{}, nil
-	case GeocoderNominatim:
+	case NameNone:
+		return None{}, nil
+	case NameNominatim:
 		if baseURL == "" {
 			return nil, fmt.Errorf("geocoder nominatim needs the base URL of a Nominatim server")
 		}
 		return NewNominatim(baseURL)
 	}
-	return nil, fmt.Errorf("unknown geocoder %q: want %s, %s or %s", name, GeocoderGazetteer, GeocoderNominatim, GeocoderNone)
+	return nil, fmt.Errorf("unknown geocoder %q: want %s, %s or %s", name, NameGazetteer, NameNominatim, NameNone)
 }
 
-// NoGeocoder does not geocode: records stay Pending until a position is
+// None does not geocode: records stay Pending until a position is
 // pinned (PUT …/location).
-type NoGeocoder struct{}
+type None struct{}
 
 // Geocode answers Pending.
-func (NoGeocoder) Geocode(context.Context, Address) (Position, error) {
-	return Position{Status: locPending, Provider: GeocoderNone}, nil
+func (None) Geocode(context.Context, Address) (Position, error) {
+	return Position{Status: Pending, Provider: NameNone}, nil
 }
 
 // Gazetteer places an address at the centre of its city when the city is
@@ -82,9 +91,9 @@ const gazetteerProvider = "fieldapi-gazetteer"
 func (Gazetteer) Geocode(_ context.Context, a Address) (Position, error) {
 	c, ok := gazetteer[strings.ToLower(strings.TrimSpace(a.City))]
 	if !ok {
-		return Position{Status: locAddressNotFound, Provider: gazetteerProvider}, nil
+		return Position{Status: AddressNotFound, Provider: gazetteerProvider}, nil
 	}
-	return Position{Status: locFound, Latitude: c.lat, Longitude: c.lon, SourceType: "CityCentre", Provider: gazetteerProvider}, nil
+	return Position{Status: Found, Latitude: c.lat, Longitude: c.lon, SourceType: "CityCentre", Provider: gazetteerProvider}, nil
 }
 
 // gazetteer holds the centres of the cities of the demo data (read only).
@@ -133,7 +142,7 @@ type nominatimPlace struct {
 // Geocode searches the address; the first of several matches is used and
 // the position marked Ambiguous.
 func (n *Nominatim) Geocode(ctx context.Context, a Address) (Position, error) {
-	pos := Position{Provider: GeocoderNominatim}
+	pos := Position{Provider: NameNominatim}
 	// Two results are enough to tell an ambiguous address.
 	query := url.Values{"format": {"json"}, "limit": {"2"}, "q": {a.Text}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.BaseURL+"/search?"+query.Encode(), nil)
@@ -155,7 +164,7 @@ func (n *Nominatim) Geocode(ctx context.Context, a Address) (Position, error) {
 		return pos, fmt.Errorf("geocoder: unreadable answer: %w", err)
 	}
 	if len(places) == 0 {
-		pos.Status = locAddressNotFound
+		pos.Status = AddressNotFound
 		return pos, nil
 	}
 	lat, errLat := strconv.ParseFloat(places[0].Lat, 64)
@@ -163,7 +172,7 @@ func (n *Nominatim) Geocode(ctx context.Context, a Address) (Position, error) {
 	if errLat != nil || errLon != nil {
 		return pos, fmt.Errorf("geocoder: bad coordinates %q, %q", places[0].Lat, places[0].Lon)
 	}
-	pos.Status, pos.Latitude, pos.Longitude = locFound, lat, lon
+	pos.Status, pos.Latitude, pos.Longitude = Found, lat, lon
 	pos.SourceType, pos.Ambiguous = "Address", len(places) > 1
 	return pos, nil
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package geocode
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
-
-	"fieldapi/engine"
 )
 
 // nominatimServer answers /search with the given JSON, or with the status
@@ -70,37 +68,18 @@ func TestNominatim(t *testing.T) {
 	}
 }
 
-func TestNewGeocoder(t *testing.T) {
+func TestNew(t *testing.T) {
 	is := is.New(t)
-	for name, want := range map[string]Geocoder{"": Gazetteer{}, "gazetteer": Gazetteer{}, "none": NoGeocoder{}} {
-		g, err := NewGeocoder(name, "")
+	for name, want := range map[string]Geocoder{"": Gazetteer{}, "gazetteer": Gazetteer{}, "none": None{}} {
+		g, err := New(name, "")
 		is.NoErr(err)
 		is.Equal(g, want)
 	}
-	g, err := NewGeocoder("nominatim", "https://nominatim.example.org")
+	g, err := New("nominatim", "https://nominatim.example.org")
 	is.NoErr(err)
 	is.Equal(g.(*Nominatim).BaseURL, "https://nominatim.example.org")
 	for _, bad := range [][2]string{{"nominatim", ""}, {"nominatim", "ftp://x"}, {"google", ""}} {
-		_, err := NewGeocoder(bad[0], bad[1])
+		_, err := New(bad[0], bad[1])
 		is.True(err != nil) // refused with a message
-	}
-}
-
-// TestGeocoderNone: an engine that does not geocode leaves records
-// Pending and stores nothing, so a later geocoder still runs.
-func TestGeocoderNone(t *testing.T) {
-	t.Parallel()
-	for _, b := range testBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			is := is.New(t)
-			e := openTestEngine(t, b.dsn(t), Options{Geocoder: NoGeocoder{}})
-			loc, err := e.Location(context.Background(), demoAPI, "customers", "1001", engine.Locate{Locate: true, Force: true})
-			is.NoErr(err)
-			is.Equal(loc.Status, "Pending")
-			is.Equal(loc.Latitude, nil)
-			is.Equal(loc.Address, "Storgatan 1, 111 22 Stockholm, Sverige")
-			is.Equal(count(t, e, "locations", `"company" = 'demo' AND "register" = 'customers'`), 0)
-		})
 	}
 }
