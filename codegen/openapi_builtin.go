@@ -55,13 +55,13 @@ func (b *docBuilder) builtins() {
 	health.Responses["503"] = unavailable
 	b.operation("/health", "GET", health)
 	b.operation("/v1/whoami", "GET", op("whoami", "The key's integration, tenant and scopes", false, "", nil,
-		successResponse(200, "Who the caller is", false, ref("Whoami")), 400, 401, 403, 429, 500, 503, 504))
+		successResponse(200, "Who the caller is", false, ref("Whoami")), 401, 403, 429, 500, 503, 504))
 	token := op("token", "Exchange a key for an access token (client credentials)", true, "TokenRequest", public,
 		successResponse(200, "An access token", false, ref("Token")), 400, 401, 403, 413, 415, 429, 500, 503, 504)
 	token.Description = "No Idempotency-Key is needed. Limited per address, so keys cannot be guessed at speed."
 	b.operation("/v1/token", "POST", token)
 	b.operation("/v1/field-names", "GET", op("fieldNames", "The company's labels for standard fields", false, "", nil,
-		successResponse(200, "The labels", false, ref("FieldNameList")), 400, 401, 403, 429, 500, 503, 504))
+		successResponse(200, "The labels", false, ref("FieldNameList")), 401, 403, 429, 500, 503, 504))
 }
 
 func builtinSchemas() map[string]*Schema {
@@ -87,7 +87,7 @@ func builtinSchemas() map[string]*Schema {
 	}
 	return map[string]*Schema{
 		"Problem": object("An RFC 9457 problem.", map[string]*Schema{
-			"type":        str("A URL ending in the problem code."),
+			"type":        {Type: types("string"), Format: "uri", Description: "A URL ending in the problem code."},
 			"title":       {Type: types("string"), Enum: codes, Description: "The problem code."},
 			"status":      {Type: types("integer"), Description: "The HTTP status."},
 			"detail":      str("What went wrong, for a person."),
