@@ -3,6 +3,7 @@ package codegen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -317,7 +318,11 @@ func itemSchema(l *Line) *Schema {
 	if l.Post {
 		desc += " or posted to " + l.DocPath
 	}
-	s := bodyObject(desc+"; the owner sets "+catalog.WriteName(l.Parent)+"."+leaveClear, fields, l.LineRequired())
+	set := []string{catalog.WriteName(l.Parent)}
+	for _, name := range slices.Sorted(maps.Keys(l.Set)) {
+		set = append(set, catalog.WriteName(name)+" ("+l.Set[name]+")")
+	}
+	s := bodyObject(desc+"; the owner sets "+strings.Join(set, ", ")+"."+leaveClear, fields, l.LineRequired())
 	if l.Of.ExtraFields {
 		s.Properties["extraFields"] = extraFieldsProperty()
 	}
@@ -488,7 +493,7 @@ func problemResponse(status int, write bool) *Response {
 	var codes []string
 	some, all := false, true // codes of the status that send Retry-After
 	for _, p := range ProblemCodesOf(status) {
-		codes = append(codes, p.Code)
+		codes = append(codes, p.Code+": "+p.Meaning)
 		some, all = some || p.RetryAfter, all && p.RetryAfter
 	}
 	switch {
@@ -498,7 +503,7 @@ func problemResponse(status int, write bool) *Response {
 		h["Retry-After"] = headerRef("RetryAfterSometimes")
 	}
 	return &Response{
-		Description: http.StatusText(status) + ": " + strings.Join(codes, ", "),
+		Description: http.StatusText(status) + ". " + strings.Join(codes, " "),
 		Headers:     h,
 		Content:     map[string]*MediaType{"application/problem+json": {Schema: ref("Problem")}},
 	}
