@@ -1,4 +1,5 @@
 package catalog
 
-// The generated HTTP layer is rendered from the YAML files beside this one.
-//go:generate go run ../cmd/fieldgen -catalog . -out ../generated
+// The generated HTTP layer and the client's register files are rendered
+// from the YAML files beside this one.
+//go:generate go run ../cmd/fieldgen -catalog . -out ../generated -client ../client

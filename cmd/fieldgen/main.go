@@ -1,5 +1,7 @@
 // Command fieldgen generates the HTTP layer of every register from the
-// catalog: go run ./cmd/fieldgen -catalog catalog -out generated
+// catalog, and the typed Go client's register files:
+//
+//	go run ./cmd/fieldgen -catalog catalog -out generated -client client
 package main
 
 import (
@@ -15,14 +17,15 @@ func main() {
 	catalogDir := flag.String("catalog", "catalog", "directory of register YAML files")
 	outDir := flag.String("out", "generated", "directory of the generated package")
 	pkgPath := flag.String("pkg", "fieldapi/generated", "import path of the generated package")
+	clientDir := flag.String("client", "", "directory of the typed Go client (package fieldapi/client); empty: no client files")
 	flag.Parse()
-	if err := run(*catalogDir, *outDir, *pkgPath); err != nil {
+	if err := run(*catalogDir, *outDir, *pkgPath, *clientDir); err != nil {
 		fmt.Fprintln(os.Stderr, "fieldgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(catalogDir, outDir, pkgPath string) error {
+func run(catalogDir, outDir, pkgPath, clientDir string) error {
 	cat, err := catalog.LoadDir(catalogDir)
 	if err != nil {
 		return err
@@ -35,5 +38,15 @@ func run(catalogDir, outDir, pkgPath string) error {
 	if err != nil {
 		return err
 	}
-	return codegen.WriteDir(outDir, files)
+	if err := codegen.WriteDir(outDir, files); err != nil {
+		return err
+	}
+	if clientDir == "" {
+		return nil
+	}
+	clientFiles, err := codegen.GenerateClient(model)
+	if err != nil {
+		return err
+	}
+	return codegen.WriteDir(clientDir, clientFiles)
 }
