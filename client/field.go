@@ -48,14 +48,11 @@ func (f Field[T]) MarshalJSON() ([]byte, error) {
 	if f.state != set {
 		return []byte("null"), nil
 	}
-	v := reflect.ValueOf(f.value)
-	if v.IsValid() && v.IsNil() {
-		switch v.Kind() {
-		case reflect.Slice:
-			return []byte("[]"), nil
-		case reflect.Map:
-			return []byte("{}"), nil
-		}
+	switch v := reflect.ValueOf(f.value); {
+	case v.Kind() == reflect.Slice && v.IsNil():
+		return []byte("[]"), nil
+	case v.Kind() == reflect.Map && v.IsNil():
+		return []byte("{}"), nil
 	}
 	return json.Marshal(f.value)
 }
