@@ -83,7 +83,7 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 			return resp, nil
 		}
 		p := readProblem(resp)
-		if p.Status == http.StatusUnauthorized && p.Code == "unauthorized" && !refreshed && c.auth.forget(authorization) {
+		if p.Status == http.StatusUnauthorized && p.Code == "unauthorized" && !req.public && !refreshed && c.auth.forget(authorization) {
 			refreshed = true // the token expired or was dropped: one new token, once
 			continue
 		}
