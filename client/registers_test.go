@@ -293,7 +293,7 @@ func updateThroughClient(t *testing.T, svc reflect.Value, r *codegen.Register, k
 	}
 	name := target.WriteName
 	is.Equal(update(`{"`+name+`": "set by the client"}`).String(), "set by the client") // set
-	is.Equal(update(`{"`+name+`": null}`).String(), "set by the client")               // null leaves it
-	is.Equal(update(`{}`).String(), "set by the client")                               // unset leaves it
-	is.Equal(update(`{"`+name+`": ""}`).String(), "")                                  // "" clears it
+	is.Equal(update(`{"`+name+`": null}`).String(), "set by the client")                // null leaves it
+	is.Equal(update(`{}`).String(), "set by the client")                                // unset leaves it
+	is.Equal(update(`{"`+name+`": ""}`).String(), "")                                   // "" clears it
 }

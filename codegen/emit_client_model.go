@@ -51,10 +51,10 @@ type clientFilterKind int
 
 const (
 	filterText   clientFilterKind = iota // string; "" sends nothing
-	filterList                     // []string, sent comma-separated
-	filterNumber                   // *float64
-	filterBool                     // *bool
-	filterSwitch                   // bool; true sends "true"
+	filterList                           // []string, sent comma-separated
+	filterNumber                         // *float64
+	filterBool                           // *bool
+	filterSwitch                         // bool; true sends "true"
 )
 
 // clientLine is a line list: its typed input (without the owner's key and
