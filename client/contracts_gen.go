@@ -91,7 +91,7 @@ type ContractUpdate struct {
 	ExtraFields        Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// ContractMaterialLine is one line of materials of a record of contracts, created with it; the owner's key and fixed values are set by the server.
+// ContractMaterialLine is one line of materials of contracts, created with its owner (ContractCreate.Materials); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type ContractMaterialLine struct {
 	ProductNr           Field[string]  `json:"productNr,omitzero"` // Required.
@@ -117,7 +117,7 @@ type ContractMaterialLine struct {
 	Sign2Date           Field[Date]    `json:"sign2Date,omitzero"`
 }
 
-// ContractTimeLine is one line of times of a record of contracts, created with it; the owner's key and fixed values are set by the server.
+// ContractTimeLine is one line of times of contracts, created with its owner (ContractCreate.Times); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type ContractTimeLine struct {
 	TimeType     Field[string]  `json:"timeType,omitzero"` // Required.

@@ -81,7 +81,7 @@ type CustomerUpdate struct {
 	ExtraFields  Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// CustomerContactLine is one line of contacts of a record of customers, created with it; the owner's key and fixed values are set by the server.
+// CustomerContactLine is one line of contacts of customers, created with its owner (CustomerCreate.Contacts); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type CustomerContactLine struct {
 	Name          Field[string] `json:"name,omitzero"` // Required.

@@ -100,7 +100,7 @@ type OrderUpdate struct {
 	ExtraFields          Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// OrderLineInput is one line of lines of a record of orders, created with it; the owner's key and fixed values are set by the server.
+// OrderLineInput is one line of lines of orders, created with its owner (OrderCreate.Lines) or added one at a time (Orders.AddLine); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type OrderLineInput struct {
 	ProductNr           Field[string]  `json:"productNr,omitzero"` // Required.

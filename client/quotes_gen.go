@@ -103,7 +103,7 @@ type QuoteUpdate struct {
 	ExtraFields     Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// QuoteMaterialLine is one line of materials of a record of quotes, created with it; the owner's key and fixed values are set by the server.
+// QuoteMaterialLine is one line of materials of quotes, created with its owner (QuoteCreate.Materials); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type QuoteMaterialLine struct {
 	ProductNr           Field[string]  `json:"productNr,omitzero"` // Required.
@@ -129,7 +129,7 @@ type QuoteMaterialLine struct {
 	Sign2Date           Field[Date]    `json:"sign2Date,omitzero"`
 }
 
-// QuoteTimeLine is one line of times of a record of quotes, created with it; the owner's key and fixed values are set by the server.
+// QuoteTimeLine is one line of times of quotes, created with its owner (QuoteCreate.Times); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type QuoteTimeLine struct {
 	TimeType     Field[string]  `json:"timeType,omitzero"` // Required.

@@ -81,7 +81,7 @@ type SupplierUpdate struct {
 	ExtraFields  Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// SupplierContactInput is one line of contacts of a record of suppliers, created with it; the owner's key and fixed values are set by the server.
+// SupplierContactInput is one line of contacts of suppliers, created with its owner (SupplierCreate.Contacts); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type SupplierContactInput struct {
 	Name          Field[string] `json:"name,omitzero"` // Required.

@@ -146,7 +146,7 @@ type TaskUpdate struct {
 	ExtraFields     Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
-// TaskMaterialLine is one line of materials of a record of tasks, created with it; the owner's key and fixed values are set by the server.
+// TaskMaterialLine is one line of materials of tasks, created with its owner (TaskCreate.Materials) or added one at a time (Tasks.AddMaterial); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type TaskMaterialLine struct {
 	ProductNr           Field[string]  `json:"productNr,omitzero"` // Required.
@@ -172,7 +172,7 @@ type TaskMaterialLine struct {
 	Sign2Date           Field[Date]    `json:"sign2Date,omitzero"`
 }
 
-// TaskTimeLine is one line of times of a record of tasks, created with it; the owner's key and fixed values are set by the server.
+// TaskTimeLine is one line of times of tasks, created with its owner (TaskCreate.Times) or added one at a time (Tasks.AddTime); the server sets the owner's key and fixed values.
 // Only set fields are sent: Null leaves a field as it is, Value("") clears it.
 type TaskTimeLine struct {
 	TimeType     Field[string]  `json:"timeType,omitzero"` // Required.

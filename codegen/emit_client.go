@@ -19,7 +19,7 @@ const (
 )
 
 // ClientServicesFile is the client file shared by every register.
-const ClientServicesFile = "services_gen.go"
+const ClientServicesFile = "api_gen.go"
 
 // GenerateClient renders the generated files of the typed client package
 // (client/): one <register>_gen.go per register and ClientServicesFile.
@@ -128,7 +128,14 @@ func clientRegisterFile(r *clientRegister) *jen.File {
 		if r.CreateType == "" && !l.Post {
 			continue
 		}
-		doc := fmt.Sprintf("%s is one line of %s of a record of %s, created with it; the owner's key and fixed values are set by the server.", l.InputType, l.Name, r.Name)
+		var ways []string
+		if r.CreateType != "" {
+			ways = append(ways, fmt.Sprintf("created with its owner (%s.%s)", r.CreateType, l.GoName))
+		}
+		if l.Post {
+			ways = append(ways, fmt.Sprintf("added one at a time (%s.%s)", r.Plural, l.PostMethod))
+		}
+		doc := fmt.Sprintf("%s is one line of %s of %s, %s; the server sets the owner's key and fixed values.", l.InputType, l.Name, r.Name, strings.Join(ways, " or "))
 		clientBody(f, l.InputType, doc, l.Fields, l.Of.ExtraFields, nil, true)
 		if l.Post && l.Reply != nil {
 			clientReply(f, l.Reply, r.Plural+"."+l.PostMethod)

@@ -90,6 +90,9 @@ func newClientModel(m *Model) (*clientModel, error) {
 		owner[name] = "the hand-written client"
 	}
 	for _, r := range m.Registers {
+		if r.OutFile == ClientServicesFile {
+			return nil, fmt.Errorf("%s: the client file %s is the one every register shares; choose another register name", r.Source, r.OutFile)
+		}
 		cr := newClientRegister(r)
 		for _, name := range cr.typeNames() {
 			if prev, taken := owner[name]; taken {
