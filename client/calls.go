@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -46,6 +47,7 @@ func listPage[T any](ctx context.Context, c *Client, path string, query url.Valu
 // the query starts at. It stops at the first error, which it yields.
 func walk[T any](ctx context.Context, c *Client, path string, query url.Values) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		query := maps.Clone(query) // each range starts where the parameters say
 		for {
 			page, err := listPage[T](ctx, c, path, query)
 			if err != nil {

@@ -30,6 +30,20 @@ func generateClient(t *testing.T, m *Model) map[string][]byte {
 	return files
 }
 
+// builtinModel is the model of the real catalog.
+func builtinModel(t *testing.T) *Model {
+	t.Helper()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestClientGolden generates the client files of the fixture catalog and
 // compares them with testdata/golden_client byte for byte. After a
 // deliberate change: go test ./codegen -run TestClientGolden -update
@@ -55,14 +69,7 @@ func TestClientGolden(t *testing.T) {
 // TestClientUpToDate regenerates the real catalog's client files and
 // compares them with the committed client/ package.
 func TestClientUpToDate(t *testing.T) {
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := builtinModel(t)
 	committed := readDir(t, "../client", IsGenerated)
 	if diffs := compareFiles(generateClient(t, m), committed); len(diffs) > 0 {
 		t.Errorf("client/ is stale; run: go generate ./catalog\n%s", strings.Join(diffs, "\n"))
@@ -88,17 +95,9 @@ func TestClientIsDeterministic(t *testing.T) {
 // catalog and every combination: the generated header, gofmt-clean, and a
 // doc comment on every declaration and every exported method.
 func TestClientGoFiles(t *testing.T) {
-	builtin, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	realModel, err := NewModel(builtin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for cname, m := range map[string]*Model{
 		"fixture":      modelOfFS(t, os.DirFS(fixtureDir)),
-		"real":         realModel,
+		"real":         builtinModel(t),
 		"combinations": modelOfFS(t, everyCombination()),
 	} {
 		files := generateClient(t, m)
