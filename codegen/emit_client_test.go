@@ -147,8 +147,8 @@ func TestClientNames(t *testing.T) {
 	for _, method := range []string{"List", "All", "Get", "Create", "Update", "ExtraFields", "AddService", "Retire", "Location", "PinLocation", "UploadDocument", "ListDocuments", "DownloadDocument"} {
 		is.True(strings.Contains(vehicles, "func (s *VehicleService) "+method+"(")) // vehicles offer it
 	}
-	is.True(strings.Contains(vehicles, "type VehicleRetireBody struct"))      // an optional field: a body type
-	is.True(strings.Contains(vehicles, "type VehicleServiceLine struct"))     // typed lines without the owner's key
+	is.True(strings.Contains(vehicles, "type VehicleRetireBody struct"))  // an optional field: a body type
+	is.True(strings.Contains(vehicles, "type VehicleServiceLine struct")) // typed lines without the owner's key
 	is.True(!strings.Contains(between(vehicles, "type VehicleServiceLine struct", "}"), "VehicleNr"))
 	is.True(!strings.Contains(between(vehicles, "type VehicleServiceLine struct", "}"), "Origin")) // set by the owner
 	is.True(!strings.Contains(drivers, ") Create("))                                               // read only: no writes
