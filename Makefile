@@ -13,7 +13,7 @@ BIN            := bin/fieldapi
 DEMO_CLIENT_ID := demo-cli
 DEMO_KEY_FILE  := bin/$(DEMO_CLIENT_ID).key
 # Directories go generate writes into; check-generated compares them.
-GENERATED_DIRS := generated engine/names catalog
+GENERATED_DIRS := generated engine/names client catalog
 
 # Tests against PostgreSQL run when this is set (see .ci/run).
 ifdef FIELDAPI_TEST_POSTGRES
