@@ -69,6 +69,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	}
 }
 
+var routeParam = regexp.MustCompile(`:(\w+)`)
+
 // TestOpenAPICoversTheModel checks the document against the routes the
 // model generates: every route once, under its handler's operationId, and
 // no operation that is not a route (besides the built-in ones).
@@ -94,10 +96,11 @@ func TestOpenAPICoversTheModel(t *testing.T) {
 		}
 	}
 	for _, rt := range runtime.BuiltinRoutes() {
-		if _, ok := documented[rt.Method+" "+rt.Path]; !ok {
-			t.Errorf("built-in route %s %s is not documented", rt.Method, rt.Path)
+		path := routeParam.ReplaceAllString(rt.Path, "{$1}") // /v1/webhooks/:key → /v1/webhooks/{key}
+		if _, ok := documented[rt.Method+" "+path]; !ok {
+			t.Errorf("built-in route %s %s is not documented", rt.Method, path)
 		}
-		delete(documented, rt.Method+" "+rt.Path)
+		delete(documented, rt.Method+" "+path)
 	}
 	for op := range documented {
 		t.Errorf("%s is documented but nothing serves it", op)
@@ -162,7 +165,7 @@ func TestEveryRouteDeclaresWhatTheServerSends(t *testing.T) {
 			if strings.HasPrefix(path, "/v1/") {
 				want = append(want, 401, 429, 503, 504)
 			}
-			if method != "GET" {
+			if method != "GET" && method != "DELETE" { // a DELETE reads no body
 				want = append(want, 400, 413, 415)
 			}
 			for _, status := range want {

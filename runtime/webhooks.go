@@ -26,7 +26,7 @@ func webhookRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/v1/events", Scope: scopeEventsRead, Handler: events},
 		{Method: http.MethodGet, Path: "/v1/webhooks", Scope: scopeWebhooksRead, Handler: listWebhooks},
-		{Method: http.MethodPost, Path: "/v1/webhooks", Scope: scopeWebhooksWrite, Handler: createWebhook},
+		{Method: http.MethodPost, Path: "/v1/webhooks", Scope: scopeWebhooksWrite, Handler: createWebhook, Created: &Created{Member: "id"}},
 		{Method: http.MethodGet, Path: "/v1/webhooks/:key", Scope: scopeWebhooksRead, Handler: getWebhook},
 		{Method: http.MethodPatch, Path: "/v1/webhooks/:key", Scope: scopeWebhooksWrite, Handler: updateWebhook},
 		{Method: http.MethodDelete, Path: "/v1/webhooks/:key", Scope: scopeWebhooksWrite, Handler: deleteWebhook},
