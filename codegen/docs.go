@@ -52,6 +52,7 @@ type docsView struct {
 	Registers     []*docsRegister
 	Builtins      []docsRoute
 	ProblemGroups []docsProblemGroup
+	EventTypes    []catalog.EventType // every event the registers emit
 	DefaultLimit  int
 	MaxLimit      int
 	MaxBodyMB     int64
@@ -164,7 +165,7 @@ func newDocsView(m *Model) (*docsView, error) {
 		if !ok {
 			return nil, fmt.Errorf("runtime's built-in route %s has no summary in builtinSummaries", route)
 		}
-		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public, Summary: summary, Anchor: routeAnchor(b.Method, b.Path)})
+		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public, Scope: b.Scope, Summary: summary, Anchor: routeAnchor(b.Method, b.Path)})
 	}
 	for _, pc := range runtime.ProblemCodes() {
 		if n := len(v.ProblemGroups); n == 0 || v.ProblemGroups[n-1].Status != pc.Status {
@@ -181,6 +182,7 @@ func newDocsView(m *Model) (*docsView, error) {
 	}
 	for _, r := range m.Registers {
 		v.Registers = append(v.Registers, newDocsRegister(r, ownedBy[r.Name]))
+		v.EventTypes = append(v.EventTypes, r.EventTypes()...)
 	}
 	return v, nil
 }
