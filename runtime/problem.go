@@ -65,7 +65,7 @@ var (
 	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
 	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
 	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
-	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents).", false}
+	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents, events and webhooks).", false}
 	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
 	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full; it never received the call, so retrying after Retry-After is safe.", true}
 	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
