@@ -2,7 +2,9 @@ package sqlengine
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,12 +24,18 @@ type deliveryQueue struct{ e *Engine }
 // cursor never passes an event that commits later.
 func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 	e := q.e
+	const behind = ` FROM "webhooks" w WHERE "enabled" = ?
+		AND "cursor" < (SELECT "last" FROM "event_counters" c WHERE c."company" = w."company")`
 	return call(e, ctx, func(ctx context.Context) (int, error) {
+		// A read first: most polls find nothing, and should not take
+		// SQLite's write lock to learn it.
+		if found, err := exists(ctx, e.db, `SELECT 1`+behind+` LIMIT 1`, true); err != nil || !found {
+			return 0, err
+		}
 		queued := 0
 		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
 			var hooks []webhookRow
-			if err := sel(ctx, tx, &hooks, `SELECT `+webhookColumns+` FROM "webhooks" w WHERE "enabled" = ?
-				AND "cursor" < (SELECT "last" FROM "event_counters" c WHERE c."company" = w."company")
+			if err := sel(ctx, tx, &hooks, `SELECT `+webhookColumns+behind+`
 				ORDER BY "id" LIMIT 20`+e.dialect.skipLocked("w"), true); err != nil {
 				return err
 			}
@@ -70,9 +78,13 @@ func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int) ([]engine.ClaimedDelivery, error) {
 	e := q.e
 	return call(e, ctx, func(ctx context.Context) ([]engine.ClaimedDelivery, error) {
+		now := e.opt.Now()
+		if found, err := exists(ctx, e.db, `SELECT 1 FROM "webhook_deliveries" WHERE "state" = ? AND "next_attempt_at" <= ? AND "lease_until" <= ? LIMIT 1`,
+			engine.DeliveryPending, formatTime(now), formatTime(now)); err != nil || !found {
+			return nil, err
+		}
 		var claimed []engine.ClaimedDelivery
 		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
-			now := e.opt.Now()
 			var rows []struct {
 				deliveryRow
 				URL            string `db:"url"`
@@ -141,4 +153,14 @@ func (q deliveryQueue) Finish(ctx context.Context, c engine.ClaimedDelivery, o e
 		})
 	})
 	return err
+}
+
+// exists reports whether a query returns a row.
+func exists(ctx context.Context, q db, query string, args ...any) (bool, error) {
+	var one int
+	err := get(ctx, q, &one, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
