@@ -165,32 +165,16 @@ func (e *Env) createForEvents(t *testing.T, reg *catalog.Register) string {
 // first of requireOneOf, and one plain text field. A standalone time needs
 // its date and user too (a rule of the engine's calendar).
 func (e *Env) createBody(t *testing.T, reg *catalog.Register) map[string]any {
-	body := map[string]any{}
 	if reg.Name == "times" {
 		return map[string]any{"timeType": "Resa, km/dag", "userSign": "API", "date": "2026-01-05T08:00:00", "hours": 1}
 	}
-	fields := []*catalog.Field{}
+	var fields []*catalog.Field
 	for _, f := range reg.Fields {
 		if f.Required || (len(reg.RequireOneOf) > 0 && f.Name == reg.RequireOneOf[0]) {
 			fields = append(fields, f)
 		}
 	}
-	for _, f := range fields {
-		switch {
-		case f.References != "":
-			ref, ok := e.FirstKey(f.References, e.Key)
-			if !ok {
-				t.Skipf("%s.%s needs a record of %s", reg.Name, f.Name, f.References)
-			}
-			body[f.WriteName] = ref
-		case f.Type == catalog.Number:
-			body[f.WriteName] = 1
-		case f.Type == catalog.Date:
-			body[f.WriteName] = "2026-01-01"
-		default:
-			body[f.WriteName] = "x"
-		}
-	}
+	body := e.bodyOf(t, reg, e.Key, fields)
 	if f := plainTextField(reg); f != nil {
 		body[f.WriteName] = "made by the event test"
 	}

@@ -150,17 +150,7 @@ func eventDataSchema(m *Model, r *Register, eventType string) *Schema {
 // eventSchemas are the schemas of the feed and the subscriptions.
 func eventSchemas(eventTypes []any) map[string]*Schema {
 	str := func(desc string) *Schema { return &Schema{Type: types("string"), Description: desc} }
-	object := func(desc string, props map[string]*Schema, optional ...string) *Schema {
-		s := &Schema{Type: types("object"), Description: desc, Properties: props}
-		for name := range props {
-			s.Required = append(s.Required, name)
-		}
-		s.Required = sortedUnique(s.Required)
-		for _, o := range optional {
-			s.Required = removeString(s.Required, o)
-		}
-		return s
-	}
+	object := objectSchema
 	patterns := &Schema{Type: types("array"), Items: &Schema{Type: types("string")}, MinItems: ptr(1),
 		Description: "Event types (task.created), prefix patterns (task.*) or * for all."}
 	return map[string]*Schema{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -88,8 +89,8 @@ func (c *Call) checkWebhookURL(raw string) error {
 	return nil
 }
 
-// webhookStore returns the engine's subscriptions, or 501.
-func webhookStore(c *Call) (engine.Events, engine.WebhookStore, error) {
+// subscriptions returns the engine's feed and subscriptions, or 501.
+func subscriptions(c *Call) (engine.Events, engine.WebhookStore, error) {
 	feed, err := capabilityOf[engine.Events](c, "events and webhooks")
 	if err != nil {
 		return nil, nil, err
@@ -97,12 +98,37 @@ func webhookStore(c *Call) (engine.Events, engine.WebhookStore, error) {
 	return feed, feed.Webhooks(), nil
 }
 
+// onSubscription runs a call on the subscription the path names.
+func onSubscription(c *Call, do func(store engine.WebhookStore, id string) error) error {
+	_, store, err := subscriptions(c)
+	if err != nil {
+		return err
+	}
+	id, err := c.Key()
+	if err != nil {
+		return err
+	}
+	return do(store, id)
+}
+
+// writeSubscription runs a write on the subscription the path names and
+// sends what the store rendered through the receipt.
+func writeSubscription(c *Call, status int, write func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error)) error {
+	return onSubscription(c, func(store engine.WebhookStore, id string) error {
+		resp, err := write(store, id, c.Receipt(status, asIs))
+		if err != nil {
+			return err
+		}
+		return c.Send(resp)
+	})
+}
+
 // asIs renders a webhook write's record unchanged: the store hands it over
 // as its JSON object.
 func asIs(rec engine.Record) any { return rec }
 
 func createWebhook(c *Call) error {
-	feed, store, err := webhookStore(c)
+	feed, store, err := subscriptions(c)
 	if err != nil {
 		return err
 	}
@@ -116,7 +142,7 @@ func createWebhook(c *Call) error {
 	case b.EventTypes == nil:
 		return MissingField("eventTypes")
 	}
-	w := engine.Webhook{URL: *b.URL, EventTypes: *b.EventTypes, Enabled: true, Secret: newWebhookSecret()}
+	w := engine.Webhook{ID: newWebhookID(), URL: *b.URL, EventTypes: *b.EventTypes, Enabled: true, Secret: newWebhookSecret()}
 	if b.Description != nil {
 		w.Description = *b.Description
 	}
@@ -131,7 +157,7 @@ func createWebhook(c *Call) error {
 }
 
 func listWebhooks(c *Call) error {
-	_, store, err := webhookStore(c)
+	_, store, err := subscriptions(c)
 	if err != nil {
 		return err
 	}
@@ -148,27 +174,17 @@ func listWebhooks(c *Call) error {
 }
 
 func getWebhook(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
-	w, err := store.GetWebhook(c.Context(), c.Session, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, w)
+	return onSubscription(c, func(store engine.WebhookStore, id string) error {
+		w, err := store.GetWebhook(c.Context(), c.Session, id)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, w)
+	})
 }
 
 func updateWebhook(c *Call) error {
-	feed, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
+	feed, _, err := subscriptions(c)
 	if err != nil {
 		return err
 	}
@@ -180,71 +196,35 @@ func updateWebhook(c *Call) error {
 	if b.EventTypes != nil {
 		change.EventTypes = *b.EventTypes
 	}
-	resp, err := store.UpdateWebhook(c.Context(), c.Session, id, change, c.Receipt(http.StatusOK, asIs))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeSubscription(c, http.StatusOK, func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error) {
+		return store.UpdateWebhook(c.Context(), c.Session, id, change, r)
+	})
 }
 
 func deleteWebhook(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
-	if err := store.DeleteWebhook(c.Context(), c.Session, id); err != nil {
-		return err
-	}
-	c.W.WriteHeader(http.StatusNoContent)
-	c.written = true
-	return nil
+	return onSubscription(c, func(store engine.WebhookStore, id string) error {
+		if err := store.DeleteWebhook(c.Context(), c.Session, id); err != nil {
+			return err
+		}
+		c.W.WriteHeader(http.StatusNoContent)
+		c.written = true
+		return nil
+	})
 }
 
 func rotateSecret(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
-	resp, err := store.RotateSecret(c.Context(), c.Session, id, newWebhookSecret(), previousSecretValidity, c.Receipt(http.StatusOK, asIs))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeSubscription(c, http.StatusOK, func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error) {
+		return store.RotateSecret(c.Context(), c.Session, id, newWebhookSecret(), previousSecretValidity, r)
+	})
 }
 
 func pingWebhook(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
-	resp, err := store.Ping(c.Context(), c.Session, id, c.Receipt(http.StatusAccepted, asIs))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeSubscription(c, http.StatusAccepted, func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error) {
+		return store.Ping(c.Context(), c.Session, id, r)
+	})
 }
 
 func listDeliveries(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
 	limit := DefaultLimit
 	if v := c.R.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -253,24 +233,18 @@ func listDeliveries(c *Call) error {
 		}
 		limit = min(n, MaxLimit)
 	}
-	ds, err := store.Deliveries(c.Context(), c.Session, id, limit)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, struct {
-		Items []engine.Delivery `json:"items"`
-	}{ds})
+	return onSubscription(c, func(store engine.WebhookStore, id string) error {
+		ds, err := store.Deliveries(c.Context(), c.Session, id, limit)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, struct {
+			Items []engine.Delivery `json:"items"`
+		}{ds})
+	})
 }
 
 func retryDelivery(c *Call) error {
-	_, store, err := webhookStore(c)
-	if err != nil {
-		return err
-	}
-	id, err := c.Key()
-	if err != nil {
-		return err
-	}
 	raw, err := c.Param("delivery")
 	if err != nil {
 		return err
@@ -279,11 +253,16 @@ func retryDelivery(c *Call) error {
 	if err != nil {
 		return NotFound("no delivery " + strconv.Quote(raw))
 	}
-	resp, err := store.Redeliver(c.Context(), c.Session, id, delivery, c.Receipt(http.StatusAccepted, asIs))
-	if err != nil {
-		return err
-	}
-	return c.Send(resp)
+	return writeSubscription(c, http.StatusAccepted, func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error) {
+		return store.Redeliver(c.Context(), c.Session, id, delivery, r)
+	})
+}
+
+// newWebhookID names a new subscription: wh_ and 16 random hex digits.
+func newWebhookID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "wh_" + hex.EncodeToString(b[:])
 }
 
 // newWebhookSecret is a Standard Webhooks signing secret: whsec_ and 32

@@ -58,6 +58,16 @@ type pendingEvent struct {
 	record   engine.Record // nil: the record the write's receipt renders
 }
 
+// eventRow is an event as the feed and the dispatcher read it.
+type eventRow struct {
+	Position int64  `db:"position"`
+	ID       string `db:"id"`
+	Type     string `db:"type"`
+	Payload  string `db:"payload"`
+}
+
+const eventColumns = `"position", "id", "type", "payload"`
+
 // eventPayload is an event as the feed lists it and a webhook delivers it.
 type eventPayload struct {
 	ID            string        `json:"id"`
@@ -178,7 +188,7 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		if q.After > 0 && q.After < counter.Pruned {
 			return engine.EventPage{}, engine.ErrCursorExpired
 		}
-		query := `SELECT "position", "id", "type", "payload" FROM "events" WHERE "company" = ? AND "position" > ?`
+		query := `SELECT `+eventColumns+` FROM "events" WHERE "company" = ? AND "position" > ?`
 		args := []any{s.Company, q.After}
 		if q.Register != "" {
 			query += ` AND "register" = ?`
@@ -190,12 +200,7 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		}
 		query += ` ORDER BY "position" LIMIT ?`
 		args = append(args, q.Limit)
-		var rows []struct {
-			Position int64  `db:"position"`
-			ID       string `db:"id"`
-			Type     string `db:"type"`
-			Payload  string `db:"payload"`
-		}
+		var rows []eventRow
 		if err := sel(ctx, e.db, &rows, query, args...); err != nil {
 			return engine.EventPage{}, err
 		}

@@ -42,13 +42,8 @@ func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 			for _, h := range hooks {
 				var patterns []string
 				_ = json.Unmarshal([]byte(h.EventTypes), &patterns)
-				var events []struct {
-					Position int64  `db:"position"`
-					ID       string `db:"id"`
-					Type     string `db:"type"`
-					Payload  string `db:"payload"`
-				}
-				if err := sel(ctx, tx, &events, `SELECT "position", "id", "type", "payload" FROM "events"
+				var events []eventRow
+				if err := sel(ctx, tx, &events, `SELECT `+eventColumns+` FROM "events"
 					WHERE "company" = ? AND "position" > ? ORDER BY "position" LIMIT ?`, h.Company, h.Cursor, limit); err != nil {
 					return err
 				}

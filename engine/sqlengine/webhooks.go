@@ -2,9 +2,7 @@ package sqlengine
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -121,7 +119,6 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
 		types, _ := json.Marshal(w.EventTypes)
 		now := e.opt.Now().UTC().Truncate(time.Microsecond)
-		w.ID = newWebhookID()
 		w.Created, w.Modified = now, now
 		var resp engine.Response
 		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -345,19 +342,24 @@ func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id strin
 			if n == 0 {
 				return engine.ErrNotFound
 			}
-			var row deliveryRow
-			if err := get(ctx, tx, &row, `SELECT `+deliveryColumns+` FROM "webhook_deliveries" WHERE "seq" = ?`, delivery); err != nil {
-				return err
-			}
-			d, err := e.delivery(ctx, tx, row)
-			if err != nil {
-				return err
-			}
-			resp, err = receiptOf(ctx, tx, r, d)
+			resp, err = e.deliveryReceipt(ctx, tx, r, delivery)
 			return err
 		})
 		return resp, err
 	})
+}
+
+// deliveryReceipt stores the receipt of a write that answers with a delivery.
+func (e *Engine) deliveryReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, seq int64) (engine.Response, error) {
+	var row deliveryRow
+	if err := get(ctx, tx, &row, `SELECT `+deliveryColumns+` FROM "webhook_deliveries" WHERE "seq" = ?`, seq); err != nil {
+		return engine.Response{}, err
+	}
+	d, err := e.delivery(ctx, tx, row)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	return receiptOf(ctx, tx, r, d)
 }
 
 // pingType is the type of the message POST /v1/webhooks/{id}/test sends.
@@ -377,15 +379,7 @@ func (st webhookStore) Ping(ctx context.Context, s engine.Session, id string, r 
 			if err != nil {
 				return err
 			}
-			var row deliveryRow
-			if err := get(ctx, tx, &row, `SELECT `+deliveryColumns+` FROM "webhook_deliveries" WHERE "seq" = ?`, seq); err != nil {
-				return err
-			}
-			d, err := e.delivery(ctx, tx, row)
-			if err != nil {
-				return err
-			}
-			resp, err = receiptOf(ctx, tx, r, d)
+			resp, err = e.deliveryReceipt(ctx, tx, r, seq)
 			return err
 		})
 		return resp, err
@@ -401,10 +395,4 @@ func (e *Engine) queueDelivery(ctx context.Context, tx db, company, webhookID, m
 		VALUES (?, ?, ?, ?, ?, ?, 0, ?, '', '', ?) RETURNING "seq"`,
 		company, webhookID, msgID, eventType, payload, engine.DeliveryPending, now, now)
 	return seq, err
-}
-
-func newWebhookID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "wh_" + hex.EncodeToString(b[:])
 }
