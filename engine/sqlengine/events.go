@@ -188,7 +188,7 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		if q.After > 0 && q.After < counter.Pruned {
 			return engine.EventPage{}, engine.ErrCursorExpired
 		}
-		query := `SELECT `+eventColumns+` FROM "events" WHERE "company" = ? AND "position" > ?`
+		query := `SELECT ` + eventColumns + ` FROM "events" WHERE "company" = ? AND "position" > ?`
 		args := []any{s.Company, q.After}
 		if q.Register != "" {
 			query += ` AND "register" = ?`
