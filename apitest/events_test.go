@@ -242,6 +242,14 @@ func TestRefusedWritesRecordNoEvent(t *testing.T) {
 
 		other, _ := env.feed(t, env.OtherKey, "")
 		is.Equal(len(other), 0) // demo2 sees none of demo's events
+
+		// A signature that may read customers but not products sees the
+		// customer events only, whatever its key's scopes.
+		_, mark := env.feed(t, env.Key, "after="+cursor)
+		Expect(t, env.Post("/v1/products", env.createBody(t, env.Catalog.Register("products"))), http.StatusCreated)
+		Expect(t, env.Post("/v1/customers", map[string]any{"name": "Seen"}), http.StatusCreated)
+		limited, _ := env.feed(t, env.limitedSignKey(t), "after="+mark)
+		is.Equal(eventTypes(limited), []string{"customer.created"})
 	})
 }
 

@@ -329,3 +329,23 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 		is.Equal(recv.hits.Load(), int64(0))
 	})
 }
+
+// TestWebhookSeesWhatItsSignatureMayRead: a subscription made with a key
+// whose signature may read customers only gets customer events, though
+// it subscribed to every type.
+func TestWebhookSeesWhatItsSignatureMayRead(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		is := is.New(t)
+		env := Start(t, b, runtime.Config{})
+		recv := newReceiver(t, always(http.StatusOK))
+		limited := env.limitedSignKey(t)
+		Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/webhooks", Key: limited, Body: map[string]any{"url": recv.URL, "eventTypes": []string{"*"}}}), http.StatusCreated)
+		startWorker(t, env, webhook.Options{Policy: webhook.AddressPolicy{AllowPrivate: true}})
+		Expect(t, env.Post("/v1/products", env.createBody(t, env.Catalog.Register("products"))), http.StatusCreated)
+		Expect(t, env.Post("/v1/customers", map[string]any{"name": "Visible"}), http.StatusCreated)
+		got := recv.wait(t, 1)
+		time.Sleep(200 * time.Millisecond) // room for a delivery that must not come
+		is.Equal(recv.hits.Load(), int64(1))
+		is.True(strings.Contains(string(got[0].Body), `"customer.created"`))
+	})
+}

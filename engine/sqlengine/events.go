@@ -63,10 +63,11 @@ type eventRow struct {
 	Position int64  `db:"position"`
 	ID       string `db:"id"`
 	Type     string `db:"type"`
+	Register string `db:"register"`
 	Payload  string `db:"payload"`
 }
 
-const eventColumns = `"position", "id", "type", "payload"`
+const eventColumns = `"position", "id", "type", "register", "payload"`
 
 // eventPayload is an event as the feed lists it and a webhook delivers it.
 type eventPayload struct {
@@ -188,8 +189,20 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		if q.After > 0 && q.After < counter.Pruned {
 			return engine.EventPage{}, engine.ErrCursorExpired
 		}
+		readable, err := e.readableRegisters(ctx, s)
+		if err != nil {
+			return engine.EventPage{}, err
+		}
 		query := `SELECT ` + eventColumns + ` FROM "events" WHERE "company" = ? AND "position" > ?`
 		args := []any{s.Company, q.After}
+		if readable != nil {
+			// "" keeps the list non-empty (IN () is no SQL); no register has that name.
+			query += ` AND "register" IN (` + placeholders(len(readable)+1) + `)`
+			args = append(args, "")
+			for _, r := range readable {
+				args = append(args, r)
+			}
+		}
 		if q.Register != "" {
 			query += ` AND "register" = ?`
 			args = append(args, q.Register)
@@ -214,6 +227,28 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		}
 		return page, nil
 	})
+}
+
+// readableRegisters lists the registers the session's signature may read,
+// whose events it may see; nil when it may read every one. A scope never
+// grants more than the signature may do, in the feed as in the registers.
+func (e *Engine) readableRegisters(ctx context.Context, s engine.Session) ([]string, error) {
+	readable := []string{}
+	for _, r := range e.cat.Registers {
+		err := e.authorize(ctx, e.db, s, r.Name, readAccess)
+		var denied *engine.PermissionError
+		switch {
+		case errors.As(err, &denied):
+		case err != nil:
+			return nil, err
+		default:
+			readable = append(readable, r.Name)
+		}
+	}
+	if len(readable) == len(e.cat.Registers) {
+		return nil, nil
+	}
+	return readable, nil
 }
 
 // typeCondition selects events of the given types or patterns (task.*).

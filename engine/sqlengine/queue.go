@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -47,10 +48,14 @@ func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 					WHERE "company" = ? AND "position" > ? ORDER BY "position" LIMIT ?`, h.Company, h.Cursor, limit); err != nil {
 					return err
 				}
+				readable, err := e.readableRegisters(ctx, engine.Session{Company: h.Company, Sign: h.Sign})
+				if err != nil {
+					return err
+				}
 				cursor := h.Cursor
 				for _, ev := range events {
 					cursor = ev.Position
-					if !engine.MatchAny(patterns, ev.Type) {
+					if !engine.MatchAny(patterns, ev.Type) || (readable != nil && !slices.Contains(readable, ev.Register)) {
 						continue
 					}
 					if _, err := e.queueDelivery(ctx, tx, h.Company, h.ID, ev.ID, ev.Type, ev.Payload); err != nil {

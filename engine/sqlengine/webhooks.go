@@ -22,6 +22,7 @@ const (
 	webhooksTable = `CREATE TABLE IF NOT EXISTS "webhooks" (
 		"id" TEXT PRIMARY KEY,
 		"company" TEXT NOT NULL,
+		"sign" TEXT NOT NULL,
 		"url" TEXT NOT NULL,
 		"event_types" TEXT NOT NULL,
 		"description" TEXT NOT NULL,
@@ -62,6 +63,7 @@ const (
 type webhookRow struct {
 	ID             string `db:"id"`
 	Company        string `db:"company"`
+	Sign           string `db:"sign"` // who subscribed: the events it gets are those this signature may read
 	URL            string `db:"url"`
 	EventTypes     string `db:"event_types"`
 	Description    string `db:"description"`
@@ -75,7 +77,7 @@ type webhookRow struct {
 	Modified       string `db:"modified"`
 }
 
-const webhookColumns = `"id", "company", "url", "event_types", "description", "enabled", "disabled_reason",
+const webhookColumns = `"id", "company", "sign", "url", "event_types", "description", "enabled", "disabled_reason",
 	"secret", "previous_secret", "previous_until", "cursor", "created", "modified"`
 
 func (r webhookRow) webhook() engine.Webhook {
@@ -129,8 +131,8 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 				return err
 			}
 			if _, err := exec(ctx, tx, `INSERT INTO "webhooks" (`+webhookColumns+`)
-				VALUES (?, ?, ?, ?, ?, ?, '', ?, '', '', ?, ?, ?)`,
-				w.ID, s.Company, w.URL, string(types), w.Description, w.Enabled, w.Secret, cursor, formatTime(now), formatTime(now)); err != nil {
+				VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, '', '', ?, ?, ?)`,
+				w.ID, s.Company, s.Sign, w.URL, string(types), w.Description, w.Enabled, w.Secret, cursor, formatTime(now), formatTime(now)); err != nil {
 				return err
 			}
 			resp, err = receiptOf(ctx, tx, r, w)
