@@ -154,6 +154,15 @@ var builtinShapes = []string{
 
 func shapeAnchor(name string) string { return "schema-" + name }
 
+// problemOrder shows a problem's members in the order of RFC 9457.
+func problemOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"type", "title", "status", "detail"}, nil)
+}
+
+// shapeOrder orders the examples of shapes whose members have a
+// conventional order; the others are shown sorted.
+var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder}
+
 func newDocsView(m *Model, doc *Document) (*docsView, error) {
 	schemas := doc.Components.Schemas
 	v := &docsView{
@@ -161,8 +170,8 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		MaxLimit:      runtime.MaxLimit,
 		MaxBodyMB:     runtime.DefaultMaxBody >> 20,
 		ProblemBase:   runtime.DefaultProblemBase,
-		ListExample:   indentJSON(orderedJSON{{"items", []any{"…"}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 0}, {"total", nil}}),
-		ProblemSample: schemaExample(schemas, "Problem", "", nil),
+		ListExample:   indentJSON(orderedJSON{{"items", []any{}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 1}, {"total", 60}}),
+		ProblemSample: schemaExample(schemas, "Problem", "", problemOrder),
 		TokenCall: docsExample{Method: "POST", Path: "/v1/token", Status: statusLine(http.StatusOK),
 			Request: schemaExample(schemas, "TokenRequest", "", nil), Reply: schemaExample(schemas, "Token", "", nil)},
 	}
@@ -190,7 +199,8 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 			return nil, fmt.Errorf("builtinShapes names %s, which the OpenAPI document lacks", name)
 		}
 		v.Shapes = append(v.Shapes, docsShape{Name: name, Anchor: shapeAnchor(name), Description: s.Description,
-			Props: links.properties(s), Example: schemaExample(schemas, name, "", nil)})
+			Props: links.properties(s), Example: schemaExample(schemas, name, "", shapeOrder[name])})
+
 	}
 	for _, pc := range runtime.ProblemCodes() {
 		if n := len(v.ProblemGroups); n == 0 || v.ProblemGroups[n-1].Status != pc.Status {

@@ -343,7 +343,7 @@ func TestDocsLinksResolve(t *testing.T) {
 
 func TestDocsJSON(t *testing.T) {
 	is := is.New(t)
-	is.Equal(indentJSON(orderedJSON{{"b", 1}, {"a", "x<y"}}), "{\n  \"b\": 1,\n  \"a\": \"x<y\"\n}") // catalog order, not sorted
+	is.Equal(indentJSON(orderedJSON{{"b", 1}, {"a", "x<y"}}), "{\n  \"b\": 1,\n  \"a\": \"x<y\"\n}")                                        // catalog order, not sorted
 	is.Equal(indentJSON(inOrder(map[string]any{"z": 1, "b": 2, "a": 3}, []string{"b"}, nil)), "{\n  \"b\": 2,\n  \"a\": 3,\n  \"z\": 1\n}") // the order given, then the rest sorted
 	is.Equal(string(highlightJSON(`{"a": "<b>", "n": -1.5, "t": true}`)),
 		`{<span class="j-k">"a"</span>: <span class="j-s">"&lt;b&gt;"</span>, <span class="j-k">"n"</span>: <span class="j-n">-1.5</span>, <span class="j-k">"t"</span>: <span class="j-l">true</span>}`)
