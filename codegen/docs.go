@@ -177,7 +177,7 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 	}
 	links := newSchemaLinks(m, doc)
 	for _, b := range runtime.BuiltinRoutes() {
-		op := doc.operation(b.Method, b.Path)
+		op := doc.Operation(b.Method, b.Path)
 		if op == nil {
 			return nil, fmt.Errorf("runtime's built-in route %s %s is not in the OpenAPI document", b.Method, b.Path)
 		}
@@ -223,26 +223,6 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		v.Registers = append(v.Registers, d)
 	}
 	return v, nil
-}
-
-// operation is the operation of a route, by its method and its path in
-// either syntax (/v1/tasks/:key or /v1/tasks/{Nr}); nil when undocumented.
-func (d *Document) operation(method, docPath string) *Operation {
-	item := d.Paths[docPath]
-	if item == nil {
-		return nil
-	}
-	switch method {
-	case "GET":
-		return item.Get
-	case "PUT":
-		return item.Put
-	case "POST":
-		return item.Post
-	case "PATCH":
-		return item.Patch
-	}
-	return nil
 }
 
 func registerAnchor(name string) string { return "reg-" + name }
@@ -307,25 +287,29 @@ func newDocsRegister(r *Register, owners []lineOwner, doc *Document, links schem
 	modified.Notes = []template.HTML{"When the record last changed; lists filter on it with " + code("modifiedSince") + " and " + code("modifiedBefore") + "."}
 	d.Fields = append(d.Fields, modified)
 	for _, l := range r.Lines {
-		line := docsField{Write: l.Name, Type: "list of lines", Access: "create only",
-			Notes: []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing. Each line takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}}
+		// Sent as a list of line bodies; read back, when it is, as records.
+		line := docsField{Type: "list of lines"}
 		if l.Read {
 			line = row(l.ReadName, read.Properties[l.ReadName])
-			line.Write, line.Access, line.Notes = l.Name, "create only", append(line.Notes, "Lines of "+registerLink(l.Of.Name)+" created with the record, all or nothing. Each line takes the fields of a "+text(l.Of.Name+" create"+lineExclusions(l)+"."), "Read back as the whole "+text(l.Of.Name)+" records.")
+		}
+		line.Write, line.Access = l.Name, "create only"
+		line.Notes = []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing. Each line takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}
+		if l.Read {
+			line.Notes = append(line.Notes, "Read back as the whole "+text(l.Of.Name)+" records.")
 		}
 		if l.Post {
 			line.Notes = append(line.Notes, "Add one later with "+code("POST "+l.DocPath)+".")
 		}
 		d.Fields = append(d.Fields, line)
 	}
-	list := doc.operation("GET", r.CollectionPath)
+	list := doc.Operation("GET", r.CollectionPath)
 	for _, fl := range r.Filters {
 		d.Filters = append(d.Filters, filterRow(r, fl, list, links))
 	}
 	for _, rt := range r.Routes {
 		route := docsRoute{Method: rt.Method, DocPath: rt.DocPath, Path: rt.Path, Scope: rt.Scope,
 			Summary: rt.Summary, Anchor: routeAnchor(rt.Method, rt.DocPath)}
-		if op := doc.operation(rt.Method, rt.DocPath); op != nil {
+		if op := doc.Operation(rt.Method, rt.DocPath); op != nil {
 			route.Body = links.operationBody(op)
 		}
 		for _, a := range r.Actions {
