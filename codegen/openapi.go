@@ -28,6 +28,11 @@ func openAPIDocument(m *Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return marshalDocument(doc)
+}
+
+// marshalDocument renders a document as indented JSON.
+func marshalDocument(doc *Document) ([]byte, error) {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	return append(b, '\n'), err
 }
@@ -46,8 +51,10 @@ func NewDocument(m *Model) (*Document, error) {
 				"request bodies use camelCase. Every write needs an Idempotency-Key header: the same key with the same content " +
 				"replays the first response. A path served without the method called answers 405 method_not_allowed with an Allow header. " +
 				"Failures are RFC 9457 problems whose title is one of the codes listed in the Problem schema.",
-			Contact: &Contact{Name: "fieldapi maintainers", URL: "https://fieldapi.dev"},
-			License: &License{Name: "Proprietary", URL: "https://fieldapi.dev/license"},
+			// No invented addresses: whoever runs the service answers for it,
+			// and OpenAPI 3.1 lets an SPDX identifier stand for a licence URL.
+			Contact: &Contact{Name: "The operator of this fieldapi installation"},
+			License: &License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"},
 		},
 		Servers: []Server{{
 			URL:         "{baseUrl}",
@@ -119,7 +126,7 @@ func (b *docBuilder) register(r *Register) {
 		b.schema(l.Schema, itemSchema(l))
 	}
 	for _, a := range r.Actions {
-		b.schema(a.Body.Type, actionSchema(a))
+		b.schema(a.Body.Type, actionSchema(r, a))
 	}
 	for _, rp := range r.replies() {
 		b.schema(rp.Type, replySchema(rp))
@@ -332,7 +339,7 @@ func itemSchema(l *Line) *Schema {
 	return s
 }
 
-func actionSchema(a *Action) *Schema {
+func actionSchema(r *Register, a *Action) *Schema {
 	s := &Schema{Type: types("object"), Description: "The body of POST " + a.DocPath + ". " + a.Description,
 		AdditionalProperties: Never(), Properties: map[string]*Schema{}}
 	for _, f := range a.Body.Fields {
@@ -342,6 +349,9 @@ func actionSchema(a *Action) *Schema {
 		if f.Required {
 			s.Required = append(s.Required, f.WriteName)
 		}
+	}
+	if ex := r.ActionExample(a); ex != nil {
+		s.Examples = []any{ex}
 	}
 	return s
 }
@@ -377,7 +387,11 @@ func replySchema(rp *Reply) *Schema {
 		props[rl.Name] = &Schema{Type: types("array"), Items: ref(rl.ItemType)}
 		required = append(required, rl.Name)
 	}
-	return &Schema{Type: types("object"), Description: strings.TrimSpace(rp.Type + " " + rp.Doc), Properties: props, Required: required}
+	s := &Schema{Type: types("object"), Description: strings.TrimSpace(rp.Type + " " + rp.Doc), Properties: props, Required: required}
+	if ex := rp.Example(); ex != nil {
+		s.Examples = []any{ex}
+	}
+	return s
 }
 
 func replyLineSchema(rl *ReplyLine) *Schema {

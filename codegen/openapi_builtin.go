@@ -100,7 +100,11 @@ func builtinSchemas() map[string]*Schema {
 			"detail":      str("What went wrong, for a person."),
 			"validValues": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "What would have been accepted, when known."},
 			"requestId":   str("The X-Request-Id of the call."),
-		}, "validValues"),
+		}, "validValues").withExample(map[string]any{
+			"type": runtime.DefaultProblemBase + "/command_failed", "title": "command_failed", "status": 422,
+			"detail":      `times[0]: TimeType "Resa" does not exist`,
+			"validValues": []any{"Normaltid", "Resa, km/dag", "Semester"}, "requestId": "01JD7Q6V3M2K8Z",
+		}),
 		"Location": object("A record's position.", map[string]*Schema{
 			"Latitude":  {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
 			"Longitude": {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
@@ -111,6 +115,9 @@ func builtinSchemas() map[string]*Schema {
 			"Provider":   str("The geocoder that placed it; \"\" when none."),
 			"Fixed":      boolean("Pinned with PUT: geocoding never overwrites it."),
 			"Ambiguous":  boolean("The geocoder found several places."),
+		}).withExample(map[string]any{ // the answer to the LocationPin example
+			"Latitude": 59.3326, "Longitude": 18.0649, "Address": "Drottninggatan 1, Stockholm", "Status": "Found",
+			"SourceType": "Manual", "Provider": "", "Fixed": true, "Ambiguous": false,
 		}),
 		"LocationPin": {Type: types("object"), Description: "A fixed position.", AdditionalProperties: Never(), Required: []string{"latitude", "longitude"},
 			Properties: map[string]*Schema{
@@ -129,7 +136,7 @@ func builtinSchemas() map[string]*Schema {
 			"id":   {Type: types("integer"), Description: "The document's Id."},
 			"nr":   str("The key of the record it is stored on."),
 			"name": str("Its file name."),
-		}),
+		}).withExample(map[string]any{"id": 7, "nr": "10053", "name": "notes.txt"}), // the answer to the DocumentUpload example
 		"DocumentInfo": object("A document on a record, without its content.", map[string]*Schema{
 			"Id":         {Type: types("integer")},
 			"Name":       str("File name."),
@@ -162,12 +169,12 @@ func builtinSchemas() map[string]*Schema {
 			"status":    {Type: types("string"), Enum: []any{"ok", "unavailable"}},
 			"engine":    {Type: types("string"), Enum: []any{"reachable", "unreachable"}},
 			"latencyMs": {Type: types("number"), Format: "double", Description: "How long the engine took to answer, in milliseconds."},
-		}),
+		}).withExample(map[string]any{"status": "ok", "engine": "reachable", "latencyMs": 0.4}),
 		"Whoami": object("The caller.", map[string]*Schema{
 			"integration": str("The key's client id."),
 			"tenant":      str("The company."),
 			"scopes":      {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "Every scope the key holds; * spelled out."},
-		}),
+		}).withExample(map[string]any{"integration": "demo-cli", "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
 		"TokenRequest": {Type: types("object"), Description: "Client credentials.", AdditionalProperties: Never(), Required: []string{"clientId", "clientSecret"},
 			Properties: map[string]*Schema{
 				"clientId":     str("The key's client id."),
@@ -180,7 +187,7 @@ func builtinSchemas() map[string]*Schema {
 			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
 			"expires_in":   {Type: types("integer"), Description: "Seconds until it expires."},
 			"scope":        str("The scopes, space-separated."),
-		}),
+		}).withExample(map[string]any{"access_token": "mt_…", "token_type": "Bearer", "expires_in": 3600, "scope": "customers:read tasks:read tasks:write"}),
 	}
 }
 
@@ -192,4 +199,10 @@ func removeString(xs []string, x string) []string {
 		}
 	}
 	return out
+}
+
+// withExample sets the schema's example and returns it.
+func (s *Schema) withExample(example any) *Schema {
+	s.Examples = []any{example}
+	return s
 }

@@ -87,6 +87,30 @@ func (p *PathItem) Set(method string, op *Operation) {
 	}
 }
 
+// Method is the operation under an HTTP method; nil when there is none.
+func (p *PathItem) Method(method string) *Operation {
+	switch method {
+	case "GET":
+		return p.Get
+	case "PUT":
+		return p.Put
+	case "POST":
+		return p.Post
+	case "PATCH":
+		return p.Patch
+	}
+	return nil
+}
+
+// Operation is the operation of a method on a path in OpenAPI syntax
+// (/v1/tasks/{Nr}); nil when the document has none.
+func (d *Document) Operation(method, path string) *Operation {
+	if item := d.Paths[path]; item != nil {
+		return item.Method(method)
+	}
+	return nil
+}
+
 // Operation is one method on one path.
 type Operation struct {
 	OperationID string                 `json:"operationId"`
