@@ -115,6 +115,12 @@ func IdempotencyInFlight() *Problem {
 	return p
 }
 
+// PreconditionFailed: If-Match named a version the record is no longer at
+// (or only weak tags); nothing was written.
+func PreconditionFailed() *Problem {
+	return problem(http.StatusPreconditionFailed, "precondition_failed", "the record has changed since the ETag sent in If-Match: GET it again, reapply the change and send its new ETag")
+}
+
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
 	return problem(http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the request body is larger than %d bytes", limit))
@@ -183,6 +189,8 @@ func AsProblem(err error) *Problem {
 		return PermissionDenied(perm.Error())
 	case errors.Is(err, engine.ErrNotFound):
 		return NotFound(err.Error())
+	case errors.Is(err, engine.ErrPreconditionFailed):
+		return PreconditionFailed()
 	case errors.Is(err, engine.ErrBusy):
 		return EngineBusy()
 	case errors.Is(err, engine.ErrUnreachable):

@@ -7,6 +7,7 @@ package runtime
 import (
 	"log/slog"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,9 @@ type Config struct {
 	InFlightWait   time.Duration // how long a duplicate waits for the running call before 409
 	ClaimLease     time.Duration // a running write holds its Idempotency-Key this long before a retry may take it over
 	AuthCacheTTL   time.Duration // how long a verified key or token is trusted without a lookup
+	CORSOrigins    []string      // origins a browser may call from; none turns CORS off
+	GzipMinSize    int           // answers at least this large are gzipped for clients that accept it
+	Observers      []Observer    // hear of every request: the access log, metrics
 	Logger         *slog.Logger
 	Now            func() time.Time
 }
@@ -74,6 +78,9 @@ func (c Config) withDefaults() Config {
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = 2 * time.Second
 	}
+	if c.GzipMinSize <= 0 {
+		c.GzipMinSize = DefaultGzipMinSize
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -94,6 +101,8 @@ type Route struct {
 	Scope   string // needed scope; "" with Public false means any valid key
 	Public  bool   // needs no key
 	Handler Handler
+
+	pattern string // Path as logged and counted: /v1/customers/{key}
 }
 
 // API is what the generated code describes: its routes, every scope a key
@@ -114,6 +123,7 @@ type Server struct {
 	scopes  []string
 	auth    *authenticator
 	limits  *rateLimits
+	handler http.Handler // the routes inside the observing and HTTP-convention layers
 }
 
 // NewServer builds the service over an engine and the generated API; the
@@ -126,13 +136,18 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		cfg:    cfg,
 		static: map[string]map[string]*Route{},
 		router: httprouter.New(),
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst),
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(api.Scopes)),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
 	for _, r := range append(builtinRoutes(api.OpenAPI), api.Routes...) {
 		s.add(r)
+		if r.Method == http.MethodGet {
+			r.Method = http.MethodHead // every GET answers HEAD: its headers, no body
+			s.add(r)
+		}
 	}
+	s.handler = s.observe(s.withConventions(http.HandlerFunc(s.route)))
 	return s
 }
 
@@ -141,6 +156,7 @@ func (s *Server) Scopes() []string { return s.scopes }
 
 func (s *Server) add(r Route) {
 	route := &r
+	route.pattern = routePattern.ReplaceAllString(r.Path, "{$1}")
 	if !slices.Contains(s.methods, r.Method) {
 		s.methods = append(s.methods, r.Method)
 	}
@@ -159,9 +175,16 @@ func (s *Server) add(r Route) {
 	})
 }
 
-// ServeHTTP routes on the escaped path, so a key holding "/" (sent as %2F)
+// routePattern finds the parameters of an httprouter path, to show them as {name}.
+var routePattern = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// ServeHTTP serves a request through the observers (request id, access
+// log, metrics), CORS and gzip, then the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// route routes on the escaped path, so a key holding "/" (sent as %2F)
 // stays one path segment.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.EscapedPath()
 	if byMethod, ok := s.static[path]; ok {
 		if route, ok := byMethod[r.Method]; ok {
