@@ -91,8 +91,8 @@ func TestAccessLogHasOneLinePerRequestWithTheClientsRequestID(t *testing.T) {
 		is.True(failed["bytesIn"].(float64) > 0)
 
 		whole := fmt.Sprint(logs.lines(t))
-		is.True(!strings.Contains(whole, env.Key))         // never a key
-		is.True(!strings.Contains(whole, "nosuchfield"))   // never a body
+		is.True(!strings.Contains(whole, env.Key))          // never a key
+		is.True(!strings.Contains(whole, "nosuchfield"))    // never a body
 		is.True(!strings.Contains(whole, "/customers/"+nr)) // never the raw path
 	})
 }
