@@ -42,7 +42,7 @@ var engineFaultKinds = map[string]string{
 
 // NewRequests registers the request metrics with reg.
 func NewRequests(reg prometheus.Registerer) *Requests {
-	labels := []string{"route", "method", "status"}
+	labels := []string{"route", "method", "status"} // the order WithLabelValues takes them in
 	m := &Requests{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "http_requests_total",
 			Help: "Requests answered, by route pattern, method and status class (2xx, 4xx, ...)."}, labels),
@@ -75,9 +75,9 @@ func (m *Requests) RequestStarted() { m.inFlight.Inc() }
 // RequestDone counts the answered request.
 func (m *Requests) RequestDone(r *runtime.RequestRecord) {
 	m.inFlight.Dec()
-	labels := prometheus.Labels{"route": r.Route, "method": r.Method, "status": strconv.Itoa(r.Status/100) + "xx"}
-	m.requests.With(labels).Inc()
-	m.duration.With(labels).Observe(r.Duration.Seconds())
+	class := statusClass(r.Status)
+	m.requests.WithLabelValues(r.Route, r.Method, class).Inc()
+	m.duration.WithLabelValues(r.Route, r.Method, class).Observe(r.Duration.Seconds())
 	if r.Replayed {
 		m.replays.Inc()
 	}
@@ -95,6 +95,17 @@ func (m *Requests) RequestDone(r *runtime.RequestRecord) {
 			m.engineFaults.WithLabelValues(kind).Inc()
 		}
 	}
+}
+
+// statusClasses name the status classes without formatting one per request.
+var statusClasses = [...]string{"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// statusClass is "2xx" for 200..299 and so on.
+func statusClass(status int) string {
+	if c := status / 100; c >= 1 && c <= 5 {
+		return statusClasses[c]
+	}
+	return strconv.Itoa(status/100) + "xx"
 }
 
 // RegisterProcess registers the Go runtime and process collectors.
