@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"net/http"
 	"net/http/pprof"
+	"slices"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -40,6 +41,9 @@ var engineFaultKinds = map[string]string{
 	"engine_timeout":     "timeout",
 }
 
+// idempotencyConflicts are the problem codes of writes refused for their Idempotency-Key.
+var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_in_flight"}
+
 // NewRequests registers the request metrics with reg.
 func NewRequests(reg prometheus.Registerer) *Requests {
 	labels := []string{"route", "method", "status"} // the order WithLabelValues takes them in
@@ -62,8 +66,11 @@ func NewRequests(reg prometheus.Registerer) *Requests {
 		engineFaults: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "engine_faults_total",
 			Help: "Calls the engine could not serve, by kind: busy, unreachable (503), timeout (504)."}, []string{"kind"}),
 	}
-	for _, kind := range engineFaultKinds {
-		m.engineFaults.WithLabelValues(kind) // every kind shows from the start, at 0
+	for _, kind := range engineFaultKinds { // every kind and code shows from the start, at 0
+		m.engineFaults.WithLabelValues(kind)
+	}
+	for _, code := range idempotencyConflicts {
+		m.conflicts.WithLabelValues(code)
 	}
 	reg.MustRegister(m.requests, m.duration, m.inFlight, m.replays, m.conflicts, m.inFlightWaits, m.rateLimited, m.engineFaults)
 	return m
@@ -86,13 +93,13 @@ func (m *Requests) RequestDone(r *runtime.RequestRecord) {
 	}
 	switch r.Problem {
 	case "":
-	case "idempotency_mismatch", "idempotency_in_flight":
-		m.conflicts.WithLabelValues(r.Problem).Inc()
 	case "rate_limited":
 		m.rateLimited.Inc()
 	default:
 		if kind, ok := engineFaultKinds[r.Problem]; ok {
 			m.engineFaults.WithLabelValues(kind).Inc()
+		} else if slices.Contains(idempotencyConflicts, r.Problem) {
+			m.conflicts.WithLabelValues(r.Problem).Inc()
 		}
 	}
 }
