@@ -104,20 +104,13 @@ func TestMetricsScrapeCountsTheCallsMade(t *testing.T) {
 		env := Start(t, b, runtime.Config{Observers: []runtime.Observer{metrics.NewRequests(registry)}, RateLimit: 1, RateBurst: 3})
 		metrics.RegisterDBPool(registry, env.Engine.DBStats)
 		metrics.RegisterProcess(registry)
-		scrape := httptest.NewServer(metrics.Handler(registry, false))
-		t.Cleanup(scrape.Close)
 		nr, _ := env.FirstKey("customers", env.Key) // one list call
 		for range 2 {
 			Expect(t, env.Get(KeyPath("customers", nr)), http.StatusOK)
 		}
 		Expect(t, env.Get(KeyPath("customers", nr)), http.StatusTooManyRequests) // the fourth call in the burst of 3
 
-		resp, err := http.Get(scrape.URL + "/metrics")
-		is.NoErr(err)
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		text := string(body)
-		is.Equal(resp.StatusCode, http.StatusOK)
+		text := scrapeMetrics(t, registry)
 		is.True(strings.Contains(text, `fieldapi_http_requests_total{method="GET",route="/v1/customers/{key}",status="2xx"} 2`))
 		is.True(strings.Contains(text, `fieldapi_http_requests_total{method="GET",route="/v1/customers/{key}",status="4xx"} 1`))
 		is.True(strings.Contains(text, `fieldapi_http_requests_total{method="GET",route="/v1/customers",status="2xx"} 1`))
@@ -141,14 +134,26 @@ func TestIdempotencyMetrics(t *testing.T) {
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: body, Headers: key}), http.StatusCreated)
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: body, Headers: key}), http.StatusCreated)
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: map[string]any{"name": "Other"}, Headers: key}), http.StatusConflict)
-	scrape := httptest.NewServer(metrics.Handler(registry, false))
-	t.Cleanup(scrape.Close)
-	resp, err := http.Get(scrape.URL + "/metrics")
-	is.NoErr(err)
+	scraped := scrapeMetrics(t, registry)
+	is.True(strings.Contains(scraped, "fieldapi_idempotent_replays_total 1"))
+	is.True(strings.Contains(scraped, `fieldapi_idempotency_conflicts_total{code="idempotency_mismatch"} 1`))
+}
+
+// scrapeMetrics is GET /metrics over HTTP from the registry's handler.
+func scrapeMetrics(t testing.TB, registry *prometheus.Registry) string {
+	t.Helper()
+	srv := httptest.NewServer(metrics.Handler(registry, false))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer resp.Body.Close()
-	scraped, _ := io.ReadAll(resp.Body)
-	is.True(strings.Contains(string(scraped), "fieldapi_idempotent_replays_total 1"))
-	is.True(strings.Contains(string(scraped), `fieldapi_idempotency_conflicts_total{code="idempotency_mismatch"} 1`))
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %s", resp.StatusCode, body)
+	}
+	return string(body)
 }
 
 // etag reads a strong ETag from an answer.

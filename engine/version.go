@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -46,11 +47,7 @@ func appendCount(b []byte, tag byte, n int) []byte {
 }
 
 func appendRecord(b []byte, r Record) []byte {
-	names := make([]string, 0, len(r))
-	for name := range r {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(r))
 	b = appendCount(b, '{', len(names))
 	for _, name := range names {
 		b = appendValue(appendText(b, 'k', name), r[name])
@@ -75,11 +72,7 @@ func appendValue(b []byte, v any) []byte {
 		}
 		return b
 	case map[string]string:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		b = appendCount(b, 'm', len(keys))
 		for _, k := range keys {
 			b = appendText(appendText(b, 'k', k), 's', v[k])

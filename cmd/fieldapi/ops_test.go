@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 )
@@ -58,15 +57,7 @@ func TestKeysListJSON(t *testing.T) {
 	r := runCLI(t, nil, "keys", "list", "--db", dsn, "--json")
 	is.Equal(r.code, 0)
 	is.True(!strings.Contains(r.stdout, k.Key[strings.LastIndex(k.Key, "_")+1:])) // never a secret
-	var keys []struct {
-		ClientID   string     `json:"clientId"`
-		Company    string     `json:"company"`
-		Sign       string     `json:"sign"`
-		Scopes     []string   `json:"scopes"`
-		AllowedIPs []string   `json:"allowedIps"`
-		Created    time.Time  `json:"created"`
-		Revoked    *time.Time `json:"revoked"`
-	}
+	var keys []listedKey
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	is.NoErr(dec.Decode(&keys))
