@@ -21,6 +21,12 @@ import (
 // newServer serves extra routes beside the built-in ones on a real engine.
 func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.Server {
 	t.Helper()
+	return newServerWith(t, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, routes...)
+}
+
+// newServerWith is newServer with a config of the test's own.
+func newServerWith(t *testing.T, cfg runtime.Config, routes ...runtime.Route) *httptest.Server {
+	t.Helper()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.S
 	if err := eng.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := runtime.NewServer(eng, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, runtime.API{Routes: routes})
+	srv := runtime.NewServer(eng, cfg, runtime.API{Routes: routes})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return hs
