@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 )
@@ -46,8 +45,18 @@ func appendCount(b []byte, tag byte, n int) []byte {
 	return append(strconv.AppendInt(append(b, tag), int64(n), 10), ';')
 }
 
+// sortedKeys lists a map's keys in order, in one allocation.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 func appendRecord(b []byte, r Record) []byte {
-	names := slices.Sorted(maps.Keys(r))
+	names := sortedKeys(r)
 	b = appendCount(b, '{', len(names))
 	for _, name := range names {
 		b = appendValue(appendText(b, 'k', name), r[name])
@@ -72,7 +81,7 @@ func appendValue(b []byte, v any) []byte {
 		}
 		return b
 	case map[string]string:
-		keys := slices.Sorted(maps.Keys(v))
+		keys := sortedKeys(v)
 		b = appendCount(b, 'm', len(keys))
 		for _, k := range keys {
 			b = appendText(appendText(b, 'k', k), 's', v[k])
