@@ -126,6 +126,17 @@ var loaderErrors = []struct {
 	{"default of a missing field", things("defaults: {Size: '1'}\n"), `catalog/things.yaml: defaults: field "Size" is not declared`},
 	{"requireOneOf a missing field", things("requireOneOf: [Size]\n"), `catalog/things.yaml: requireOneOf: field "Size" is not declared`},
 
+	// Declarative rule keys (rulekeys.go).
+	{"defaultFrom with lookup", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: OwnerName, writable: true, lookup: OwnerNr.Name, defaultFrom: OwnerNr.Name}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerName: lookup and defaultFrom exclude each other"},
+	{"defaultFrom read only", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: OwnerName, defaultFrom: OwnerNr.Name}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerName: defaultFrom needs a writable field; a read-only copy is a lookup"},
+	{"defaultFrom not from a reference", things("  - {name: Size, writable: true}\n  - {name: Label, writable: true, defaultFrom: Size.Name}\n"), `catalog/things.yaml: field Label: defaultFrom "Size.Name" must be Ref.Field where Ref is a text reference field of this register`},
+	{"defaultFrom of a missing field", plus(things("  - {name: OwnerNr, writable: true, references: owners}\n  - {name: Label, writable: true, defaultFrom: OwnerNr.Colour}\n"), "owners.yaml", owners), `catalog/things.yaml: field Label: defaultFrom "OwnerNr.Colour": owners has no field Colour`},
+	{"inherit a field the owner lacks", plus(things("lines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Name]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Name" is not declared in things.yaml`},
+	{"inherit a field the line lacks", plus(things("  - {name: Size, writable: true}\nlines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Size]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Size" is not declared in owners.yaml`},
+	{"inherit the parent", plus(things("lines:\n  - {name: notes, register: owners, parent: Nr, inherit: [Nr]}\n"), "owners.yaml", owners), `catalog/things.yaml: line notes: inherit field "Nr" is set by the owner already (parent or set)`},
+	{"locateFrom a missing field", things("locateFrom: [Place]\n"), `catalog/things.yaml: locateFrom: field "Place" is not declared`},
+	{"locateFrom a field that is no reference", things("locateFrom: [Nr]\n"), "catalog/things.yaml: locateFrom: field Nr is not a text reference field"},
+
 	// Fields.
 	{"field name", things("  - {name: size}\n"), `catalog/things.yaml: fields[1]: name "size" must be PascalCase`},
 	{"reserved field", things("  - {name: Modified, type: date}\n"), "catalog/things.yaml: field Modified: Modified is added by the service"},
@@ -159,8 +170,13 @@ var loaderErrors = []struct {
 	{"action name", things("actions:\n  - {name: location}\n"), `catalog/things.yaml: actions[0]: name "location" must be a camelCase name not used by a line or another path`},
 	{"action field", things("actions:\n  - {name: close, fields: [{name: reason}]}\n"), "catalog/things.yaml: action close: fields[0]: needs a PascalCase name and a known type"},
 	{"createReply field missing", things("createReply: {fields: [Id]}\n"), `catalog/things.yaml: createReply: field "Id" is not declared`},
-	{"createReply of no line list", things("createReply: {lines: {parts: [Nr]}}\n"), `catalog/things.yaml: createReply: "parts" is not a line list of this register`},
-	{"createReply line field missing", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr}\ncreateReply: {lines: {owners: [Id]}}\n"), "owners.yaml", owners), `catalog/things.yaml: createReply: line owners: field "Id" is not declared in owners`},
+	{"createReply without the key", things("  - {name: Name}\ncreateReply: {fields: [Name]}\n"), `catalog/things.yaml: createReply: fields must carry the key Nr`},
+	{"createReply of no line list", things("createReply: {fields: [Nr], lines: {parts: [Nr]}}\n"), `catalog/things.yaml: createReply: "parts" is not a line list of this register`},
+	{"createReply line field missing", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr}\ncreateReply: {fields: [Nr], lines: {owners: [Id]}}\n"), "owners.yaml", owners), `catalog/things.yaml: createReply: line owners: field "Id" is not declared in owners`},
+	{"postReply without the line's key", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr, postReply: [Name]}\n"), "owners.yaml", owners), `catalog/things.yaml: line owners: postReply must carry the line's key Nr`},
+	{"example of a missing field", things("example: {Nr: '1', Size: 2}\n"), `catalog/things.yaml: example: field "Size" is not declared`},
+	{"enum on a number", things("  - {name: Size, type: number, enum: ['1']}\n"), `catalog/things.yaml: field Size: enum needs a text field, Size is number`},
+	{"enum on an action's number", things("actions:\n  - {name: close, fields: [{name: Size, type: number, enum: ['1']}]}\n"), `catalog/things.yaml: action close: field Size: enum needs a text field`},
 
 	// Extends and override.
 	{"extends an unknown register", map[string]string{"spares.yaml": spares}, `catalog/spares.yaml: extends: unknown register "parts"`},
@@ -380,4 +396,20 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("loaded without error but without things")
 		}
 	})
+}
+
+// TestRuleKeys: the declarative rule keys, used as meant, load.
+func TestRuleKeys(t *testing.T) {
+	is := is.New(t)
+	c, err := load(plus(things(`  - {name: OwnerNr, writable: true, references: owners}
+  - {name: Name, writable: true, defaultFrom: OwnerNr.Name}
+lines:
+  - {name: notes, register: owners, parent: Nr, inherit: [Name]}
+locateFrom: [OwnerNr]
+`), "owners.yaml", owners))
+	is.NoErr(err)
+	things := c.Register("things")
+	is.Equal(things.Field("Name").DefaultFrom, "OwnerNr.Name")
+	is.Equal(things.Lines[0].Inherit, []string{"Name"})
+	is.Equal(things.LocateFrom, []string{"OwnerNr"})
 }

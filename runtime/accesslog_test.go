@@ -39,7 +39,7 @@ func TestFailuresAreLoggedWithStackAndRequestID(t *testing.T) {
 	is := is.New(t)
 	var logs lockedBuilder
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	hs := newServerWith(t, runtime.Config{Logger: log, Observers: []runtime.Observer{runtime.NewAccessLog(log)}},
+	hs, _ := newServerWith(t, runtime.Config{Logger: log, Observers: []runtime.Observer{runtime.NewAccessLog(log)}},
 		runtime.Route{Method: http.MethodGet, Path: "/fails", Public: true, Handler: func(c *runtime.Call) error {
 			return errors.New("disk on fire")
 		}},

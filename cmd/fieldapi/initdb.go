@@ -17,7 +17,7 @@ func (a *app) initDB(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, false)
+	eng, err := openEngineWith(ctx, a.catalog, *dsn, sqlengine.Options{}, false)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"fieldapi/catalog"
 )
 
 func main() {
@@ -40,8 +42,9 @@ func main() {
 type app struct {
 	stdout, stderr  io.Writer
 	getenv          func(string) string
-	onListen        func(net.Addr) // called once serve listens; tests learn the port from it
-	onMetricsListen func(net.Addr) // the same for the --metrics-addr listener
+	onListen        func(net.Addr)   // called once serve listens; tests learn the port from it
+	onMetricsListen func(net.Addr)   // the same for the --metrics-addr listener
+	catalog         *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
 }
 
 const usage = `fieldapi serves the field-service REST/JSON API and administers its keys.

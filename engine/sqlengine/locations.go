@@ -302,9 +302,10 @@ func (e *Engine) addressOf(ctx context.Context, q db, t *table, company string, 
 }
 
 // locateFrom are the fields a record without an address of its own is
-// located from, in the order its rules give, or else in catalog order.
+// located from, in the order the catalog's locateFrom gives, or else every
+// field in catalog order.
 func (e *Engine) locateFrom(t *table) []*catalog.Field {
-	names := e.rules(t.reg.Name).locateFrom
+	names := t.reg.LocateFrom
 	if names == nil {
 		return t.reg.Fields
 	}
