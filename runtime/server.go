@@ -159,7 +159,7 @@ type Server struct {
 	scopes  []string
 	auth    *authenticator
 	limits  *rateLimits
-	routes  []Route      // every route served, built-in ones first (HEAD ones are implied)
+	routes  []Route      // every route served, built-in ones first
 	handler http.Handler // the routes inside the observing and HTTP-convention layers
 }
 
@@ -178,7 +178,6 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
 	for _, r := range append(builtinRoutes(api), api.Routes...) {
-		s.routes = append(s.routes, r)
 		s.add(r)
 		if r.Method == http.MethodGet {
 			r.Method = http.MethodHead // every GET answers HEAD: its headers, no body
@@ -196,6 +195,7 @@ func (s *Server) Scopes() []string { return s.scopes }
 func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
 
 func (s *Server) add(r Route) {
+	s.routes = append(s.routes, r)
 	route := &r
 	route.pattern = routePattern.ReplaceAllString(r.Path, "{$1}")
 	if !slices.Contains(s.methods, r.Method) {
