@@ -96,6 +96,7 @@ func (b *docBuilder) schema(name string, s *Schema) {
 	b.doc.Components.Schemas[name] = s
 }
 
+// operation adds op under path and method; a GET also gets its HEAD.
 func (b *docBuilder) operation(path, method string, op *Operation) {
 	item := b.doc.Paths[path]
 	if item == nil {
@@ -103,6 +104,26 @@ func (b *docBuilder) operation(path, method string, op *Operation) {
 		b.doc.Paths[path] = item
 	}
 	item.Set(method, op)
+	if method == http.MethodGet {
+		item.Set(http.MethodHead, b.headOf(op))
+	}
+}
+
+// headOf is the HEAD of a GET operation: the server answers every GET
+// route to HEAD with the GET's status and headers and no body.
+func (b *docBuilder) headOf(get *Operation) *Operation {
+	head := *get
+	head.OperationID = "head" + strings.ToUpper(get.OperationID[:1]) + get.OperationID[1:]
+	head.Summary = get.Summary + " (headers only)"
+	head.Description = strings.TrimSpace("HEAD: the status and headers the GET answers, without a body. " + get.Description)
+	head.Responses = map[string]*Response{}
+	for status, r := range get.Responses {
+		if name, shared := strings.CutPrefix(r.Ref, "#/components/responses/"); shared {
+			r = b.doc.Components.Responses[name]
+		}
+		head.Responses[status] = &Response{Description: r.Description, Headers: r.Headers}
+	}
+	return &head
 }
 
 func ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
@@ -425,11 +446,29 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument:
 		statuses = append(statuses, 501) // optional engine capabilities
 	}
+	// Optimistic concurrency: a write on a record may name the version it
+	// read (If-Match, else 412); a read of one may name the version it holds
+	// (If-None-Match, then 304).
+	switch rt.Kind {
+	case KindUpdate, KindAction, KindAddLine:
+		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IfMatch"})
+		statuses = append(statuses, 412)
+	case KindGet:
+		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IfNoneMatch"})
+		notModified := &Response{Description: "Not modified: the record is still at the version If-None-Match names", Headers: responseHeaders(false)}
+		notModified.Headers["ETag"] = headerRef("ETag")
+		op.Responses["304"] = notModified
+	}
 	if rt.Request != "" {
 		op.RequestBody = jsonBody(rt.Request)
 	}
 	ok := func(status int, desc string, schema *Schema) {
-		op.Responses[strconv.Itoa(status)] = successResponse(status, desc, write, schema)
+		resp := successResponse(status, desc, write, schema)
+		switch rt.Kind {
+		case KindGet, KindUpdate, KindAction, KindCreate, KindAddLine: // a record of a register
+			resp.Headers["ETag"] = headerRef("ETag")
+		}
+		op.Responses[strconv.Itoa(status)] = resp
 	}
 	switch rt.Kind {
 	case KindList:
@@ -470,9 +509,11 @@ func jsonBody(schema string) *RequestBody {
 
 func headerRef(name string) *Header { return &Header{Ref: "#/components/headers/" + name} }
 
-// responseHeaders are the headers every response of an operation carries.
+// responseHeaders are the headers every response of an operation carries
+// (Cache-Control and the RateLimit headers on answers to keyed calls).
 func responseHeaders(write bool) map[string]*Header {
-	h := map[string]*Header{"X-Request-Id": headerRef("XRequestId")}
+	h := map[string]*Header{"X-Request-Id": headerRef("XRequestId"),
+		"Cache-Control": headerRef("CacheControl"), "RateLimit": headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimitPolicy")}
 	if write {
 		h["Idempotency-Key"] = headerRef("IdempotencyKey")
 		h["Idempotency-Replayed"] = headerRef("IdempotencyReplayed")

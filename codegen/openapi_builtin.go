@@ -23,7 +23,15 @@ func sharedHeaders() map[string]*Header {
 			Description: "Seconds to wait before retrying."},
 		"RetryAfterSometimes": {Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
 			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight)."},
-		"Location":           {Required: true, Schema: str(), Description: "The path of the resource created."},
+		"Location": {Required: true, Schema: str(), Description: "The path of the resource created."},
+		"ETag": {Schema: str(), Description: "The record's version, a strong entity tag: send it as If-Match to change the record only while it is " +
+			"unchanged, or as If-None-Match to read it only when it has changed. A replayed write carries none."},
+		"CacheControl": {Schema: &Schema{Type: types("string"), Enum: []any{"no-store"}},
+			Description: "no-store on every answer to a keyed call and on POST /v1/token: no cache may keep it."},
+		"RateLimitPolicy": {Schema: str(),
+			Description: `The key's rate limit (IETF draft-ietf-httpapi-ratelimit-headers): "per-key";q=<calls a key may make at once>;w=<seconds to refill>. Sent on answers to keyed calls while a limit is set.`},
+		"RateLimit": {Schema: str(),
+			Description: `What is left of the key's rate limit: "per-key";r=<calls left now>;t=<seconds until full again>. Sent on answers to keyed calls while a limit is set.`},
 		"ContentDisposition": {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
 	}
 }
@@ -34,6 +42,10 @@ func (b *docBuilder) builtins() {
 	d.Components.Parameters["IdempotencyKey"] = &Parameter{Name: "Idempotency-Key", In: "header", Required: true,
 		Schema:      &Schema{Type: types("string"), MinLength: ptr(1), MaxLength: ptr(255)},
 		Description: "Chosen per operation. The same key with the same content replays the first response; with other content: 409."}
+	d.Components.Parameters["IfMatch"] = &Parameter{Name: "If-Match", In: "header", Schema: &Schema{Type: types("string")},
+		Description: `The ETag of the record (the owner, for a line or an action) as read: the write goes ahead only while the record is still at that version, else 412 precondition_failed and nothing is written. A list of tags passes when one matches; * passes for any record; weak tags (W/"…") never match.`}
+	d.Components.Parameters["IfNoneMatch"] = &Parameter{Name: "If-None-Match", In: "header", Schema: &Schema{Type: types("string")},
+		Description: "The ETag of the record the caller holds: 304 without a body while the record is still at that version."}
 	d.Tags = append(d.Tags,
 		Tag{Name: "service", Description: "The service itself: health, its OpenAPI document, the caller, tokens, field names."})
 	for name, s := range builtinSchemas() {

@@ -66,6 +66,7 @@ type Tag struct {
 // PathItem is the operations of one path.
 type PathItem struct {
 	Get   *Operation `json:"get,omitempty"`
+	Head  *Operation `json:"head,omitempty"`
 	Put   *Operation `json:"put,omitempty"`
 	Post  *Operation `json:"post,omitempty"`
 	Patch *Operation `json:"patch,omitempty"`
@@ -76,6 +77,8 @@ func (p *PathItem) Set(method string, op *Operation) {
 	switch method {
 	case "GET":
 		p.Get = op
+	case "HEAD":
+		p.Head = op
 	case "PUT":
 		p.Put = op
 	case "POST":
