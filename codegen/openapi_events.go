@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,13 @@ import (
 // runtime/webhooks.go) and, in the document's webhooks section, the
 // messages the service sends: one per event type the catalog names
 // (catalog.EventTypes), so a register added in YAML documents its own.
+
+// routeParam is a path parameter in the route table's syntax (:key).
+var routeParam = regexp.MustCompile(`:(\w+)`)
+
+// openAPIPath writes a route table path in OpenAPI syntax:
+// /v1/webhooks/:key → /v1/webhooks/{key}.
+func openAPIPath(path string) string { return routeParam.ReplaceAllString(path, "{$1}") }
 
 // events adds the feed's and the subscriptions' routes and schemas, and
 // the webhooks section.

@@ -11,11 +11,12 @@ import (
 // classify turns a driver error into the engine's errors, so the HTTP layer
 // can tell "retry later" (busy, unreachable) and "may have written"
 // (timeout) from everything else. The driver error stays in the chain.
-// Business errors (CommandError, PermissionError, ErrNotFound) pass as they are.
+// Business errors (CommandError, PermissionError, ErrNotFound,
+// ErrPreconditionFailed) pass as they are.
 func (e *Engine) classify(ctx context.Context, err error) error {
 	var refusal *engine.CommandError
 	var denied *engine.PermissionError
-	if err == nil || errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) {
+	if err == nil || errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrPreconditionFailed) {
 		return err
 	}
 	fault := e.dialect.fault(err)
