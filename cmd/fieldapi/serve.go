@@ -221,6 +221,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		metrics.RegisterProcess(registry)
 		metrics.RegisterDBPool(registry, eng.DBStats)
 		cfg.runtime.Observers = append(cfg.runtime.Observers, metrics.NewRequests(registry))
+		cfg.webhook.Metrics = metrics.NewWebhooks(registry)
 		mln, err := net.Listen("tcp", cfg.metricsAddr)
 		if err != nil {
 			return fmt.Errorf("--metrics-addr: %w", err)
