@@ -180,8 +180,11 @@ func (e *Engine) webhookRow(ctx context.Context, q db, company, id string, lock 
 	return row, err
 }
 
-func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
-	e := st.e
+// writeWebhook runs a write on one subscription of the company, whose row
+// it holds for the transaction; change returns what the receipt renders,
+// stored with the write.
+func (e *Engine) writeWebhook(ctx context.Context, s engine.Session, id string, r engine.Receipt,
+	change func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error)) (engine.Response, error) {
 	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
 		var resp engine.Response
 		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -189,56 +192,54 @@ func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id s
 			if err != nil {
 				return err
 			}
-			if c.URL != nil {
-				row.URL = *c.URL
-			}
-			if c.EventTypes != nil {
-				types, _ := json.Marshal(c.EventTypes)
-				row.EventTypes = string(types)
-			}
-			if c.Description != nil {
-				row.Description = *c.Description
-			}
-			if c.Enabled != nil {
-				row.Enabled = *c.Enabled
-				if row.Enabled {
-					row.DisabledReason = ""
-				}
-			}
-			row.Modified = e.now()
-			if _, err := exec(ctx, tx, `UPDATE "webhooks" SET "url" = ?, "event_types" = ?, "description" = ?, "enabled" = ?,
-				"disabled_reason" = ?, "modified" = ? WHERE "company" = ? AND "id" = ?`,
-				row.URL, row.EventTypes, row.Description, row.Enabled, row.DisabledReason, row.Modified, s.Company, id); err != nil {
+			rendered, err := change(ctx, tx, row)
+			if err != nil {
 				return err
 			}
-			resp, err = receiptOf(ctx, tx, r, row.webhook())
+			resp, err = receiptOf(ctx, tx, r, rendered)
 			return err
 		})
 		return resp, err
 	})
 }
 
+func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
+	e := st.e
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error) {
+		if c.URL != nil {
+			row.URL = *c.URL
+		}
+		if c.EventTypes != nil {
+			types, _ := json.Marshal(c.EventTypes)
+			row.EventTypes = string(types)
+		}
+		if c.Description != nil {
+			row.Description = *c.Description
+		}
+		if c.Enabled != nil {
+			row.Enabled = *c.Enabled
+			if row.Enabled {
+				row.DisabledReason = ""
+			}
+		}
+		row.Modified = e.now()
+		_, err := exec(ctx, tx, `UPDATE "webhooks" SET "url" = ?, "event_types" = ?, "description" = ?, "enabled" = ?,
+			"disabled_reason" = ?, "modified" = ? WHERE "company" = ? AND "id" = ?`,
+			row.URL, row.EventTypes, row.Description, row.Enabled, row.DisabledReason, row.Modified, s.Company, id)
+		return row.webhook(), err
+	})
+}
+
 func (st webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
-		var resp engine.Response
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
-			row, err := e.webhookRow(ctx, tx, s.Company, id, true)
-			if err != nil {
-				return err
-			}
-			until := e.opt.Now().Add(keepOld).UTC().Truncate(time.Microsecond)
-			row.Modified = e.now()
-			if _, err := exec(ctx, tx, `UPDATE "webhooks" SET "secret" = ?, "previous_secret" = ?, "previous_until" = ?, "modified" = ?
-				WHERE "company" = ? AND "id" = ?`, secret, row.Secret, formatTime(until), row.Modified, s.Company, id); err != nil {
-				return err
-			}
-			w := row.webhook()
-			w.Secret, w.PreviousExpiry = secret, &until
-			resp, err = receiptOf(ctx, tx, r, w)
-			return err
-		})
-		return resp, err
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error) {
+		until := e.opt.Now().Add(keepOld).UTC().Truncate(time.Microsecond)
+		row.Modified = e.now()
+		_, err := exec(ctx, tx, `UPDATE "webhooks" SET "secret" = ?, "previous_secret" = ?, "previous_until" = ?, "modified" = ?
+			WHERE "company" = ? AND "id" = ?`, secret, row.Secret, formatTime(until), row.Modified, s.Company, id)
+		w := row.webhook()
+		w.Secret, w.PreviousExpiry = secret, &until
+		return w, err
 	})
 }
 
@@ -330,38 +331,26 @@ func (e *Engine) delivery(ctx context.Context, q db, r deliveryRow) (engine.Deli
 
 func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
-		var resp engine.Response
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
-			if _, err := e.webhookRow(ctx, tx, s.Company, id, false); err != nil {
-				return err
-			}
-			n, err := execAffected(ctx, tx, `UPDATE "webhook_deliveries" SET "state" = ?, "next_attempt_at" = ?, "lease_until" = ''
-				WHERE "company" = ? AND "webhook_id" = ? AND "seq" = ?`, engine.DeliveryPending, e.now(), s.Company, id, delivery)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return engine.ErrNotFound
-			}
-			resp, err = e.deliveryReceipt(ctx, tx, r, delivery)
-			return err
-		})
-		return resp, err
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, _ webhookRow) (any, error) {
+		n, err := execAffected(ctx, tx, `UPDATE "webhook_deliveries" SET "state" = ?, "next_attempt_at" = ?, "lease_until" = ''
+			WHERE "company" = ? AND "webhook_id" = ? AND "seq" = ?`, engine.DeliveryPending, e.now(), s.Company, id, delivery)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, engine.ErrNotFound
+		}
+		return e.readDelivery(ctx, tx, delivery)
 	})
 }
 
-// deliveryReceipt stores the receipt of a write that answers with a delivery.
-func (e *Engine) deliveryReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, seq int64) (engine.Response, error) {
+// readDelivery reads one delivery with its attempts.
+func (e *Engine) readDelivery(ctx context.Context, tx *sqlx.Tx, seq int64) (engine.Delivery, error) {
 	var row deliveryRow
 	if err := get(ctx, tx, &row, `SELECT `+deliveryColumns+` FROM "webhook_deliveries" WHERE "seq" = ?`, seq); err != nil {
-		return engine.Response{}, err
+		return engine.Delivery{}, err
 	}
-	d, err := e.delivery(ctx, tx, row)
-	if err != nil {
-		return engine.Response{}, err
-	}
-	return receiptOf(ctx, tx, r, d)
+	return e.delivery(ctx, tx, row)
 }
 
 // pingType is the type of the message POST /v1/webhooks/{id}/test sends.
@@ -369,22 +358,14 @@ const pingType = "webhook.ping"
 
 func (st webhookStore) Ping(ctx context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
-		var resp engine.Response
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
-			if _, err := e.webhookRow(ctx, tx, s.Company, id, false); err != nil {
-				return err
-			}
-			msgID := "msg_" + strings.TrimPrefix(newEventID(), "evt_")
-			payload, _ := json.Marshal(map[string]any{"id": msgID, "type": pingType, "occurredAt": e.now(), "company": s.Company, "webhookId": id})
-			seq, err := e.queueDelivery(ctx, tx, s.Company, id, msgID, pingType, string(payload))
-			if err != nil {
-				return err
-			}
-			resp, err = e.deliveryReceipt(ctx, tx, r, seq)
-			return err
-		})
-		return resp, err
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, _ webhookRow) (any, error) {
+		msgID := "msg_" + strings.TrimPrefix(newEventID(), "evt_")
+		payload, _ := json.Marshal(map[string]any{"id": msgID, "type": pingType, "occurredAt": e.now(), "company": s.Company, "webhookId": id})
+		seq, err := e.queueDelivery(ctx, tx, s.Company, id, msgID, pingType, string(payload))
+		if err != nil {
+			return nil, err
+		}
+		return e.readDelivery(ctx, tx, seq)
 	})
 }
 
