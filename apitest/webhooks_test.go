@@ -162,9 +162,8 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 			is.NoErr(v.Verify(msgs[2].Body, msgs[2].Header))
 		}
 
-		// The deliveries with their attempts; one sent again by hand.
-		resp := env.Get("/v1/webhooks/" + id + "/deliveries")
-		Expect(t, resp, http.StatusOK)
+		// The deliveries with their attempts (once the worker has recorded
+		// the last answer); one sent again by hand.
 		var list struct {
 			Items []struct {
 				ID        int64
@@ -177,7 +176,14 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 				}
 			}
 		}
-		resp.JSON(t, &list)
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			resp := env.Get("/v1/webhooks/" + id + "/deliveries")
+			Expect(t, resp, http.StatusOK)
+			resp.JSON(t, &list)
+			if !strings.Contains(string(resp.Body), `"pending"`) || time.Now().After(deadline) {
+				break
+			}
+		}
 		is.Equal(len(list.Items), 3)
 		for _, d := range list.Items {
 			is.Equal(d.State, "succeeded")
@@ -257,8 +263,13 @@ func TestWebhookRetriesAndGivesUp(t *testing.T) {
 
 		// The redirecting receiver: a 302 is a failed attempt, never followed.
 		redirect.wait(t, 1)
-		redirectDeliveries := env.Get("/v1/webhooks/" + redirectID + "/deliveries")
-		is.True(strings.Contains(string(redirectDeliveries.Body), `"statusCode":302`))
+		var recorded string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if recorded = string(env.Get("/v1/webhooks/" + redirectID + "/deliveries").Body); strings.Contains(recorded, `"statusCode":302`) {
+				break
+			}
+		}
+		is.True(strings.Contains(recorded, `"statusCode":302`))
 	})
 }
 
