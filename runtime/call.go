@@ -182,7 +182,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 	}
 }
 
-// prepare runs everything before the handler; a write leaves holding its claim.
+// prepare runs everything before the handler; a write leaves holding its
+// claim. Text that is not valid UTF-8 or holds NUL is refused here, for
+// every route, before any handler or the engine sees it.
 func (s *Server) prepare(c *Call) error {
 	write := isWrite(c.R.Method)
 	if write {
@@ -204,11 +206,17 @@ func (s *Server) prepare(c *Call) error {
 			return err
 		}
 	}
+	if err := checkRequestText(c); err != nil {
+		return err
+	}
 	if !write {
 		return nil
 	}
 	body, err := readBody(c.W, c.R, s.cfg.MaxBody)
 	if err != nil {
+		return err
+	}
+	if err := checkJSONText(body); err != nil {
 		return err
 	}
 	c.Body = body

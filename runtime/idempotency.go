@@ -24,6 +24,9 @@ func (s *Server) claim(c *Call) error {
 	if len(key) > maxIdempotencyKey {
 		return InvalidParameter("Idempotency-Key", "at most 255 characters")
 	}
+	if !validText(key) {
+		return InvalidParameter("Idempotency-Key", errBadText.Error())
+	}
 	claim := engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
 		Key:         key,

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -218,8 +219,8 @@ func (f Filter) value(v string) (any, error) {
 	switch f.Kind {
 	case KindNumber:
 		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("expected a number")
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, fmt.Errorf("expected a finite number")
 		}
 		return n, nil
 	case KindBool:
