@@ -173,6 +173,14 @@ func (r Response) Problem(t testing.TB) runtime.Problem {
 // Do sends a request; writes get a fresh Idempotency-Key unless one is given.
 func (e *Env) Do(req Request) Response {
 	e.T.Helper()
+	return e.DoRaw(req)
+}
+
+// DoRaw is Do for requests that are malformed on purpose (the hostile-input
+// tests): the request goes out exactly as given, with no check of it or of
+// its answer against the OpenAPI document.
+func (e *Env) DoRaw(req Request) Response {
+	e.T.Helper()
 	var body io.Reader
 	switch b := req.Body.(type) {
 	case nil:
