@@ -65,7 +65,7 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // the receipt renders, which is stored with the write.
 func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
 	if err := e.authorize(ctx, e.db, s, t.reg.Name, writeAccess); err != nil {
-		return engine.Response{}, err
+		return engine.Response{}, notCommitted(err) // nothing written yet
 	}
 	var resp engine.Response
 	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
