@@ -359,3 +359,47 @@ func toText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestComputedOverflowIsRefused: amounts whose computed TotalPrice
+// overflows float64 are refused (422 naming the field) on every route that
+// computes one, and nothing is written.
+func TestComputedOverflowIsRefused(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		refusedNamingTotal := func(t *testing.T, resp Response) {
+			t.Helper()
+			Expect(t, resp, http.StatusUnprocessableEntity)
+			if p := resp.Problem(t); !strings.Contains(p.Detail, "TotalPrice") {
+				t.Fatalf("the problem does not name TotalPrice: %s", resp.Body)
+			}
+		}
+		newest := func() string { k, _ := env.FirstKey("orders", env.Key); return k }
+		before := newest()
+		refusedNamingTotal(t, env.Post("/v1/orders", `{"customerNr": "1001", "lines": [{"productNr": "4001", "quantity": 10, "price": 1e308}]}`))
+		if after := newest(); after != before {
+			t.Fatalf("a refused order was created: newest %s, was %s", after, before)
+		}
+
+		created := env.Post("/v1/orders", `{"customerNr": "1001", "lines": [{"productNr": "4001", "quantity": 2, "price": 100}]}`)
+		Expect(t, created, http.StatusCreated)
+		var order struct {
+			Nr    string
+			Lines []struct{ Id string }
+		}
+		created.JSON(t, &order)
+		if len(order.Lines) != 1 {
+			t.Fatalf("order lines: %s", created.Body)
+		}
+		refusedNamingTotal(t, env.Post(KeyPath("orders", order.Nr, "/lines"), `{"productNr": "4001", "quantity": 10, "price": 1.7e308}`))
+
+		line := KeyPath("orderlines", order.Lines[0].Id)
+		stored := env.Get(line)
+		Expect(t, stored, http.StatusOK)
+		for _, body := range []string{`{"price": 1e308}`, `{"price": -1.7e308, "discountPrice": 1.7e308}`, `{"quantity": 1.7976931348623157e308}`} {
+			refusedNamingTotal(t, env.Patch(line, body))
+		}
+		if now := env.Get(line); !bytes.Equal(now.Body, stored.Body) {
+			t.Fatalf("a refused PATCH changed the line:\nbefore %s\nafter  %s", stored.Body, now.Body)
+		}
+	})
+}

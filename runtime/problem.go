@@ -120,6 +120,11 @@ func PayloadTooLarge(limit int64) *Problem {
 	return problem(http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the request body is larger than %d bytes", limit))
 }
 
+// HeadersTooLarge: the request line and headers are over the limit.
+func HeadersTooLarge(limit int) *Problem {
+	return problem(http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", fmt.Sprintf("the request line and headers are larger than %d bytes", limit))
+}
+
 // UnsupportedMediaType: a body that is not JSON.
 func UnsupportedMediaType(got string) *Problem {
 	return problem(http.StatusUnsupportedMediaType, "unsupported_media_type", fmt.Sprintf("request bodies are application/json, not %q", got))
