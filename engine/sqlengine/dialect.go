@@ -169,24 +169,26 @@ func (p *healthProbe) run(ctx context.Context) {
 	}
 }
 
-// probe pings the server on the probe's connection, opening one first
-// when it has none; a connection that failed is dropped.
+// probe pings the server on the probe's connection. A connection that
+// fails (one the server closed while it was away) is replaced by a fresh
+// one within the same time limit, so only a server that does not answer
+// fails the probe.
 func (p *healthProbe) probe(ctx context.Context, conn **pgx.Conn) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if *conn == nil {
-		c, err := pgx.ConnectConfig(ctx, p.cfg)
-		if err != nil {
-			return err
+	if *conn != nil {
+		if (*conn).Ping(ctx) == nil {
+			return nil
 		}
-		*conn = c
-	}
-	err := (*conn).Ping(ctx)
-	if err != nil {
 		closeQuickly(*conn)
 		*conn = nil
 	}
-	return err
+	c, err := pgx.ConnectConfig(ctx, p.cfg) // the handshake is itself an answer
+	if err != nil {
+		return err
+	}
+	*conn = c
+	return nil
 }
 
 func closeQuickly(conn *pgx.Conn) {
