@@ -86,7 +86,7 @@ func runHostile(t *testing.T, b Backend) {
 			}
 		})
 	}
-	t.Logf("%d hostile requests (and %d reads to check nothing changed) in %s", h.sent, h.reads, time.Since(start).Round(time.Millisecond))
+	t.Logf("%s: %d hostile requests (and %d reads to check nothing changed) in %s", b.Name, h.sent, h.reads, time.Since(start).Round(time.Millisecond))
 }
 
 // hostile sends the generator's requests and checks each answer.
