@@ -170,20 +170,30 @@ func (p *healthProbe) run(ctx context.Context) {
 }
 
 // probe pings the server on the probe's connection. A connection that
-// fails (one the server closed while it was away) is replaced by a fresh
-// one within the same time limit, so only a server that does not answer
-// fails the probe.
+// breaks (one the server closed while it was away) is replaced by a fresh
+// one at once, so only a server that does not answer fails the probe. Connecting
+// may take the DSN's connect_timeout, for a database far away.
 func (p *healthProbe) probe(ctx context.Context, conn **pgx.Conn) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
 	if *conn != nil {
-		if (*conn).Ping(ctx) == nil {
+		pingCtx, cancel := context.WithTimeout(ctx, probeTimeout)
+		err := (*conn).Ping(pingCtx)
+		cancel()
+		if err == nil {
 			return nil
 		}
 		closeQuickly(*conn)
 		*conn = nil
+		if pingCtx.Err() != nil || pgconn.Timeout(err) {
+			return err // no answer in time; the next round connects afresh
+		}
 	}
-	c, err := pgx.ConnectConfig(ctx, p.cfg) // the handshake is itself an answer
+	connectCtx, cancel := context.WithTimeout(ctx, max(probeTimeout, p.cfg.ConnectTimeout))
+	defer cancel()
+	c, err := pgx.ConnectConfig(connectCtx, p.cfg) // the handshake is itself an answer
+	var refused *pgconn.PgError
+	if errors.As(err, &refused) {
+		return nil // the server answered (too many connections, a bad password): it is there
+	}
 	if err != nil {
 		return err
 	}
