@@ -21,6 +21,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for creating test schemas
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
@@ -64,6 +65,8 @@ type Env struct {
 	Key string
 	// OtherKey is the same for company demo2.
 	OtherKey string
+
+	skipRequestValidation bool // SkipRequestValidation: every request of this Env is off the contract
 }
 
 // Each runs fn once per backend as a subtest.
@@ -97,7 +100,7 @@ func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Option
 	if err := eng.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.LoadDemo(ctx); err != nil {
+	if err := demo.Load(ctx, eng); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.RateLimit == 0 {
@@ -128,6 +131,15 @@ type Request struct {
 	Key     string // Bearer value; "" sends no Authorization
 	Body    any    // marshalled as JSON unless it is a string or []byte
 	Headers map[string]string
+	// SkipRequestValidation is for a request the OpenAPI document does not
+	// allow, sent on purpose (bad bodies, missing headers): it is not
+	// validated against the document; its response still is (contract.go).
+	SkipRequestValidation bool
+	// SkipResponseValidation also leaves the answer unchecked against the
+	// document: for the hostile-input test's thousands of malformed
+	// requests, which check every answer themselves and have the document
+	// check a sample of them.
+	SkipResponseValidation bool
 }
 
 // Response is what came back.
@@ -173,27 +185,23 @@ func (r Response) Problem(t testing.TB) runtime.Problem {
 // Do sends a request; writes get a fresh Idempotency-Key unless one is given.
 func (e *Env) Do(req Request) Response {
 	e.T.Helper()
-	return e.DoRaw(req)
-}
-
-// DoRaw is Do for requests that are malformed on purpose (the hostile-input
-// tests): the request goes out exactly as given, with no check of it or of
-// its answer against the OpenAPI document.
-func (e *Env) DoRaw(req Request) Response {
-	e.T.Helper()
 	var body io.Reader
+	var sent []byte
 	switch b := req.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		sent = b
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
 			e.T.Fatal(err)
 		}
-		body = bytes.NewReader(data)
+		sent = data
+	}
+	if req.Body != nil {
+		body = bytes.NewReader(sent)
 	}
 	hr, err := http.NewRequest(req.Method, e.URL+req.Path, body)
 	if err != nil {
@@ -225,6 +233,12 @@ func (e *Env) DoRaw(req Request) Response {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		e.T.Fatal(err)
+	}
+	if req.SkipResponseValidation {
+		return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	}
+	if err := Contract(e.T).check(hr, sent, req.SkipRequestValidation || e.skipRequestValidation, resp.StatusCode, resp.Header, data); err != nil {
+		e.T.Errorf("OpenAPI contract: %s %s: %v", req.Method, req.Path, err)
 	}
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }

@@ -201,7 +201,7 @@ func bodyMutations(kind string) []mutation {
 	switch kind {
 	case "string":
 		refuse(`12`, `{}`)
-		accept(`""`, `"' OR '1'='1'; DROP TABLE customers; --"`, `"../../etc/passwd %00 \\ud800 Za\u0301 😀"`,
+		accept(`"' OR '1'='1'; DROP TABLE customers; --"`, `"../../etc/passwd %00 \\ud800 Za\u0301 😀"`,
 			`"`+strings.Repeat("x", 20_000)+`"`)
 	case "number", "integer":
 		refuse(`"12"`, `true`)

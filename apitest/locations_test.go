@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/runtime"
 )
@@ -103,7 +104,7 @@ func TestTaskLocationsWithNominatim(t *testing.T) {
 		json.NewEncoder(w).Encode(json.RawMessage(body))
 	}))
 	defer server.Close()
-	geocoder, err := sqlengine.NewGeocoder(sqlengine.GeocoderNominatim, server.URL)
+	geocoder, err := geocode.New(geocode.NameNominatim, server.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

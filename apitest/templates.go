@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -76,7 +77,7 @@ func buildTemplate(dsn string) error {
 	if err := eng.Migrate(ctx); err != nil {
 		return err
 	}
-	return eng.LoadDemo(ctx)
+	return demo.Load(ctx, eng)
 }
 
 func createPostgresTemplate(dsn, name string) error {

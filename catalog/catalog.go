@@ -79,6 +79,8 @@ type Register struct {
 	Lines        []*Line           `yaml:"lines"`
 	Actions      []*Action         `yaml:"actions"`     // named engine commands: POST …/{key}/<name>
 	CreateReply  *Reply            `yaml:"createReply"` // a create answers with this summary instead of the record
+	LocateFrom   []string          `yaml:"locateFrom"`  // reference fields a record without an address is located from, in order (rulekeys.go)
+	Example      map[string]any    `yaml:"example"`     // one record as read, PascalCase, drawn from the demo data (OpenAPI and docs examples)
 
 	ReadScope  string `yaml:"-"` // <name>:read
 	WriteScope string `yaml:"-"` // <name>:write
@@ -93,7 +95,15 @@ type Field struct {
 	Required    bool      `yaml:"required"`    // must be sent on create
 	References  string    `yaml:"references"`  // register whose key this field holds; the engine checks it exists
 	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
+	DefaultFrom string    `yaml:"defaultFrom"` // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
 	Description string    `yaml:"description"` // one line for docs
+	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
+	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
+
+	// Use, alone in an entry of a register's fields, names a field set
+	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's
+	// place. The loader replaces the entry: a loaded Field never has one.
+	Use string `yaml:"use"`
 
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
@@ -119,6 +129,7 @@ type Line struct {
 	Read      bool              `yaml:"read"`      // the owner's read shape carries its lines
 	Post      bool              `yaml:"post"`      // POST /v1/<owner>/{key}/<name> adds one line
 	PostReply []string          `yaml:"postReply"` // fields (camelCase in the reply) answering that POST; empty: the whole line
+	Inherit   []string          `yaml:"inherit"`   // fields a line takes from its owner unless it gives its own (rulekeys.go)
 
 	ReadName string `yaml:"-"` // PascalCase name in the owner's read shape
 }

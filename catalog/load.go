@@ -3,8 +3,11 @@ package catalog
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -15,29 +18,46 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed *.yaml
+// The catalog files of a directory, as glob patterns: every register file
+// at its root, and the field sets registers may use.
+const (
+	RegisterFiles = "*.yaml"
+	FieldSetFiles = "fieldsets/*.yaml"
+)
+
+//go:embed *.yaml fieldsets/*.yaml
 var builtin embed.FS
 
 // Builtin loads the catalog shipped in this package.
 func Builtin() (*Catalog, error) { return LoadFS(builtin) }
 
-// LoadDir loads every *.yaml file of a directory.
+// LoadDir loads the catalog of a directory: every *.yaml file is a register,
+// every fieldsets/*.yaml file a field set.
 func LoadDir(dir string) (*Catalog, error) { return LoadFS(os.DirFS(dir)) }
 
-// LoadFS loads and validates every *.yaml file at the root of fsys.
+// LoadFS loads and validates the register files (*.yaml at the root of fsys)
+// and the field sets they use (fieldsets/*.yaml).
 func LoadFS(fsys fs.FS) (*Catalog, error) {
-	names, err := fs.Glob(fsys, "*.yaml")
+	sets, err := readFieldSets(fsys)
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(fsys, RegisterFiles)
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	c := &Catalog{}
+	rv := &resolver{sources: map[string]*source{}, sets: sets}
 	for _, name := range names {
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
+		src := &source{file: name}
+		if src.doc, err = decodeFile(fsys, name, &src.decl); err != nil {
 			return nil, err
 		}
-		r, err := parse(name, data)
+		rv.sources[strings.TrimSuffix(name, ".yaml")] = src
+	}
+	c := &Catalog{}
+	for _, name := range names {
+		r, err := rv.register(strings.TrimSuffix(name, ".yaml"))
 		if err != nil {
 			return nil, err
 		}
@@ -47,23 +67,61 @@ func LoadFS(fsys fs.FS) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog: no *.yaml register files found")
 	}
 	sort.Slice(c.Registers, func(i, j int) bool { return c.Registers[i].Name < c.Registers[j].Name })
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		if err := sets[name].validate(c); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// parse decodes one register file strictly: an unknown YAML key is an error.
-func parse(file string, data []byte) (*Register, error) {
+// decodeFile decodes one catalog file into v strictly (an unknown YAML key
+// is an error) and returns its top-level mapping.
+func decodeFile(fsys fs.FS, name string, v any) (*yaml.Node, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("catalog/%s: %w", name, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("catalog/%s: %w", name, err)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	r := &Register{}
-	if err := dec.Decode(r); err != nil {
-		return nil, fmt.Errorf("catalog/%s: %w", file, err)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("catalog/%s: the file is empty", name)
+		}
+		return nil, fmt.Errorf("catalog/%s: %w", name, err)
 	}
-	r.File = file
-	r.complete()
-	return r, nil
+	return doc.Content[0], nil
+}
+
+// checkEntries refuses an empty entry ("-" alone) of a list, which YAML
+// decodes to nil.
+func (r *Register) checkEntries() error {
+	for _, list := range []struct {
+		key string
+		at  int
+	}{
+		{"fields", slices.Index(r.Fields, nil)},
+		{"filters", slices.Index(r.Filters, nil)},
+		{"lines", slices.Index(r.Lines, nil)},
+		{"actions", slices.Index(r.Actions, nil)},
+	} {
+		if list.at >= 0 {
+			return fmt.Errorf("%s[%d]: empty entry", list.key, list.at)
+		}
+	}
+	for i, a := range r.Actions {
+		if j := slices.Index(a.Fields, nil); j >= 0 {
+			return fmt.Errorf("actions[%d]: fields[%d]: empty entry", i, j)
+		}
+	}
+	return nil
 }
 
 // complete fills in defaults and every derived name.
@@ -71,11 +129,7 @@ func (r *Register) complete() {
 	r.ReadScope = r.Name + ":read"
 	r.WriteScope = r.Name + ":write"
 	for _, f := range r.Fields {
-		if f.Type == "" {
-			f.Type = Text
-		}
-		f.WriteName = WriteName(f.Name)
-		f.Column = Column(f.Name)
+		f.complete()
 	}
 	for _, fl := range r.Filters {
 		if fl.Match == "" {
@@ -83,18 +137,25 @@ func (r *Register) complete() {
 		}
 	}
 	for _, l := range r.Lines {
-		l.ReadName = strings.ToUpper(l.Name[:1]) + l.Name[1:]
+		if l.Name != "" { // validate refuses an empty name
+			l.ReadName = strings.ToUpper(l.Name[:1]) + l.Name[1:]
+		}
 	}
 	for _, a := range r.Actions {
 		for _, f := range a.Fields {
-			if f.Type == "" {
-				f.Type = Text
-			}
 			f.Writable = true
-			f.WriteName = WriteName(f.Name)
-			f.Column = Column(f.Name)
+			f.complete()
 		}
 	}
+}
+
+// complete fills in a field's default type and its derived names.
+func (f *Field) complete() {
+	if f.Type == "" {
+		f.Type = Text
+	}
+	f.WriteName = WriteName(f.Name)
+	f.Column = Column(f.Name)
 }
 
 var (
@@ -106,13 +167,10 @@ var (
 // reservedFields are added by the service to every record it reads.
 var reservedFields = []string{"Modified", "ExtraFields"}
 
+// validate checks every register. Their names are unique: each must be
+// the name of its file.
 func (c *Catalog) validate() error {
-	seen := map[string]string{}
 	for _, r := range c.Registers {
-		if prev, dup := seen[r.Name]; dup {
-			return fmt.Errorf("catalog/%s: register %q is already declared in %s", r.File, r.Name, prev)
-		}
-		seen[r.Name] = r.File
 		if err := r.validate(c); err != nil {
 			return fmt.Errorf("catalog/%s: %w", r.File, err)
 		}
@@ -130,46 +188,9 @@ func (r *Register) validate(c *Catalog) error {
 	if !goName.MatchString(r.Record) {
 		return fmt.Errorf("record: %q must be a PascalCase Go name", r.Record)
 	}
-	fields := map[string]*Field{}
-	for i, f := range r.Fields {
-		if !goName.MatchString(f.Name) {
-			return fmt.Errorf("fields[%d]: name %q must be PascalCase", i, f.Name)
-		}
-		if slices.Contains(reservedFields, f.Name) {
-			return fmt.Errorf("field %s: %s is added by the service; do not declare it", f.Name, f.Name)
-		}
-		if _, dup := fields[f.Name]; dup {
-			return fmt.Errorf("field %s: declared twice", f.Name)
-		}
-		fields[f.Name] = f
-		if !slices.Contains(fieldTypes, f.Type) {
-			return fmt.Errorf("field %s: unknown type %q (want one of %s)", f.Name, f.Type, join(fieldTypes))
-		}
-		if f.Required && !(f.Writable || f.CreateOnly) {
-			return fmt.Errorf("field %s: required but not writable", f.Name)
-		}
-		if f.References != "" {
-			ref := c.Register(f.References)
-			if ref == nil {
-				return fmt.Errorf("field %s: references unknown register %q", f.Name, f.References)
-			}
-			if f.Type != Text && f.Type != List {
-				return fmt.Errorf("field %s: a reference must be text or a list of text", f.Name)
-			}
-		}
-	}
-	for _, f := range r.Fields {
-		if f.Lookup == "" {
-			continue
-		}
-		ref, field, ok := strings.Cut(f.Lookup, ".")
-		rf := fields[ref]
-		if !ok || rf == nil || rf.References == "" {
-			return fmt.Errorf("field %s: lookup %q must be Ref.Field where Ref is a reference field of this register", f.Name, f.Lookup)
-		}
-		if c.Register(rf.References).Field(field) == nil {
-			return fmt.Errorf("field %s: lookup %q: %s has no field %s", f.Name, f.Lookup, rf.References, field)
-		}
+	fields, err := checkFields(r.Fields, c)
+	if err != nil {
+		return err
 	}
 	key := fields[r.Key]
 	if key == nil {
@@ -189,6 +210,11 @@ func (r *Register) validate(c *Catalog) error {
 	for name := range r.Defaults {
 		if fields[name] == nil {
 			return fmt.Errorf("defaults: field %q is not declared", name)
+		}
+	}
+	for name := range r.Example {
+		if fields[name] == nil && !slices.Contains(reservedFields, name) {
+			return fmt.Errorf("example: field %q is not declared", name)
 		}
 	}
 	for _, name := range r.RequireOneOf {
@@ -251,6 +277,9 @@ func (r *Register) validate(c *Catalog) error {
 				return fmt.Errorf("line %s: postReply field %q is not declared in %s", l.Name, name, lr.File)
 			}
 		}
+		if len(l.PostReply) > 0 && !slices.Contains(l.PostReply, lr.Key) {
+			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
+		}
 	}
 	actions := map[string]bool{"location": true, "documents": true}
 	for i, a := range r.Actions {
@@ -262,13 +291,22 @@ func (r *Register) validate(c *Catalog) error {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
 				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)
 			}
+			if len(f.Enum) > 0 && f.Type != Text {
+				return fmt.Errorf("action %s: field %s: enum needs a text field", a.Name, f.Name)
+			}
 		}
+	}
+	if err := r.validateRuleKeys(c, fields); err != nil {
+		return err
 	}
 	if rp := r.CreateReply; rp != nil {
 		for _, name := range rp.Fields {
 			if fields[name] == nil {
 				return fmt.Errorf("createReply: field %q is not declared", name)
 			}
+		}
+		if !slices.Contains(rp.Fields, r.Key) {
+			return fmt.Errorf("createReply: fields must carry the key %s (the Location of the record created)", r.Key)
 		}
 		for list, names := range rp.Lines {
 			var line *Line
@@ -288,6 +326,59 @@ func (r *Register) validate(c *Catalog) error {
 		}
 	}
 	return nil
+}
+
+// checkFields checks the fields of a register or a field set and returns
+// them by name.
+func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
+	byName := map[string]*Field{}
+	for i, f := range fields {
+		if !goName.MatchString(f.Name) {
+			return nil, fmt.Errorf("fields[%d]: name %q must be PascalCase", i, f.Name)
+		}
+		if slices.Contains(reservedFields, f.Name) {
+			return nil, fmt.Errorf("field %s: %s is added by the service; do not declare it", f.Name, f.Name)
+		}
+		if f.Use != "" {
+			return nil, fmt.Errorf("field %s: use stands alone in an entry of a register's fields", f.Name)
+		}
+		if _, dup := byName[f.Name]; dup {
+			return nil, fmt.Errorf("field %s: declared twice", f.Name)
+		}
+		byName[f.Name] = f
+		if !slices.Contains(fieldTypes, f.Type) {
+			return nil, fmt.Errorf("field %s: unknown type %q (want one of %s)", f.Name, f.Type, join(fieldTypes))
+		}
+		if f.Required && !(f.Writable || f.CreateOnly) {
+			return nil, fmt.Errorf("field %s: required but not writable", f.Name)
+		}
+		if len(f.Enum) > 0 && f.Type != Text {
+			return nil, fmt.Errorf("field %s: enum needs a text field, %s is %s", f.Name, f.Name, f.Type)
+		}
+		if f.References != "" {
+			ref := c.Register(f.References)
+			if ref == nil {
+				return nil, fmt.Errorf("field %s: references unknown register %q", f.Name, f.References)
+			}
+			if f.Type != Text && f.Type != List {
+				return nil, fmt.Errorf("field %s: a reference must be text or a list of text", f.Name)
+			}
+		}
+	}
+	for _, f := range fields {
+		if f.Lookup == "" {
+			continue
+		}
+		ref, field, ok := strings.Cut(f.Lookup, ".")
+		rf := byName[ref]
+		if !ok || rf == nil || rf.References == "" {
+			return nil, fmt.Errorf("field %s: lookup %q must be Ref.Field where Ref is a reference field declared with it", f.Name, f.Lookup)
+		}
+		if c.Register(rf.References).Field(field) == nil {
+			return nil, fmt.Errorf("field %s: lookup %q: %s has no field %s", f.Name, f.Lookup, rf.References, field)
+		}
+	}
+	return byName, nil
 }
 
 func join[T ~string](xs []T) string {

@@ -56,8 +56,8 @@ func TestModelRoutes(t *testing.T) {
 		{"GET", "/v1/parts", "/v1/parts", "parts:read", "listParts", "List parts, newest first", KindList, "", "Part"},
 		{"GET", "/v1/parts/extra-fields", "/v1/parts/extra-fields", "parts:read", "partExtraFields", "Describe the extra fields of parts", KindExtraFields, "", ""},
 		{"GET", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:read", "getPart", "Read one record of parts", KindGet, "", "Part"},
-		{"POST", "/v1/parts", "/v1/parts", "parts:write", "createPart", "Create a record of parts", KindCreate, "PartWrite", "Part"},
-		{"PATCH", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "updatePart", "Change the fields sent of a record of parts", KindUpdate, "PartWrite", "Part"},
+		{"POST", "/v1/parts", "/v1/parts", "parts:write", "createPart", "Create a record of parts", KindCreate, "PartCreate", "Part"},
+		{"PATCH", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "updatePart", "Change the fields sent of a record of parts", KindUpdate, "PartUpdate", "Part"},
 	})
 	is.Equal(len(notes.Routes), 2) // list and get only
 }
@@ -115,6 +115,14 @@ func TestNewModelRejectsCollidingNames(t *testing.T) {
 			name:  "a writable field named like a body method",
 			files: map[string]string{"things.yaml": "register: things\nrecord: Thing\nkey: Nr\nmethods: [create]\nfields:\n  - {name: Nr, writable: true}\n  - {name: Input, writable: true}\n"},
 			want:  "catalog/things.yaml: field Input: the name is taken by the method ThingWrite.Input",
+		},
+		{
+			name: "two registers whose engine name constants collide",
+			files: map[string]string{
+				"orders.yaml":     "register: orders\nrecord: Order\nkey: Nr\nfields:\n  - {name: Nr}\n  - {name: LineNr}\n",
+				"orderlines.yaml": "register: orderlines\nrecord: OrderLine\nkey: Nr\nfields:\n  - {name: Nr}\n",
+			},
+			want: "catalog/orders.yaml: the engine's name constant OrderLineNr is already used by catalog/orderlines.yaml",
 		},
 	}
 	for _, tc := range cases {

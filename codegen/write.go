@@ -13,7 +13,7 @@ import (
 // IsGenerated reports whether a file name in the output directory belongs to
 // the generator, so files of removed registers can be deleted safely.
 func IsGenerated(name string) bool {
-	return strings.HasSuffix(name, "_gen.go") || name == "openapi.json"
+	return strings.HasSuffix(name, "_gen.go") || name == "openapi.json" || name == "docs.html"
 }
 
 // WriteDir writes the rendered files into dir in name order, skipping

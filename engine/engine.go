@@ -50,6 +50,19 @@ type Session struct {
 // a map[string]string; line lists are []Record.
 type Record map[string]any
 
+// Empty reports whether a value counts as not given: nil, "" or an empty list.
+func Empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []string:
+		return len(x) == 0
+	}
+	return false
+}
+
 // Text returns a text or date field, or nil.
 func (r Record) Text(field string) *string {
 	if v, ok := r[field].(string); ok {

@@ -13,6 +13,7 @@ import (
 // API is the generated HTTP layer for runtime.NewServer.
 func API() runtime.API {
 	return runtime.API{
+		Docs:    docsHTML,
 		OpenAPI: openAPIDocument,
 		Routes:  Routes(),
 		Scopes:  Scopes(),
@@ -101,3 +102,8 @@ func Scopes() []string {
 //
 //go:embed openapi.json
 var openAPIDocument []byte
+
+// docsHTML is served at GET /docs.
+//
+//go:embed docs.html
+var docsHTML []byte

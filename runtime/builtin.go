@@ -11,10 +11,17 @@ import (
 )
 
 // builtinRoutes are the routes that belong to no register.
-func builtinRoutes(openAPI []byte) []Route {
+func builtinRoutes(api API) []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/openapi.json", Public: true, Handler: func(c *Call) error {
-			c.send(http.StatusOK, "application/json", openAPI)
+			c.send(http.StatusOK, "application/json", api.OpenAPI)
+			return nil
+		}},
+		{Method: http.MethodGet, Path: "/docs", Public: true, Handler: func(c *Call) error {
+			// The page is self-contained; the policy keeps it so in the
+			// browser: nothing is loaded from anywhere, not even this host.
+			c.W.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
+			c.send(http.StatusOK, "text/html; charset=utf-8", api.Docs)
 			return nil
 		}},
 		{Method: http.MethodGet, Path: "/health", Public: true, Handler: health},
@@ -22,6 +29,16 @@ func builtinRoutes(openAPI []byte) []Route {
 		{Method: http.MethodPost, Path: "/v1/token", Public: true, Handler: token},
 		{Method: http.MethodGet, Path: "/v1/field-names", Handler: fieldNames},
 	}
+}
+
+// BuiltinRoutes are the routes every server has besides the API's own, for
+// documentation: the handlers are left out.
+func BuiltinRoutes() []Route {
+	routes := builtinRoutes(API{})
+	for i := range routes {
+		routes[i].Handler = nil
+	}
+	return routes
 }
 
 // healthReport is the body of GET /health.

@@ -42,11 +42,15 @@ func (c *Call) Context() context.Context { return c.R.Context() }
 // Key is the record key of the path, unescaped.
 func (c *Call) Key() (string, error) { return c.Param("key") }
 
-// Param is a path parameter, unescaped.
+// Param is a path parameter, unescaped; one that is not valid UTF-8 or
+// holds NUL is refused (no record has such a key).
 func (c *Call) Param(name string) (string, error) {
 	v, err := url.PathUnescape(c.Params.ByName(name))
 	if err != nil {
 		return "", InvalidParameter(name, "not a valid escaped path segment")
+	}
+	if !validText(v) {
+		return "", InvalidParameter(name, errBadText.Error())
 	}
 	return v, nil
 }
@@ -96,6 +100,11 @@ func (c *Call) send(status int, contentType string, body []byte) {
 	h.Set("Content-Type", contentType)
 	if c.claim != nil && h.Get("Idempotency-Replayed") == "" {
 		h.Set("Idempotency-Replayed", "false")
+	}
+	if status == http.StatusCreated && c.route != nil && c.route.Created != nil {
+		if loc := c.route.Created.location(c.R.URL.EscapedPath(), body); loc != "" {
+			h.Set("Location", loc)
+		}
 	}
 	c.W.WriteHeader(status)
 	c.W.Write(body)
@@ -183,8 +192,8 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 }
 
 // prepare runs everything before the handler; a write leaves holding its
-// claim. Text that is not valid UTF-8 or holds NUL is refused here, for
-// every route, before any handler or the engine sees it.
+// claim. A body whose text is not valid UTF-8 or holds NUL is refused here,
+// for every route, before any handler or the engine sees it.
 func (s *Server) prepare(c *Call) error {
 	write := isWrite(c.R.Method)
 	if write {
@@ -205,9 +214,6 @@ func (s *Server) prepare(c *Call) error {
 		if err := s.limits.allow("ip:" + remoteIP(c.R).String()); err != nil {
 			return err
 		}
-	}
-	if err := checkRequestText(c); err != nil {
-		return err
 	}
 	if !write {
 		return nil

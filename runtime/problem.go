@@ -25,152 +25,215 @@ type Problem struct {
 
 func (p *Problem) Error() string { return p.Title + ": " + p.Detail }
 
-func problem(status int, code, detail string) *Problem {
-	return &Problem{Title: code, Status: status, Detail: detail}
+func problem(code ProblemCode, detail string) *Problem {
+	return &Problem{Title: code.Code, Status: code.Status, Detail: detail}
+}
+
+// ProblemCode is one kind of failure: the HTTP status, the code (a
+// problem's title and the last segment of its type) and what it tells a
+// client. Each constructor below builds its problem from one of these.
+type ProblemCode struct {
+	Status     int
+	Code       string
+	Meaning    string
+	RetryAfter bool // the answer carries Retry-After
+}
+
+// The problem codes, one per failure kind, in status order. This is the
+// one place a code is defined: the constructors use them and
+// ProblemCodes lists them for the reference page.
+var (
+	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
+	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
+	codeReadOnlyField          = ProblemCode{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent.", false}
+	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format, text that is not valid UTF-8 or holds NUL, or a number beyond float64.", false}
+	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
+	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter (or the Idempotency-Key) is unknown, cannot be parsed, or is not valid UTF-8 or holds NUL; for an unknown one validValues lists the valid ones.", false}
+	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
+	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
+	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
+	codeInsufficientScope      = ProblemCode{http.StatusForbidden, "insufficient_scope", "The key lacks the scope the route needs.", false}
+	codeIPNotAllowed           = ProblemCode{http.StatusForbidden, "ip_not_allowed", "The key may not be used from the caller's address.", false}
+	codePermissionDenied       = ProblemCode{http.StatusForbidden, "permission_denied", "The engine's own permissions for the key's signature refuse the call.", false}
+	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
+	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
+	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
+	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After.", true}
+	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
+	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
+	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
+	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
+	codeHeadersTooLarge        = ProblemCode{http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "The request line and headers are larger than 64 KB.", false}
+	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
+	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents).", false}
+	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
+	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full, or a write ended before its COMMIT was sent; nothing was written, so retrying after Retry-After is safe.", true}
+	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
+)
+
+// ProblemCodes is every problem code the service answers with, in status order.
+func ProblemCodes() []ProblemCode {
+	return []ProblemCode{
+		codeMalformedBody, codeUnknownField, codeReadOnlyField, codeInvalidField, codeMissingField, codeInvalidParameter, codeIdempotencyKeyRequired,
+		codeUnauthorized, codeTokenRequired,
+		codeInsufficientScope, codeIPNotAllowed, codePermissionDenied,
+		codeNotFound,
+		codeMethodNotAllowed,
+		codeIdempotencyMismatch, codeIdempotencyInFlight,
+		codePayloadTooLarge,
+		codeUnsupportedMediaType,
+		codeCommandFailed,
+		codeRateLimited,
+		codeHeadersTooLarge,
+		codeInternal,
+		codeNotImplemented,
+		codeEngineUnreachable, codeEngineBusy,
+		codeEngineTimeout,
+	}
 }
 
 // MalformedBody: the body is not a JSON object of the expected shape.
 func MalformedBody(detail string) *Problem {
-	return problem(http.StatusBadRequest, "malformed_body", detail)
+	return problem(codeMalformedBody, detail)
 }
 
 // UnknownField: a request names a field that cannot be sent here.
 func UnknownField(path string, writable []string) *Problem {
-	p := problem(http.StatusBadRequest, "unknown_field", fmt.Sprintf("field %q cannot be sent here; the writable fields are listed in validValues", path))
+	p := problem(codeUnknownField, fmt.Sprintf("field %q cannot be sent here; the writable fields are listed in validValues", path))
 	p.ValidValues = writable
 	return p
 }
 
 // ReadOnlyField: a request sends a field that is read only.
 func ReadOnlyField(path string, writable []string) *Problem {
-	p := problem(http.StatusBadRequest, "read_only_field", fmt.Sprintf("field %q is read only; the writable fields are listed in validValues", path))
+	p := problem(codeReadOnlyField, fmt.Sprintf("field %q is read only; the writable fields are listed in validValues", path))
 	p.ValidValues = writable
 	return p
 }
 
 // InvalidField: a field has the wrong JSON type or format.
 func InvalidField(path, detail string) *Problem {
-	return problem(http.StatusBadRequest, "invalid_field", fmt.Sprintf("field %q: %s", path, detail))
+	return problem(codeInvalidField, fmt.Sprintf("field %q: %s", path, detail))
 }
 
 // MissingField: a field required by the request shape was not sent.
 func MissingField(path string) *Problem {
-	return problem(http.StatusBadRequest, "missing_field", fmt.Sprintf("field %q is required", path))
+	return problem(codeMissingField, fmt.Sprintf("field %q is required", path))
 }
 
 // InvalidParameter: a query or path parameter cannot be parsed.
 func InvalidParameter(name, detail string) *Problem {
-	return problem(http.StatusBadRequest, "invalid_parameter", fmt.Sprintf("parameter %q: %s", name, detail))
+	return problem(codeInvalidParameter, fmt.Sprintf("parameter %q: %s", name, detail))
 }
 
 // IdempotencyKeyRequired: a write came without an Idempotency-Key header.
 func IdempotencyKeyRequired() *Problem {
-	return problem(http.StatusBadRequest, "idempotency_key_required", "write calls (POST, PUT, PATCH) need an Idempotency-Key header")
+	return problem(codeIdempotencyKeyRequired, "write calls (POST, PUT, PATCH) need an Idempotency-Key header")
 }
 
 // Unauthorized: the key or token is missing, wrong, revoked or expired.
 func Unauthorized(detail string) *Problem {
-	return problem(http.StatusUnauthorized, "unauthorized", detail)
+	return problem(codeUnauthorized, detail)
 }
 
 // TokenRequired: the installation requires tokens and a key was sent as Bearer.
 func TokenRequired() *Problem {
-	return problem(http.StatusUnauthorized, "token_required", "this installation requires tokens: send the key as clientSecret to POST /v1/token and use the access_token as Bearer")
+	return problem(codeTokenRequired, "this installation requires tokens: send the key as clientSecret to POST /v1/token and use the access_token as Bearer")
 }
 
 // InsufficientScope: the key lacks the scope the route needs.
 func InsufficientScope(scope string) *Problem {
-	return problem(http.StatusForbidden, "insufficient_scope", fmt.Sprintf("the key lacks the scope %s", scope))
+	return problem(codeInsufficientScope, fmt.Sprintf("the key lacks the scope %s", scope))
 }
 
 // IPNotAllowed: the key may not be used from the caller's address.
 func IPNotAllowed(ip string) *Problem {
-	return problem(http.StatusForbidden, "ip_not_allowed", fmt.Sprintf("the key may not be used from %s", ip))
+	return problem(codeIPNotAllowed, fmt.Sprintf("the key may not be used from %s", ip))
 }
 
 // PermissionDenied: the engine's own permissions for the key's signature refuse the call.
 func PermissionDenied(detail string) *Problem {
-	return problem(http.StatusForbidden, "permission_denied", detail)
+	return problem(codePermissionDenied, detail)
 }
 
 // NotFound: the record or path addressed does not exist.
 func NotFound(detail string) *Problem {
-	return problem(http.StatusNotFound, "not_found", detail)
+	return problem(codeNotFound, detail)
 }
 
 // MethodNotAllowed: the path exists but not with this method.
 func MethodNotAllowed(method string, allowed []string) *Problem {
-	return problem(http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s is not offered here; allowed: %s", method, strings.Join(allowed, ", ")))
+	return problem(codeMethodNotAllowed, fmt.Sprintf("%s is not offered here; allowed: %s", method, strings.Join(allowed, ", ")))
 }
 
 // IdempotencyMismatch: the Idempotency-Key was used before with other content.
 func IdempotencyMismatch() *Problem {
-	return problem(http.StatusConflict, "idempotency_mismatch", "the Idempotency-Key was already used with different content")
+	return problem(codeIdempotencyMismatch, "the Idempotency-Key was already used with different content")
 }
 
 // IdempotencyInFlight: a call with the same Idempotency-Key is still running.
 func IdempotencyInFlight() *Problem {
-	p := problem(http.StatusConflict, "idempotency_in_flight", "a call with the same Idempotency-Key is still running; retry after it finishes")
+	p := problem(codeIdempotencyInFlight, "a call with the same Idempotency-Key is still running; retry after it finishes")
 	p.retryAfter = 1
 	return p
 }
 
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
-	return problem(http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the request body is larger than %d bytes", limit))
+	return problem(codePayloadTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
 }
 
 // HeadersTooLarge: the request line and headers are over the limit.
 func HeadersTooLarge(limit int) *Problem {
-	return problem(http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", fmt.Sprintf("the request line and headers are larger than %d bytes", limit))
+	return problem(codeHeadersTooLarge, fmt.Sprintf("the request line and headers are larger than %d bytes", limit))
 }
 
 // UnsupportedMediaType: a body that is not JSON.
 func UnsupportedMediaType(got string) *Problem {
-	return problem(http.StatusUnsupportedMediaType, "unsupported_media_type", fmt.Sprintf("request bodies are application/json, not %q", got))
+	return problem(codeUnsupportedMediaType, fmt.Sprintf("request bodies are application/json, not %q", got))
 }
 
 // CommandFailed: a well-formed call the engine refused, with the engine's text.
 func CommandFailed(detail string, validValues []string) *Problem {
-	p := problem(http.StatusUnprocessableEntity, "command_failed", detail)
+	p := problem(codeCommandFailed, detail)
 	p.ValidValues = validValues
 	return p
 }
 
 // RateLimited: too many calls for this key.
 func RateLimited(retryAfter int) *Problem {
-	p := problem(http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many calls; retry after %d s", retryAfter))
+	p := problem(codeRateLimited, fmt.Sprintf("too many calls; retry after %d s", retryAfter))
 	p.retryAfter = retryAfter
 	return p
 }
 
 // Internal: a fault in the service itself. The detail never leaks internals.
 func Internal() *Problem {
-	return problem(http.StatusInternalServerError, "internal_error", "the service failed; the request id identifies the fault in the log")
+	return problem(codeInternal, "the service failed; the request id identifies the fault in the log")
 }
 
 // NotImplemented: the engine attached does not offer this capability.
 func NotImplemented(detail string) *Problem {
-	return problem(http.StatusNotImplemented, "not_implemented", detail)
+	return problem(codeNotImplemented, detail)
 }
 
 // EngineUnreachable: the engine cannot be reached; it never received the call.
 func EngineUnreachable() *Problem {
-	p := problem(http.StatusServiceUnavailable, "engine_unreachable", "the engine cannot be reached; it did not receive the call, retrying is safe")
+	p := problem(codeEngineUnreachable, "the engine cannot be reached; it did not receive the call, retrying is safe")
 	p.retryAfter = 1
 	return p
 }
 
 // EngineBusy: the engine is full; it never received the call.
 func EngineBusy() *Problem {
-	p := problem(http.StatusServiceUnavailable, "engine_busy", "the engine is busy; it did not receive the call, retrying is safe")
+	p := problem(codeEngineBusy, "the engine is busy; it did not receive the call, retrying is safe")
 	p.retryAfter = 1
 	return p
 }
 
 // EngineTimeout: the engine did not answer in time; it may have written.
 func EngineTimeout() *Problem {
-	return problem(http.StatusGatewayTimeout, "engine_timeout", "the engine did not answer in time; it may have written: retry with the same Idempotency-Key")
+	return problem(codeEngineTimeout, "the engine did not answer in time; it may have written: retry with the same Idempotency-Key")
 }
 
 // AsProblem maps any error to its problem. Engine errors map to their kinds;

@@ -73,6 +73,9 @@ type ListRequest struct {
 func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
 	for name, vs := range values {
+		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
+			return req, InvalidParameter(name, errBadText.Error())
+		}
 		if !slices.Contains(listParams, name) && !slices.ContainsFunc(filters, func(f Filter) bool { return f.Param == name }) {
 			return req, unknownParameter(name, filters)
 		}

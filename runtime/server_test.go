@@ -1,42 +1,40 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/memengine"
 	"fieldapi/runtime"
 )
 
-// newServer serves extra routes beside the built-in ones on a real engine.
+// newServer serves extra routes beside the built-in ones on the memory
+// engine, with the builtin catalog's registers.
 func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.Server {
+	hs, _ := newServerWithEngine(t, log, routes...)
+	return hs
+}
+
+// newServerWithEngine is newServer that also returns the engine.
+func newServerWithEngine(t *testing.T, log io.Writer, routes ...runtime.Route) (*httptest.Server, *memengine.Engine) {
 	t.Helper()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := sqlengine.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "rt.db"), cat, sqlengine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if err := eng.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	eng := memengine.New(cat)
 	srv := runtime.NewServer(eng, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, runtime.API{Routes: routes})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs
+	return hs, eng
 }
 
 // TestPanicIsAProblem: a handler that panics answers 500 internal_error

@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
 // Text validity is a shape check of the HTTP layer: every text a call
-// hands on (path keys, query parameters, the names and strings of a JSON
-// body, the Idempotency-Key) must be valid UTF-8 without NUL. Go would
+// hands on must be valid UTF-8 without NUL, checked where it is read: path
+// keys in Call.Param, list parameters in ParseList, the names and strings
+// of a JSON body in readBody's caller (checkJSONText), the Idempotency-Key
+// in claim. Go would
 // otherwise replace bad bytes with U+FFFD (storing text other than what
 // was sent), and PostgreSQL refuses both where SQLite stores them, so the
 // same call would answer differently on the two databases.
@@ -25,35 +26,6 @@ var errBadText = errors.New("text must be valid UTF-8 without NUL characters")
 // validText reports whether s may be handed to the engine.
 func validText(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
-}
-
-// checkRequestText refuses a call whose path parameters or query string
-// hold text that is not valid UTF-8 or holds NUL: 400 naming the parameter.
-func checkRequestText(c *Call) error {
-	for _, p := range c.Params {
-		v, err := url.PathUnescape(p.Value)
-		if err != nil {
-			return InvalidParameter(p.Key, "not a valid escaped path segment")
-		}
-		if !validText(v) {
-			return InvalidParameter(p.Key, errBadText.Error())
-		}
-	}
-	query, err := url.ParseQuery(c.R.URL.RawQuery)
-	if err != nil {
-		return InvalidParameter("query", "the query string is not validly escaped")
-	}
-	for name, values := range query {
-		if !validText(name) {
-			return InvalidParameter(name, "the parameter name: "+errBadText.Error())
-		}
-		for _, v := range values {
-			if !validText(v) {
-				return InvalidParameter(name, errBadText.Error())
-			}
-		}
-	}
-	return nil
 }
 
 // checkJSONText walks a JSON body and refuses, naming the field, what

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/rules"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -17,16 +18,29 @@ import (
 // command but init needs a database that exists: opening a SQLite path that
 // does not would quietly create an empty one (a typo in --db).
 func openEngine(ctx context.Context, dsn string, opt sqlengine.Options, mustExist bool) (*sqlengine.Engine, error) {
+	return openEngineWith(ctx, nil, dsn, opt, mustExist)
+}
+
+// openEngineWith is openEngine over cat; nil is the builtin catalog. The
+// engine refuses a catalog its rules cannot run on, naming the YAML file,
+// the rule and the field.
+func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt sqlengine.Options, mustExist bool) (*sqlengine.Engine, error) {
 	if mustExist {
 		if err := requireExistingDatabase(dsn); err != nil {
 			return nil, err
 		}
 	}
-	cat, err := catalog.Builtin()
-	if err != nil {
-		return nil, fmt.Errorf("load catalog: %w", err)
+	if cat == nil {
+		var err error
+		if cat, err = catalog.Builtin(); err != nil {
+			return nil, fmt.Errorf("load catalog: %w", err)
+		}
 	}
 	eng, err := sqlengine.Open(ctx, dsn, cat, opt)
+	var mismatch *rules.CatalogError
+	if errors.As(err, &mismatch) {
+		return nil, err // about the catalog, not the database: it names the file
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

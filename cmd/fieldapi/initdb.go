@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -12,11 +13,11 @@ import (
 func (a *app) initDB(ctx context.Context, args []string) error {
 	fs := newFlagSet("init", "init --db DSN [--demo]", a.stderr)
 	dsn := fs.String("db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
-	demo := fs.Bool("demo", false, "load the demo companies demo and demo2 (idempotent)")
+	withDemo := fs.Bool("demo", false, "load the demo companies demo and demo2 (idempotent)")
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, false)
+	eng, err := openEngineWith(ctx, a.catalog, *dsn, sqlengine.Options{}, false)
 	if err != nil {
 		return err
 	}
@@ -25,10 +26,10 @@ func (a *app) initDB(ctx context.Context, args []string) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	fmt.Fprintf(a.stdout, "schema ready in %s\n", redactDSN(*dsn))
-	if !*demo {
+	if !*withDemo {
 		return nil
 	}
-	if err := eng.LoadDemo(ctx); err != nil {
+	if err := demo.Load(ctx, eng); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
 	fmt.Fprintf(a.stdout, "demo data ready: companies demo and demo2, user sign API\n")

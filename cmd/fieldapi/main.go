@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"fieldapi/catalog"
 )
 
 func main() {
@@ -39,7 +41,8 @@ func main() {
 type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	onListen       func(net.Addr) // called once serve listens; tests learn the port from it
+	onListen       func(net.Addr)   // called once serve listens; tests learn the port from it
+	catalog        *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
 }
 
 const usage = `fieldapi serves the field-service REST/JSON API and administers its keys.

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
@@ -69,7 +70,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.IntVar(&f.maxOpenConns, "max-open-conns", 10, "database connections at most")
 	fs.DurationVar(&f.idempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long completed Idempotency-Keys are kept before they are pruned")
 	fs.DurationVar(&f.claimLease, "claim-lease", runtime.DefaultClaimLease, "how long a running write holds its Idempotency-Key before a retry may take it over")
-	fs.StringVar(&f.geocoder, "geocoder", sqlengine.GeocoderGazetteer, "how the engine locates records: gazetteer (offline city list), nominatim or none")
+	fs.StringVar(&f.geocoder, "geocoder", geocode.NameGazetteer, "how the engine locates records: gazetteer (offline city list), nominatim or none")
 	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
 	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
@@ -79,7 +80,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	if err := f.check(); err != nil {
 		return serveConfig{}, err
 	}
-	geocoder, err := sqlengine.NewGeocoder(f.geocoder, f.geocoderURL)
+	geocoder, err := geocode.New(f.geocoder, f.geocoderURL)
 	if err != nil {
 		return serveConfig{}, fmt.Errorf("--geocoder: %w", err)
 	}

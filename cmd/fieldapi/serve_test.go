@@ -18,7 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/geocode"
 )
 
 // syncBuffer is a log sink the server goroutine and the test share.
@@ -201,7 +201,7 @@ func TestServeGeocoderFlags(t *testing.T) {
 	none := func(string) string { return "" }
 	cfg, err := parseServeConfig([]string{"--geocoder", "nominatim", "--geocoder-url", "http://127.0.0.1:9/"}, none, io.Discard)
 	is.NoErr(err)
-	_, isNominatim := cfg.engine.Geocoder.(*sqlengine.Nominatim)
+	_, isNominatim := cfg.engine.Geocoder.(*geocode.Nominatim)
 	is.True(isNominatim)
 	_, err = parseServeConfig([]string{"--geocoder", "nominatim"}, none, io.Discard)
 	is.True(err != nil) // needs its URL

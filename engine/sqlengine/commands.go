@@ -43,7 +43,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		if err != nil {
 			return engine.Response{}, err
 		}
-		act := e.rules(register).actions[name]
+		act := e.rules.Action(register, name)
 		if act == nil {
 			return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 		}
@@ -51,7 +51,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			if _, err := w.lockedRecord(ctx, t, key); err != nil {
 				return nil, err
 			}
-			if err := act(ctx, w, t, key, in); err != nil {
+			if err := act(ctx, w.ruleTx(), key, in); err != nil {
 				return nil, err
 			}
 			rec, _, err := e.getRecord(ctx, w.tx, t, s.Company, key)

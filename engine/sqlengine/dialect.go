@@ -70,12 +70,12 @@ func parseDSN(dsn string, busyTimeout time.Duration) (dialect, string, error) {
 	}
 }
 
-// ConnectTimeout bounds opening one PostgreSQL connection (dial, TLS,
+// connectTimeout bounds opening one PostgreSQL connection (dial, TLS,
 // authentication) when the DSN sets no connect_timeout. A database that is
 // down or unreachable must answer 503 within a second, and a pool refills
 // connections one call at a time, so this is short; raise it with
 // connect_timeout=N (whole seconds) in the DSN for a database far away.
-const ConnectTimeout = 500 * time.Millisecond
+const connectTimeout = 500 * time.Millisecond
 
 // Keep-alive probes on PostgreSQL connections, so one whose peer vanished
 // without closing it (a partition, a host gone) is found dead within about
@@ -95,7 +95,7 @@ func (d dialect) open(driverDSN string, statementTimeout time.Duration) (*sqlx.D
 		return nil, nil, fmt.Errorf("bad PostgreSQL DSN: %w", err)
 	}
 	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = ConnectTimeout
+		cfg.ConnectTimeout = connectTimeout
 	}
 	// When a call's deadline passes, pgx closes the connection, but the
 	// server would run the statement to its end. A server-side timeout a

@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"fieldapi/engine"
+	"fieldapi/engine/docrender"
 )
 
 var _ engine.Documents = (*Engine)(nil)
@@ -21,12 +22,12 @@ var _ engine.Documents = (*Engine)(nil)
 //
 //	embedded  the file's bytes, kept in the engine (every API upload)
 //	link      a path outside the engine: a local file or an http(s) URL,
-//	          fetched when the document is read (documentlinks.go)
+//	          fetched when the document is read (docrender.Links)
 //	html      an HTML text, such as a service report template, whose
 //	          {{Field}} placeholders are filled from the record; read as a PDF
 //	other     a print template of the record: a PDF of its fields
 //
-// PDFs are rendered by documentpdf.go. HasContent says whether the engine
+// PDFs are rendered by package docrender. HasContent says whether the engine
 // keeps the content itself (embedded bytes or html text).
 
 // The document kinds.
@@ -214,18 +215,18 @@ func (e *Engine) OpenDocument(ctx context.Context, s engine.Session, register, k
 	case docLink:
 		// Fetched with the caller's context, not the statement timeout:
 		// the body streams after this call returns.
-		body, size, err := e.openLink(ctx, d.Name, d.LinkPath)
+		body, size, err := docrender.Links{Timeout: e.opt.LinkTimeout}.Open(ctx, d.LinkPath)
 		if err != nil {
-			return nil, err
+			return nil, engine.Refuse("document %q links to %s, which cannot be read: %v", d.Name, d.LinkPath, err)
 		}
 		return &engine.DocumentContent{Name: d.Name, Size: size, Body: body}, nil
 	}
 	var pdf []byte
 	at, _ := parseTime(d.Modified)
 	if d.Kind == docHTML {
-		pdf, err = renderPDF(d.Name, htmlLines(fillTemplate(d.HTML, o.rec)), at)
+		pdf, err = docrender.HTML(d.Name, d.HTML, o.rec, at)
 	} else {
-		pdf, err = renderPDF(d.Name, recordLines(t, o.rec), at)
+		pdf, err = docrender.Print(d.Name, t.reg, o.rec, at)
 	}
 	if err != nil {
 		return nil, err

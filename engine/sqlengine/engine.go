@@ -9,18 +9,18 @@
 // Files by concern: dialect.go (every SQLite/PostgreSQL difference),
 // errors.go (driver faults → engine errors), schema.go (Migrate), table.go
 // (catalog → columns and values), read.go (List, Get), lines.go (line lists
-// in read shapes), write.go (Create, Update, receipts), hooks.go (the rules
-// of registers beyond the catalog), commands.go (AddLine, Act), rules.go (defaults,
-// required fields, references and lookups, number series), extrafields.go,
+// in read shapes), write.go (Create, Update, receipts; the hooks of the
+// register rules in engine/rules), ruletx.go (what those rules may do in a
+// write), commands.go (AddLine, Act), rules.go (defaults, required fields,
+// references and lookups, inherited and referenced defaults, number
+// series), extrafields.go,
 // fieldnames.go, permissions.go, changelog.go, locations.go (the optional
-// engine.Locations) with geocode.go (the pluggable geocoders),
-// documents.go (the optional engine.Documents) with documentlinks.go and
-// documentpdf.go, tasks.go and task*.go (the task rules), orders.go,
-// quotes.go and times.go (order, order line, quote and time rules) with
-// calendar.go (each company's time zone and quote validity), cache.go
-// (prepared statements, short caches of permissions and definitions),
-// keys.go, idempotency.go, demo.go and demo*.go, and sqlutil.go (small SQL
-// helpers).
+// engine.Locations; package geocode places addresses), documents.go (the
+// optional engine.Documents; package docrender renders and fetches),
+// calendar.go (each company's settings and time zone), cache.go (prepared
+// statements, short caches of permissions and definitions), keys.go,
+// idempotency.go, import.go (Import: data written as it is, such as package
+// demo's) and sqlutil.go (small SQL helpers).
 //
 // All SQL is written with ? placeholders and rebound for the dialect, with
 // every identifier double-quoted. Times are stored as fixed-width UTC text
@@ -36,6 +36,8 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
+	"fieldapi/engine/rules"
 )
 
 var _ engine.Engine = (*Engine)(nil)
@@ -46,7 +48,7 @@ type Options struct {
 	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
 	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
 	Now              func() time.Time // clock; nil = time.Now
-	Geocoder         Geocoder         // locates records (geocode.go); nil = the offline Gazetteer
+	Geocoder         geocode.Geocoder // locates records; nil = the offline geocode.Gazetteer
 	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
 }
 
@@ -58,7 +60,7 @@ type Engine struct {
 	tables  map[string]*table // by register name
 	opt     Options
 
-	registerRules map[string]*registerRules // rules beyond the catalog, by register
+	rules *rules.Set // rules beyond the catalog (engine/rules), bound to cat
 
 	permissions *ttlCache[userAccess] // by company and sign
 	extraDefs   *ttlCache[[]extraDef] // by company and register
@@ -81,12 +83,18 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		opt.Now = time.Now
 	}
 	if opt.Geocoder == nil {
-		opt.Geocoder = Gazetteer{}
+		opt.Geocoder = geocode.Gazetteer{}
 	}
 	if opt.LinkTimeout <= 0 {
 		opt.LinkTimeout = 10 * time.Second
 	}
 	tables, err := newTables(cat)
+	if err != nil {
+		return nil, err
+	}
+	// The rules state the fields they need: a catalog that no longer has
+	// them stops the engine here, before any write could trip over it.
+	ruleSet, err := rules.Bind(cat, rules.Builtin()...)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +114,9 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	e := &Engine{
 		db: newPool(db), dialect: d, cat: cat, tables: tables, opt: opt,
-		registerRules: builtinRules(),
-		permissions:   newTTLCache[userAccess](cacheTTL),
-		extraDefs:     newTTLCache[[]extraDef](cacheTTL),
+		rules:       ruleSet,
+		permissions: newTTLCache[userAccess](cacheTTL),
+		extraDefs:   newTTLCache[[]extraDef](cacheTTL),
 	}
 	if !d.postgres {
 		// SQLite opens the file on first use; fail now on a path that cannot be opened.

@@ -17,6 +17,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/demo"
 )
 
 // postgresEnv names the PostgreSQL DSN the tests also run against, e.g.
@@ -148,7 +149,7 @@ func openDemoEngine(dsn string, cat *catalog.Catalog, opt Options) (testEngine, 
 		e.Close()
 		return testEngine{}, err
 	}
-	if err := e.LoadDemo(ctx); err != nil {
+	if err := demo.Load(ctx, e); err != nil {
 		e.Close()
 		return testEngine{}, err
 	}

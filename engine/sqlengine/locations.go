@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 )
 
 var _ engine.Locations = (*Engine)(nil)
@@ -22,17 +23,17 @@ var _ engine.Locations = (*Engine)(nil)
 // A record is located from its address: its own address fields, or else
 // those of the first record it references that has one (such as an
 // object's customer; a register's rules may say which references to try
-// first: locateFrom). The engine's Geocoder (geocode.go) places the
-// address; it runs outside any transaction, as it may call out to a
-// server. A pinned position is fixed and never recalculated.
+// first: locateFrom). The engine's geocoder (Options.Geocoder, package
+// geocode) places the address; it runs outside any transaction, as it may
+// call out to a server. A pinned position is fixed and never recalculated.
 
 // Location statuses.
 const (
-	locFound           = "Found"           // a position is known
-	locPending         = "Pending"         // never located: ask with locate=true
-	locNoAddress       = "NoAddress"       // the record has no address to locate
-	locAddressNotFound = "AddressNotFound" // the geocoder does not know the address
-	locError           = "Error"           // the geocoder failed; nothing was stored
+	locFound           = geocode.Found           // a position is known
+	locPending         = geocode.Pending         // never located: ask with locate=true
+	locNoAddress       = "NoAddress"             // the record has no address to locate
+	locAddressNotFound = geocode.AddressNotFound // the geocoder does not know the address
+	locError           = "Error"                 // the geocoder failed; nothing was stored
 )
 
 type locationRow struct {
@@ -53,6 +54,17 @@ func (r locationRow) location() engine.Location {
 		loc.Latitude, loc.Longitude = &r.Latitude.Float64, &r.Longitude.Float64
 	}
 	return loc
+}
+
+// locationRowOf is the row that stores a location.
+func locationRowOf(loc engine.Location) locationRow {
+	r := locationRow{Address: loc.Address, Status: loc.Status, SourceType: loc.SourceType,
+		Provider: loc.Provider, Fixed: loc.Fixed, Ambiguous: loc.Ambiguous}
+	if loc.Latitude != nil && loc.Longitude != nil {
+		r.Latitude = sql.NullFloat64{Float64: *loc.Latitude, Valid: true}
+		r.Longitude = sql.NullFloat64{Float64: *loc.Longitude, Valid: true}
+	}
+	return r
 }
 
 // record is the location as a record, for a receipt to render.
@@ -119,7 +131,7 @@ func (e *Engine) geocode(ctx context.Context, a postalAddress) (locationRow, err
 	if a.text == "" {
 		return locationRow{Status: locNoAddress}, nil
 	}
-	pos, err := e.opt.Geocoder.Geocode(ctx, Address{Text: a.text, City: a.city})
+	pos, err := e.opt.Geocoder.Geocode(ctx, geocode.Address{Text: a.text, City: a.city})
 	row := locationRow{Address: a.text, Status: pos.Status, SourceType: pos.SourceType, Provider: pos.Provider, Ambiguous: pos.Ambiguous}
 	if err != nil {
 		return locationRow{Address: a.text, Status: locError, Provider: pos.Provider}, err
@@ -290,9 +302,10 @@ func (e *Engine) addressOf(ctx context.Context, q db, t *table, company string, 
 }
 
 // locateFrom are the fields a record without an address of its own is
-// located from, in the order its rules give, or else in catalog order.
+// located from, in the order the catalog's locateFrom gives, or else every
+// field in catalog order.
 func (e *Engine) locateFrom(t *table) []*catalog.Field {
-	names := e.rules(t.reg.Name).locateFrom
+	names := t.reg.LocateFrom
 	if names == nil {
 		return t.reg.Fields
 	}

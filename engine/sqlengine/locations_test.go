@@ -8,6 +8,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/engine/geocode"
 )
 
 func TestLocations(t *testing.T) {
@@ -76,4 +77,23 @@ func TestLocations(t *testing.T) {
 		var pe *engine.PermissionError
 		is.True(errors.As(err, &pe))
 	})
+}
+
+// TestGeocoderNone: an engine that does not geocode leaves records
+// Pending and stores nothing, so a later geocoder still runs.
+func TestGeocoderNone(t *testing.T) {
+	t.Parallel()
+	for _, b := range testBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			is := is.New(t)
+			e := openTestEngine(t, b.dsn(t), Options{Geocoder: geocode.None{}})
+			loc, err := e.Location(context.Background(), demoAPI, "customers", "1001", engine.Locate{Locate: true, Force: true})
+			is.NoErr(err)
+			is.Equal(loc.Status, "Pending")
+			is.Equal(loc.Latitude, nil)
+			is.Equal(loc.Address, "Storgatan 1, 111 22 Stockholm, Sverige")
+			is.Equal(count(t, e, "locations", `"company" = 'demo' AND "register" = 'customers'`), 0)
+		})
+	}
 }

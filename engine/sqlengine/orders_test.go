@@ -8,6 +8,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/engine/rules"
 )
 
 // rowCounts counts what a create of an order or quote may leave behind.
@@ -100,7 +101,7 @@ func TestCompanyCalendarSettings(t *testing.T) {
 	eachEngine(t, func(t *testing.T, e testEngine) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := exec(ctx, e.db, `INSERT INTO "settings" ("company", "name", "value") VALUES ('demo', ?, '14')`, settingQuoteValidity)
+		_, err := exec(ctx, e.db, `INSERT INTO "settings" ("company", "name", "value") VALUES ('demo', ?, '14')`, rules.QuoteValiditySetting)
 		is.NoErr(err)
 		_, err = exec(ctx, e.db, `DELETE FROM "settings" WHERE "company" = 'demo2' AND "name" = ?`, settingTimeZone)
 		is.NoErr(err)
@@ -118,67 +119,4 @@ func TestCompanyCalendarSettings(t *testing.T) {
 		is.Equal(demo2["QuoteDate"], "2025-06-02") // no time zone set: UTC
 		is.Equal(demo2["ValidUntilDate"], "2025-07-02")
 	})
-}
-
-func TestTotalPrice(t *testing.T) {
-	cases := []struct {
-		line  map[string]any
-		total float64
-	}{
-		{map[string]any{}, 0},
-		{map[string]any{"Quantity": 3.0}, 0},
-		{map[string]any{"Quantity": 3.0, "Price": 19.99}, 59.97},
-		{map[string]any{"Quantity": 2.0, "Price": 100.0, "DiscountPct": 12.5}, 175},
-		{map[string]any{"Quantity": 2.0, "Price": 100.0, "DiscountPrice": 15.0}, 170},
-		{map[string]any{"Quantity": 2.0, "Price": 100.0, "DiscountPrice": 15.0, "DiscountPct": 10.0}, 153},
-		{map[string]any{"Quantity": -1.0, "Price": 100.0}, -100}, // a credit line
-	}
-	for _, c := range cases {
-		out := map[string]any{}
-		if err := setTotalPrice(c.line, out); err != nil {
-			t.Fatalf("%v: %v", c.line, err)
-		}
-		if out["TotalPrice"] != c.total {
-			t.Errorf("%v: TotalPrice %v, want %v", c.line, out["TotalPrice"], c.total)
-		}
-	}
-	for _, bad := range []map[string]any{{"DiscountPct": 100.5}, {"DiscountPct": -1.0}, {"DiscountPrice": -0.01}} {
-		if err := setTotalPrice(bad, map[string]any{}); err == nil {
-			t.Errorf("%v: accepted", bad)
-		}
-	}
-}
-
-func TestDayIn(t *testing.T) {
-	oslo, err := time.LoadLocation("Europe/Oslo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for s, want := range map[string]string{
-		"2026-03-11":                "2026-03-11",
-		"2026-03-11T00:00:00":       "2026-03-11", // wall-clock time in Oslo
-		"2026-03-10T23:30:00Z":      "2026-03-11", // 00:30 in Oslo
-		"2026-03-11T00:30:00+02:00": "2026-03-10", // 23:30 in Oslo
-		"2026-03-10T23:30Z":         "2026-03-11",
-	} {
-		got, err := dayIn(s, oslo)
-		if err != nil || got != want {
-			t.Errorf("dayIn(%q) = %q, %v; want %q", s, got, err, want)
-		}
-	}
-}
-
-func TestOwnerTypeCondition(t *testing.T) {
-	is := is.New(t)
-	c, err := ownerTypeCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"none"}})
-	is.NoErr(err)
-	is.Equal(c.Values, []any{nil}) // standalone: OwnerType IS NULL
-	c, err = ownerTypeCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"contract"}})
-	is.NoErr(err)
-	is.Equal(c.Values, []any{"contract"})
-	_, err = ownerTypeCondition(engine.Condition{Field: "OwnerType", Op: engine.OpEquals, Values: []any{"Task"}})
-	is.Equal(commandError(t, err).ValidValues, []string{"task", "quote", "order", "contract", "none"})
-	c, err = ownerTypeCondition(engine.Condition{Field: "OwnerNr", Op: engine.OpEquals, Values: []any{"none"}})
-	is.NoErr(err)
-	is.Equal(c.Values, []any{"none"}) // other fields pass as they are
 }

@@ -148,13 +148,10 @@ func (e *Engine) fetch(ctx context.Context, q db, t *table, company, tail string
 func (e *Engine) filter(t *table, q engine.Query) (string, []any, error) {
 	var sqlText strings.Builder
 	var args []any
-	rewrite := e.rules(t.reg.Name).listCondition
 	for _, c := range q.Where {
-		if rewrite != nil {
-			var err error
-			if c, err = rewrite(c); err != nil {
-				return "", nil, err
-			}
+		c, err := e.rules.ListCondition(t.reg.Name, c)
+		if err != nil {
+			return "", nil, err
 		}
 		f, err := t.field(c.Field)
 		if err != nil {

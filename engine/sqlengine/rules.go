@@ -12,7 +12,8 @@ import (
 )
 
 // The business rules a write passes, each driven by the catalog. They run
-// inside the write's transaction (w.tx).
+// inside the write's transaction (w.tx). The rules beyond the catalog are
+// engine/rules, run by write.go.
 
 // acceptValues normalizes the fields sent and refuses a field the call may
 // not write. writable says which fields this kind of call may send.
@@ -23,7 +24,7 @@ func (w *writer) acceptValues(t *table, sent map[string]any, writable func(*cata
 		if f == nil {
 			return nil, engine.Refuse("%s have no field %q", t.reg.Name, name).WithValid(writableNames(t, writable)...)
 		}
-		if !w.trusted && !writable(f) {
+		if !writable(f) {
 			reason := "is read only"
 			if f.CreateOnly {
 				reason = "cannot be changed"
@@ -145,6 +146,28 @@ func (w *writer) resolveReferences(ctx context.Context, t *table, values map[str
 	return nil
 }
 
+// fillReferencedDefaults gives a new record's empty defaultFrom fields
+// (catalog Field.DefaultFrom, Ref.Field) the value of Field in the record
+// the reference field Ref names: an order line's Unit from its product.
+func (w *writer) fillReferencedDefaults(ctx context.Context, t *table, values map[string]any) error {
+	for _, f := range t.reg.Fields {
+		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
+		if !ok || !isEmpty(values[f.Name]) {
+			continue
+		}
+		key, _ := values[ref].(string)
+		if key == "" {
+			continue
+		}
+		referenced, err := w.referenced(ctx, w.e.tables[t.reg.Field(ref).References], key)
+		if err != nil {
+			return err
+		}
+		values[f.Name] = referenced[source]
+	}
+	return nil
+}
+
 // referenced reads the record a reference names, or refuses the write with
 // the engine's text, such as `Customer "X" does not exist`.
 func (w *writer) referenced(ctx context.Context, rt *table, key string) (engine.Record, error) {
@@ -166,13 +189,12 @@ func (w *writer) referenced(ctx context.Context, rt *table, key string) (engine.
 // listing the valid keys when rt's rules offer them (validKeys).
 func (w *writer) unknownReference(ctx context.Context, rt *table, key string) error {
 	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
-	list := w.e.rules(rt.reg.Name).validKeys
-	if list == nil {
-		return missing
-	}
-	keys, err := list(ctx, w)
+	keys, listed, err := w.e.rules.ValidKeys(ctx, w.ruleTx(), rt.reg.Name)
 	if err != nil {
 		return err
+	}
+	if !listed {
+		return missing
 	}
 	return missing.WithValid(keys...)
 }

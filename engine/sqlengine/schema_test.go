@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/demo"
 )
 
 // tableCounts counts the rows of every table, engine and register alike.
@@ -31,7 +32,7 @@ func TestMigrateAndLoadDemoAreIdempotent(t *testing.T) {
 		ctx := context.Background()
 		before := tableCounts(t, e)
 		is.NoErr(e.Migrate(ctx))
-		is.NoErr(e.LoadDemo(ctx))
+		is.NoErr(demo.Load(ctx, e))
 		is.NoErr(e.Migrate(ctx))
 		is.Equal(tableCounts(t, e), before) // a second run adds nothing
 	})
@@ -100,11 +101,11 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 			ctx := context.Background()
 			dsn := b.dsn(t)
 
-			older := catalogEdited(t, "customers.yaml", "  - {name: Fax, writable: true}\n", "")
+			older := catalogEdited(t, "fieldsets/address.yaml", "  - {name: Fax, writable: true}\n", "") // customers' Fax
 			e, err := Open(ctx, dsn, older, Options{})
 			is.NoErr(err)
 			is.NoErr(e.Migrate(ctx))
-			is.NoErr(e.LoadDemo(ctx))
+			is.NoErr(demo.Load(ctx, e))
 			is.NoErr(e.Close())
 
 			full := openTestEngine(t, dsn, Options{})
@@ -125,11 +126,15 @@ func catalogEdited(t *testing.T, file, old, new string) *catalog.Catalog {
 	t.Helper()
 	files := fstest.MapFS{}
 	dir := os.DirFS("../../catalog")
-	names, err := fs.Glob(dir, "*.yaml")
+	names, err := fs.Glob(dir, catalog.RegisterFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range names {
+	sets, err := fs.Glob(dir, catalog.FieldSetFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, sets...) {
 		data, err := fs.ReadFile(dir, name)
 		if err != nil {
 			t.Fatal(err)

@@ -368,14 +368,4 @@ func parseDefault(f *catalog.Field, text, sign string, now time.Time) (any, erro
 }
 
 // isEmpty reports whether a normalized value counts as not given.
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case []string:
-		return len(x) == 0
-	}
-	return false
-}
+func isEmpty(v any) bool { return engine.Empty(v) }

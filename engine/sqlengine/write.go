@@ -11,6 +11,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/rules"
 )
 
 // errClaimLost: the idempotency claim was taken over while the write ran
@@ -107,11 +108,10 @@ func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine
 
 // writer performs the writes of one call inside its transaction.
 type writer struct {
-	e       *Engine
-	tx      *sqlx.Tx
-	s       engine.Session
-	now     string // Modified of every record this call writes
-	trusted bool   // the engine's own loads (demo data): any field may be set, nothing is logged
+	e   *Engine
+	tx  *sqlx.Tx
+	s   engine.Session
+	now string // Modified of every record this call writes
 }
 
 func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
@@ -157,10 +157,11 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	if err := w.resolveReferences(ctx, t, values); err != nil {
 		return nil, err
 	}
-	if prepare := w.e.rules(t.reg.Name).prepareCreate; prepare != nil {
-		if err := prepare(ctx, w, t, values); err != nil {
-			return nil, err
-		}
+	if err := w.fillReferencedDefaults(ctx, t, values); err != nil {
+		return nil, err
+	}
+	if err := w.e.rules.PrepareCreate(ctx, w.ruleTx(), t.reg.Name, values); err != nil {
+		return nil, err
 	}
 	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
 		return nil, err
@@ -195,10 +196,8 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 			c.lines[l.Name] = append(c.lines[l.Name], lc)
 		}
 	}
-	if after := w.e.rules(t.reg.Name).afterCreate; after != nil {
-		if err := after(ctx, w, c, values); err != nil {
-			return nil, err
-		}
+	if err := w.e.rules.AfterCreate(ctx, w.ruleTx(), t.reg.Name, rules.Created{Key: key, Row: seq}, values); err != nil {
+		return nil, err
 	}
 	if err := w.log(ctx, t, key, "create", changeDetail(sent, in.Extra), values); err != nil {
 		return nil, err
@@ -207,13 +206,19 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 }
 
 // createLine creates one line of the owner's line list l: the owner's key
-// and the list's fixed values are set, and the owner's rules fill what the
-// line inherits. owner holds the owner's values by field name.
+// and the list's fixed values are set, the line takes the fields the list
+// inherits (catalog Line.Inherit) from the owner unless it gives its own,
+// and the owner's rules fill the rest. owner holds the owner's values by
+// field name.
 func (w *writer) createLine(ctx context.Context, t *table, owner map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*created, error) {
 	lt := w.e.tables[l.Register]
-	var inherit func(map[string]any) error
-	if prepare := w.e.rules(t.reg.Name).prepareLine; prepare != nil {
-		inherit = func(values map[string]any) error { return prepare(ctx, w, owner, l, values) }
+	inherit := func(values map[string]any) error {
+		for _, name := range l.Inherit {
+			if isEmpty(values[name]) && !isEmpty(owner[name]) {
+				values[name] = owner[name]
+			}
+		}
+		return w.e.rules.PrepareLine(ctx, w.ruleTx(), t.reg.Name, owner, l.Name, values)
 	}
 	return w.create(ctx, lt, in, lineValues(lt, l, ownerKey), inherit)
 }
@@ -324,10 +329,8 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	if err := w.resolveReferences(ctx, t, values); err != nil {
 		return 0, err
 	}
-	if prepare := w.e.rules(t.reg.Name).prepareUpdate; prepare != nil {
-		if err := prepare(ctx, w, t, current, values); err != nil {
-			return 0, err
-		}
+	if err := w.e.rules.PrepareUpdate(ctx, w.ruleTx(), t.reg.Name, current, values); err != nil {
+		return 0, err
 	}
 	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
 		return 0, err
@@ -359,18 +362,16 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	for name, v := range values {
 		after[name] = v
 	}
-	if hook := w.e.rules(t.reg.Name).afterUpdate; hook != nil {
-		if err := hook(ctx, w, t, current, after); err != nil {
-			return 0, err
-		}
+	if err := w.e.rules.AfterUpdate(ctx, w.ruleTx(), t.reg.Name, current, after); err != nil {
+		return 0, err
 	}
 	return seq, w.log(ctx, t, key, "update", changeDetail(sent, in.Extra), after)
 }
 
 // checkExtra validates extra-field values sent against the company's
-// definitions. The engine's own loads may also fill read-only fields.
+// definitions.
 func (w *writer) checkExtra(ctx context.Context, t *table, extra map[string]string) error {
-	if len(extra) == 0 || w.trusted {
+	if len(extra) == 0 {
 		return nil
 	}
 	defs, err := loadExtraDefs(ctx, w.tx, w.s.Company, t.reg.Name)

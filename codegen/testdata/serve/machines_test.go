@@ -21,6 +21,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/demo"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/runtime"
 
@@ -46,7 +47,7 @@ func TestMachinesOverHTTP(t *testing.T) {
 	if err := eng.Migrate(ctx); err != nil {
 		t.Fatal("migrate:", err)
 	}
-	if err := eng.LoadDemo(ctx); err != nil {
+	if err := demo.Load(ctx, eng); err != nil {
 		t.Fatal("demo data:", err)
 	}
 	key, hash, err := runtime.NewKey("codegen-test")

@@ -1,0 +1,165 @@
+// Package enginetest is the conformance suite of the engine port: what any
+// engine.Engine must do for the HTTP layer to serve it correctly. An
+// adapter for a business system proves itself with one test:
+//
+//	func TestConformance(t *testing.T) {
+//		enginetest.Run(t, func(t *testing.T) enginetest.Harness {
+//			cat, _ := catalog.Builtin()
+//			e := myadapter.Open(t, fresh test tenant ...)
+//			return enginetest.Harness{Engine: e, Catalog: cat,
+//				Company: engine.Session{Company: "t1", Sign: "API", ClientID: "enginetest"},
+//				Other:   engine.Session{Company: "t2", Sign: "API", ClientID: "enginetest"}}
+//		})
+//	}
+//
+// The suite states the contract as tests, one subtest per behaviour:
+// lists (newest first, limit, page and cursor paging, cursors stable under
+// concurrent inserts, modifiedSince/modifiedBefore, every Condition
+// operator), reads and not-found, creates with lines all or nothing and
+// "list[i]: " refusals, updates of only the fields sent, receipts rendered
+// and committed with the write, every idempotency claim state, company
+// isolation, the error kinds (busy, unreachable, timeout, refused, denied),
+// the key store, and the optional capabilities (engine.Commands,
+// engine.Locations, engine.Documents) when the engine offers them.
+//
+// # The catalog
+//
+// The suite runs on the catalog the engine serves (Harness.Catalog), so an
+// adapter is tested on the registers it will serve: normally
+// catalog.Builtin(). It seeds its data itself, through the port's own
+// Create, into a subject register it picks from that catalog (or the one
+// Harness.Register names): a register with create and update, whose create
+// the suite can fill (every required field is text without a reference),
+// with a writable text field that has a contains filter. In the builtin
+// catalog that is customers, with its contacts line list. What the subject
+// lacks (an equals filter, a line list, a key the client may choose) only
+// skips the subtests that need it, with the reason.
+//
+// # Fresh engines
+//
+// newEngine is called once per subtest and must return an engine whose two
+// companies hold no records of the registers the suite writes (a new
+// database, or a new test tenant of the business system), with one
+// signature in each that may read and write every register. Its clock must
+// be the real one: the suite waits for time to pass (Modified, leases).
+//
+// # What the suite requires beyond the port's comments
+//
+// The reference engine (engine/sqlengine) behaves so, the HTTP layer relies
+// on it, and engine/engine.go does not say it; the suite does:
+//
+//   - Newest first means most recently created: an update does not move a
+//     record, so a cursor walk is stable under updates as well as creates.
+//   - Page.Next is set exactly when more records follow, in page paging
+//     too; Query.After continues strictly after it, and never repeats or
+//     skips a record that existed when the walk began.
+//   - Total counts the records matching the query on a counted register;
+//     with KnownTotal the engine may leave it nil.
+//   - Every record carries Modified, RFC 3339 text, and every write
+//     moves it on; OpContains folds case beyond ASCII and takes % and _
+//     literally; OpNotIn counts a field without value as none of them.
+//   - Get, Update (and the capabilities) answer engine.ErrNotFound for any
+//     key not in the caller's company, however malformed ("", "-1", "x" for
+//     a numeric Id): never another error, which would be a 500.
+//   - A condition on a field the register lacks is a plain error (500),
+//     not a CommandError: the HTTP layer only sends declared filters.
+//   - The record a create's receipt renders carries the lines created with
+//     it under the line list's ReadName, each with the owner's key in the
+//     line's parent field and the list's set values.
+//   - A write whose claim is no longer held by its token (taken over after
+//     its lease) must fail and write nothing; a refused write (CommandError)
+//     leaves its claim held, for the HTTP layer to Complete with the 422.
+//   - A text field cleared with nil reads as nil or "".
+package enginetest
+
+import (
+	"errors"
+	"testing"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+// Harness is one fresh engine under test and what the suite needs to know
+// about it.
+type Harness struct {
+	// Engine is the engine under test.
+	Engine engine.Engine
+	// Catalog is the catalog the engine serves.
+	Catalog *catalog.Catalog
+	// Company and Other are sessions of two different companies, each with
+	// a signature that may read and write every register.
+	Company, Other engine.Session
+	// ReadOnly, when set, is a session of Company's company whose signature
+	// may read but not write; the suite then checks writes are denied with
+	// an engine.PermissionError.
+	ReadOnly engine.Session
+	// Register names the subject register the suite seeds; empty picks the
+	// first suitable register of the catalog.
+	Register string
+	// Fault, when set, makes the engine suffer one fault — engine.ErrBusy,
+	// engine.ErrUnreachable or engine.ErrTimeout — and returns the engine
+	// to call while it lasts (Engine itself, or another handle on the same
+	// data) and a function that ends it. It returns a nil engine when this
+	// engine cannot be brought into that fault; that subtest is skipped.
+	Fault func(t *testing.T, kind error) (faulty engine.Engine, end func())
+}
+
+// Run runs the conformance suite. newEngine is called once per subtest,
+// which runs in parallel with the others.
+func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
+	for _, group := range []struct {
+		name  string
+		tests []test
+	}{
+		{"lists", listTests},
+		{"writes", writeTests},
+		{"idempotency", idempotencyTests},
+		{"isolation", isolationTests},
+		{"errors", errorTests},
+		{"keys", keyTests},
+		{"capabilities", capabilityTests},
+	} {
+		t.Run(group.name, func(t *testing.T) {
+			for _, tc := range group.tests {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					tc.run(t, newSuite(t, newEngine(t)))
+				})
+			}
+		})
+	}
+}
+
+// test is one behaviour of the contract.
+type test struct {
+	name string
+	run  func(t *testing.T, s *suite)
+}
+
+// suite is one subtest's engine with the registers it exercises.
+type suite struct {
+	Harness
+	subject *subject
+}
+
+func newSuite(t *testing.T, h Harness) *suite {
+	t.Helper()
+	if h.Engine == nil || h.Catalog == nil {
+		t.Fatal("enginetest: the harness must give Engine and Catalog")
+	}
+	if h.Company.Company == "" || h.Other.Company == "" || h.Company.Company == h.Other.Company {
+		t.Fatal("enginetest: the harness must give sessions of two different companies (Company, Other)")
+	}
+	sub, err := pickSubject(h.Catalog, h.Register)
+	if err != nil {
+		t.Fatal("enginetest: ", err)
+	}
+	return &suite{Harness: h, subject: sub}
+}
+
+// isRefusal reports whether err is the engine refusing a call (422).
+func isRefusal(err error) bool {
+	var ce *engine.CommandError
+	return errors.As(err, &ce)
+}

@@ -1,0 +1,148 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"fieldapi/engine"
+)
+
+// How each kind of failure reaches the HTTP layer (runtime.AsProblem):
+//
+//	*engine.CommandError    422 command_failed: the engine refused the call
+//	*engine.PermissionError 403 permission_denied: the signature may not
+//	engine.ErrNotFound      404 not_found
+//	engine.ErrBusy          503 engine_busy: the engine did not take the call
+//	engine.ErrUnreachable   503 engine_unreachable: the engine did not get the call
+//	engine.ErrTimeout       504 engine_timeout: the engine may have written
+//	anything else           500 internal_error
+//
+// Faults may wrap the underlying error, but errors.Is must find the kind.
+var errorTests = []test{
+	{"a refusal is a CommandError", testRefusal},
+	{"a signature without write permission is denied", testDenied},
+	{"busy", testFault(engine.ErrBusy)},
+	{"unreachable", testFault(engine.ErrUnreachable)},
+	{"timeout", testFault(engine.ErrTimeout)},
+}
+
+// testRefusal: a call the engine refuses answers a CommandError, never a
+// fault or not-found, so the client gets 422 with the engine's text.
+func testRefusal(t *testing.T, s *suite) {
+	sub := s.subject
+	var err error
+	switch {
+	case sub.line != nil && sub.line.required:
+		in := sub.input(uniqueName("Refused"))
+		in.AddLine(sub.line.list.Name, engine.NewInput())
+		_, err = s.create(s.Company, in)
+	case sub.chosenKey:
+		first := s.mustCreate(t, s.Company, uniqueName("Taken"))
+		in := sub.input(uniqueName("Refused"))
+		in.Values[sub.key] = s.keyOf(t, first)
+		_, err = s.create(s.Company, in)
+	default:
+		t.Skipf("the suite knows no write %s refuses: no line with a required field, no key the client gives", sub.reg.Name)
+	}
+	refusalDetail(t, err, "a refused create")
+	for _, fault := range []error{engine.ErrNotFound, engine.ErrBusy, engine.ErrUnreachable, engine.ErrTimeout} {
+		if errors.Is(err, fault) {
+			t.Errorf("the refusal %v is also %v; want only a CommandError", err, fault)
+		}
+	}
+}
+
+// testDenied: a signature the engine lets read but not write is denied
+// writes with a PermissionError, and nothing is written.
+func testDenied(t *testing.T, s *suite) {
+	if s.ReadOnly.Company == "" {
+		t.Skip("the harness gives no ReadOnly session")
+	}
+	if s.ReadOnly.Company != s.Company.Company {
+		t.Fatal("the ReadOnly session must be of Company's company")
+	}
+	ctx := context.Background()
+	sub := s.subject
+	key := s.keyOf(t, s.mustCreate(t, s.Company, uniqueName("Guarded")))
+	if _, err := s.Engine.Get(ctx, s.ReadOnly, sub.reg.Name, key); err != nil {
+		t.Fatalf("Get as a signature that may read: %v", err)
+	}
+	name := uniqueName("Denied")
+	var denied *engine.PermissionError
+	_, err := s.create(s.ReadOnly, sub.input(name))
+	if !errors.As(err, &denied) {
+		t.Errorf("Create as a signature that may not write: %v (%T); want an *engine.PermissionError", err, err)
+	}
+	in := engine.NewInput()
+	in.Values[sub.name] = name
+	var c capture
+	_, err = s.Engine.Update(ctx, s.ReadOnly, sub.reg.Name, key, in, c.receipt(noClaim))
+	if !errors.As(err, &denied) {
+		t.Errorf("Update as a signature that may not write: %v (%T); want an *engine.PermissionError", err, err)
+	}
+	if n := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); n != 0 {
+		t.Errorf("denied writes left %d records", n)
+	}
+}
+
+// testFault: while the engine suffers the fault, a write answers an error
+// that errors.Is the fault's kind (and is no refusal); busy and
+// unreachable mean the engine did not take the call, so nothing was
+// written; once the fault ends the engine answers again.
+func testFault(kind error) func(t *testing.T, s *suite) {
+	return func(t *testing.T, s *suite) {
+		if s.Fault == nil {
+			t.Skip("the harness gives no Fault: how faults are reported is not checked")
+		}
+		faulty, end := s.Fault(t, kind)
+		if faulty == nil {
+			t.Skipf("the harness cannot bring this engine into %v", kind)
+		}
+		ended := false
+		defer func() {
+			if !ended {
+				end()
+			}
+		}()
+		ctx := context.Background()
+		sub := s.subject
+		name := uniqueName("Faulted")
+		var c capture
+		_, err := faulty.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(noClaim))
+		var denied *engine.PermissionError
+		switch {
+		case err == nil:
+			t.Errorf("Create during %v succeeded; want an error that errors.Is %v", kind, kind)
+		case !errors.Is(err, kind):
+			t.Errorf("Create during %v: %v (%T); want an error that errors.Is %v", kind, err, err, kind)
+		case isRefusal(err), errors.As(err, &denied), errors.Is(err, engine.ErrNotFound):
+			t.Errorf("Create during %v: %v; a fault must not also be a refusal, a denial or not-found", kind, err)
+		}
+		if kind == engine.ErrUnreachable {
+			if err := faulty.Ping(ctx); !errors.Is(err, engine.ErrUnreachable) {
+				t.Errorf("Ping while unreachable: %v; want engine.ErrUnreachable", err)
+			}
+			if _, err := faulty.Get(ctx, s.Company, sub.reg.Name, "1"); !errors.Is(err, engine.ErrUnreachable) {
+				t.Errorf("Get while unreachable: %v; want engine.ErrUnreachable", err)
+			}
+			if _, err := faulty.Idempotency().Claim(ctx, s.newClaim("unreachable", "fp")); !errors.Is(err, engine.ErrUnreachable) {
+				t.Errorf("Idempotency().Claim while unreachable: %v; want engine.ErrUnreachable", err)
+			}
+		}
+		end()
+		ended = true
+
+		if err := s.Engine.Ping(ctx); err != nil {
+			t.Fatalf("Ping after the fault ended: %v", err)
+		}
+		written := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name)))
+		if kind != engine.ErrTimeout && written != 0 {
+			t.Errorf("a Create that answered %v wrote its record; %v means the engine did not take the call", kind, kind)
+		}
+		if kind == engine.ErrTimeout {
+			t.Logf("the Create that timed out wrote %d records (either is allowed: a timeout may have written)", written)
+		}
+		s.mustCreate(t, s.Company, uniqueName("After the fault"))
+	}
+}
