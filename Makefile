@@ -28,7 +28,8 @@ generate:
 
 ## build: build bin/fieldapi
 build:
-	$(GO) build -o $(BIN) ./cmd/fieldapi
+	@echo "building $(BIN): on a cold Go cache every dependency is compiled first (a minute or more); packages are listed as they compile"
+	$(GO) build -v -o $(BIN) ./cmd/fieldapi
 
 ## run: build, load the demo data, print a demo key, a curl example and the reference page address, serve on $(ADDR)
 run: demo-key

@@ -152,6 +152,10 @@ func (h *hostile) send(req Request) Response {
 	switch {
 	case resp.Status >= 500:
 		h.t.Errorf("%s: %d %s", what, resp.Status, truncate(string(resp.Body), 300))
+	case resp.Status >= 400 && req.Method == http.MethodHead: // the headers of a problem, no body
+		if resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("X-Request-Id") == "" {
+			h.t.Errorf("%s: %d is not a problem with the request id: %s", what, resp.Status, resp.Header)
+		}
 	case resp.Status >= 400:
 		var p runtime.Problem
 		err := json.Unmarshal(resp.Body, &p)

@@ -95,9 +95,27 @@ func decodeFile(fsys fs.FS, name string, v any) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("catalog/%s: the file is empty", name)
 		}
+		var typeErr *yaml.TypeError
+		if errors.As(err, &typeErr) {
+			return nil, fmt.Errorf("catalog/%s: %s", name, plainTypeErrors(typeErr))
+		}
 		return nil, fmt.Errorf("catalog/%s: %w", name, err)
 	}
 	return doc.Content[0], nil
+}
+
+// unknownKey is yaml.v3's message for a key no Go field takes; it names
+// the loader's internal type, which means nothing to a catalog author.
+var unknownKey = regexp.MustCompile(`^(line \d+: )field (.+) not found in type \S+$`)
+
+// plainTypeErrors words the decoding errors of one file for its author:
+// "line 6: unknown key "colour"" rather than the Go type that refused it.
+func plainTypeErrors(err *yaml.TypeError) string {
+	msgs := make([]string, len(err.Errors))
+	for i, msg := range err.Errors {
+		msgs[i] = unknownKey.ReplaceAllString(msg, `${1}unknown key "${2}"`)
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // checkEntries refuses an empty entry ("-" alone) of a list, which YAML

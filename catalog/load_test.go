@@ -104,8 +104,8 @@ var loaderErrors = []struct {
 	// Reading the files.
 	{"unreadable file", map[string]string{"things.yaml/x": ""}, "catalog/things.yaml: read things.yaml"},
 	{"yaml syntax", things("fields: [\n"), "catalog/things.yaml: yaml: line"},
-	{"unknown yaml key", things("colour: red\n"), "catalog/things.yaml: yaml: unmarshal errors:\n  line 6: field colour not found"},
-	{"unknown field key", things("  - {name: Size, kind: text}\n"), "field kind not found in type catalog.Field"},
+	{"unknown yaml key", things("colour: red\n"), `catalog/things.yaml: line 6: unknown key "colour"`},
+	{"unknown field key", things("  - {name: Size, kind: text}\n"), `catalog/things.yaml: line 6: unknown key "kind"`},
 	{"value of the wrong type", things("numberSeries: maybe\n"), "cannot unmarshal !!str `maybe` into bool"},
 	{"empty file", map[string]string{"things.yaml": "# nothing yet\n"}, "catalog/things.yaml: the file is empty"},
 	{"empty field entry", things("  -\n"), "catalog/things.yaml: fields[1]: empty entry"},
@@ -185,6 +185,7 @@ var loaderErrors = []struct {
 	{"override without extends", things("override:\n  - {name: Nr, writable: false}\n"), "catalog/things.yaml: override: changes the fields of a base; give extends"},
 	{"override of a missing field", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "override:\n  - {name: Size, writable: true}\n"}, `catalog/spares.yaml: override[0]: field "Size" is not declared in parts.yaml`},
 	{"override twice", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "override:\n  - {name: Kind, writable: true}\n  - {name: Kind, required: true}\n"}, "catalog/spares.yaml: override[1]: field Kind is changed twice"},
+	{"override with an unknown key", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "override:\n  - {name: Kind, colour: red}\n"}, `catalog/spares.yaml: line 5: unknown key "colour"`},
 	{"override that is invalid", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "override:\n  - {name: Kind, type: integer}\n"}, `catalog/spares.yaml: field Kind: unknown type "integer"`},
 	{"field of the base declared again", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "fields:\n  - {name: Kind, writable: true}\n"}, "catalog/spares.yaml: field Kind: already declared in parts.yaml; change it under override"},
 	{"record of the base", map[string]string{"parts.yaml": parts, "spares.yaml": strings.Replace(spares, "record: Spare\n", "", 1)}, `catalog/spares.yaml: record: "" must be a PascalCase Go name`},
@@ -195,7 +196,7 @@ var loaderErrors = []struct {
 	{"use in an override", map[string]string{"parts.yaml": parts, "spares.yaml": spares + "override:\n  - {name: Kind, use: dated}\n"}, "catalog/spares.yaml: field Kind: use stands alone in an entry of a register's fields"},
 	{"field set used twice", plus(things("  - {use: dated}\n  - {use: dated}\n"), "fieldsets/dated.yaml", dated), "catalog/things.yaml: field SetBy: declared twice"},
 	{"field set name", plus(things(""), "fieldsets/dates.yaml", dated), `catalog/fieldsets/dates.yaml: fieldset: "dated" must be the file's name, dates`},
-	{"field set unknown key", plus(things(""), "fieldsets/dated.yaml", dated+"filters: []\n"), "catalog/fieldsets/dated.yaml: yaml: unmarshal errors:\n  line 6: field filters not found"},
+	{"field set unknown key", plus(things(""), "fieldsets/dated.yaml", dated+"filters: []\n"), `catalog/fieldsets/dated.yaml: line 6: unknown key "filters"`},
 	{"field set empty entry", plus(things(""), "fieldsets/dated.yaml", dated+"  -\n"), "catalog/fieldsets/dated.yaml: fields[2]: empty entry"},
 	{"field set using another", plus(things(""), "fieldsets/dated.yaml", dated+"  - {use: other}\n"), "catalog/fieldsets/dated.yaml: fields[2]: a field set cannot use another (other)"},
 	{"field set field invalid", plus(things(""), "fieldsets/dated.yaml", dated+"  - {name: SetTime, type: time}\n"), `catalog/fieldsets/dated.yaml: field SetTime: unknown type "time"`},
@@ -213,6 +214,9 @@ func TestValidationNamesFileAndField(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q\nwant it to contain %q", err, tc.want)
+			}
+			if goType := regexp.MustCompile(`\bcatalog\.[a-zA-Z]`).FindString(err.Error()); goType != "" {
+				t.Fatalf("error %q names the loader's Go type %s", err, goType)
 			}
 		})
 	}

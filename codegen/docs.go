@@ -22,13 +22,19 @@ var docsTemplate string
 
 // docsPage renders generated/docs.html, the API reference served at GET
 // /docs: the general rules (authentication, idempotency, paging, writes,
-// problems), then per register its fields, routes with scopes, list
-// filters and examples. Everything register-specific comes from the model;
-// the problem codes come from runtime.ProblemCodes, where they are defined.
+// problems), the built-in routes and the shapes they share, then per
+// register its fields, routes with scopes, list filters and examples.
+//
+// The page is a second view of the OpenAPI document doc, built from the same
+// model: types, nullability, required fields, allowed values, examples and
+// the shared shapes are read from doc's schemas, never worked out again
+// here. The register rules in prose come from the model; the problem codes
+// from runtime.ProblemCodes, where they are defined.
 //
 // Every route row carries data-route="METHOD /httprouter/path", so tests can
-// compare the page with the route table.
-func docsPage(m *Model) ([]byte, error) {
+// compare the page with the route table; every example carries
+// data-example="<schema>", the OpenAPI schema whose example it shows.
+func docsPage(m *Model, doc *Document) ([]byte, error) {
 	tmpl, err := template.New("docs").Funcs(template.FuncMap{
 		"json":  highlightJSON,
 		"lower": strings.ToLower,
@@ -36,7 +42,7 @@ func docsPage(m *Model) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	view, err := newDocsView(m)
+	view, err := newDocsView(m, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -51,15 +57,15 @@ func docsPage(m *Model) ([]byte, error) {
 type docsView struct {
 	Registers     []*docsRegister
 	Builtins      []docsRoute
+	Shapes        []docsShape
 	ProblemGroups []docsProblemGroup
 	DefaultLimit  int
 	MaxLimit      int
 	MaxBodyMB     int64
 	ProblemBase   string
-	TokenExample  string // the body of POST /v1/token
-	TokenReply    string
-	ListExample   string // a list envelope
-	ProblemSample string // a problem body
+	TokenCall     docsExample // POST /v1/token
+	ListExample   string      // a list envelope, items left out
+	ProblemSample *docsJSON   // a problem body
 }
 
 // docsProblemGroup is the problem codes of one HTTP status.
@@ -82,17 +88,20 @@ type docsRegister struct {
 
 // docsField is one row of a register's field table.
 type docsField struct {
-	Read     string // PascalCase, as read; "" when not in the read shape
-	Write    string // camelCase, as sent; "" when never sent
-	Type     string // text, number, date, bool, object, list, lines
-	Access   string // read only, writable, create only
-	Required bool
+	Read     string        // PascalCase, as read; "" when not in the read shape
+	Write    string        // camelCase, as sent; "" when never sent
+	Type     template.HTML // as the read schema states it: text, number, date, list of text ...
+	Nullable bool          // the read schema admits null
+	Access   string        // read only, writable, create only
+	Required bool          // a create body's schema requires it
 	Notes    []template.HTML
 }
 
 // docsFilter is one query parameter of a register's list.
 type docsFilter struct {
-	Param, Type, Meaning string
+	Param   string
+	Type    template.HTML
+	Meaning string
 }
 
 // docsRoute is one row of a route table.
@@ -102,58 +111,96 @@ type docsRoute struct {
 	Path    string // /v1/customers/:key, as in the route table
 	Scope   string // "" for public routes
 	Summary string
-	Body    string // the request body's fields in a line, for actions and uploads
+	Body    template.HTML // what it takes and answers, with links to the shapes
 	Anchor  string
 	Public  bool // needs no key (built-in routes only)
 }
 
-// docsExample is one request and its answer, with illustrative values.
+// docsExample is one request and its answer.
 type docsExample struct {
 	Title   string
 	Method  string
-	Path    string // with the example key filled in
-	Request string // JSON body, or ""
-	Status  string // 200 OK
-	Reply   string // JSON body, or ""
-	Text    string // the answer in words, when Reply is ""
+	Path    string    // with the example's key filled in
+	Request *docsJSON // nil: no body
+	Status  string    // 200 OK
+	Reply   *docsJSON // nil: Text says what comes back
+	Text    string
 }
 
-// builtinSummaries describe runtime's built-in routes, which no catalog
-// declares; a built-in route without one stops the generator.
-var builtinSummaries = map[string]string{
-	"GET /health":         "200 while the engine answers ({\"status\": \"ok\", \"engine\": \"reachable\", \"latencyMs\": …}), 503 otherwise.",
-	"GET /openapi.json":   "The OpenAPI 3.1 document of every route.",
-	"GET /docs":           "This page.",
-	"POST /v1/token":      "Exchange a key for an access token (client credentials); no Idempotency-Key.",
-	"GET /v1/whoami":      "The key's client id (integration), company (tenant) and scopes.",
-	"GET /v1/field-names": "The company's labels for standard fields.",
+// docsJSON is an example body: the example of one OpenAPI schema, as JSON.
+type docsJSON struct {
+	Schema string // CustomerCreate
+	JSON   string // indented, members in the catalog's order
+	Anchor string // ex-CustomerCreate where routes link to it; "" otherwise
 }
 
-func newDocsView(m *Model) (*docsView, error) {
+// docsShape is one of the schemas runtime's built-in parts share (the
+// location, document, extra-field, token, health and problem bodies).
+type docsShape struct {
+	Name        string
+	Anchor      string // schema-Location
+	Description string
+	Props       []docsField // Read holds the property's name
+	Example     *docsJSON
+}
+
+// builtinShapes are the built-in schemas in the order the page shows them;
+// one missing here stops the generator.
+var builtinShapes = []string{
+	"Location", "LocationPin", "ExtraFieldList", "ExtraFieldDef", "DocumentList", "DocumentInfo",
+	"DocumentUpload", "DocumentCreated", "FieldNameList", "FieldName", "Whoami", "TokenRequest", "Token",
+	"Health", "Problem",
+}
+
+func shapeAnchor(name string) string { return "schema-" + name }
+
+// problemOrder shows a problem's members in the order of RFC 9457.
+func problemOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"type", "title", "status", "detail"}, nil)
+}
+
+// shapeOrder orders the examples of shapes whose members have a
+// conventional order; the others are shown sorted.
+var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder}
+
+func newDocsView(m *Model, doc *Document) (*docsView, error) {
+	schemas := doc.Components.Schemas
 	v := &docsView{
-		DefaultLimit: runtime.DefaultLimit,
-		MaxLimit:     runtime.MaxLimit,
-		MaxBodyMB:    runtime.DefaultMaxBody >> 20,
-		ProblemBase:  runtime.DefaultProblemBase,
-		TokenExample: indentJSON(orderedJSON{{"clientId", "demo-cli"}, {"clientSecret", "mk_demo-cli_…"}, {"grantType", "client_credentials"}}),
-		TokenReply:   indentJSON(orderedJSON{{"access_token", "mt_…"}, {"token_type", "Bearer"}, {"expires_in", 3600}, {"scope", "customers:read customers:write"}}),
-		ListExample:  indentJSON(orderedJSON{{"items", []any{}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 1}, {"total", 60}}),
-		ProblemSample: indentJSON(orderedJSON{
-			{"type", runtime.DefaultProblemBase + "/command_failed"},
-			{"title", "command_failed"},
-			{"status", 422},
-			{"detail", `times[0]: TimeType "Resa" does not exist`},
-			{"validValues", []any{"Normaltid", "Resa, km/dag", "Semester"}},
-			{"requestId", "01JD7Q6V3M2K8Z"},
-		}),
+		DefaultLimit:  runtime.DefaultLimit,
+		MaxLimit:      runtime.MaxLimit,
+		MaxBodyMB:     runtime.DefaultMaxBody >> 20,
+		ProblemBase:   runtime.DefaultProblemBase,
+		ListExample:   indentJSON(orderedJSON{{"items", []any{}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 1}, {"total", 60}}),
+		ProblemSample: schemaExample(schemas, "Problem", "", problemOrder),
+		TokenCall: docsExample{Method: "POST", Path: "/v1/token", Status: statusLine(http.StatusOK),
+			Request: schemaExample(schemas, "TokenRequest", "", nil), Reply: schemaExample(schemas, "Token", "", nil)},
 	}
+	links := newSchemaLinks(m, doc)
 	for _, b := range runtime.BuiltinRoutes() {
-		route := b.Method + " " + b.Path
-		summary, ok := builtinSummaries[route]
-		if !ok {
-			return nil, fmt.Errorf("runtime's built-in route %s has no summary in builtinSummaries", route)
+		op := doc.Operation(b.Method, b.Path)
+		if op == nil {
+			return nil, fmt.Errorf("runtime's built-in route %s %s is not in the OpenAPI document", b.Method, b.Path)
 		}
-		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public, Summary: summary, Anchor: routeAnchor(b.Method, b.Path)})
+		summary := op.Summary
+		if op.Description != "" {
+			summary += ". " + op.Description
+		}
+		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public,
+			Summary: summary, Body: links.operationBody(op), Anchor: routeAnchor(b.Method, b.Path)})
+	}
+	for _, name := range slices.Sorted(maps.Keys(builtinSchemas())) {
+		if !slices.Contains(builtinShapes, name) {
+			return nil, fmt.Errorf("built-in schema %s has no place in builtinShapes", name)
+		}
+	}
+	for _, name := range builtinShapes {
+		s := schemas[name]
+		if s == nil {
+			return nil, fmt.Errorf("builtinShapes names %s, which the OpenAPI document lacks", name)
+		}
+		v.Shapes = append(v.Shapes, docsShape{Name: name, Anchor: shapeAnchor(name), Description: s.Description,
+			Props: links.properties(s), Example: schemaExample(schemas, name, "", shapeOrder[name])})
+
 	}
 	for _, pc := range runtime.ProblemCodes() {
 		if n := len(v.ProblemGroups); n == 0 || v.ProblemGroups[n-1].Status != pc.Status {
@@ -169,7 +216,11 @@ func newDocsView(m *Model) (*docsView, error) {
 		}
 	}
 	for _, r := range m.Registers {
-		v.Registers = append(v.Registers, newDocsRegister(r, ownedBy[r.Name]))
+		d, err := newDocsRegister(r, ownedBy[r.Name], doc, links)
+		if err != nil {
+			return nil, err
+		}
+		v.Registers = append(v.Registers, d)
 	}
 	return v, nil
 }
@@ -201,41 +252,75 @@ type lineOwner struct {
 	line  *Line
 }
 
-func newDocsRegister(r *Register, owners []lineOwner) *docsRegister {
+func newDocsRegister(r *Register, owners []lineOwner, doc *Document, links schemaLinks) (*docsRegister, error) {
+	schemas := doc.Components.Schemas
+	read := schemas[r.RecordType]
+	if read == nil {
+		return nil, fmt.Errorf("register %s: the OpenAPI document has no schema %s", r.Name, r.RecordType)
+	}
+	// A field is required where a create body's schema says so: the
+	// register's own create, or a line of an owner.
+	var required []string
+	if c := schemas[r.CreateSchema]; c != nil && r.Has(catalog.Create) {
+		required = append(required, c.Required...)
+	}
+	for _, o := range owners {
+		required = append(required, schemas[o.line.Schema].Required...)
+	}
 	d := &docsRegister{Register: r, Anchor: registerAnchor(r.Name)}
 	d.Notes = registerNotes(r, owners)
+	row := func(readName string, prop *Schema) docsField {
+		t, nullable := links.typeOf(prop)
+		return docsField{Read: readName, Type: t, Nullable: nullable}
+	}
 	for _, f := range r.Fields {
-		d.Fields = append(d.Fields, fieldRow(r, f))
+		d.Fields = append(d.Fields, fieldRow(r, f, row(f.Name, read.Properties[f.Name]), slices.Contains(required, f.WriteName)))
 	}
 	if r.ExtraFields {
-		d.Fields = append(d.Fields, docsField{Read: "ExtraFields", Write: "extraFields", Type: "object", Access: "writable",
-			Notes: []template.HTML{"The company's extra fields, by name; " + code("GET "+r.CollectionPath+"/extra-fields") + " describes them. An unknown name or a value of the wrong type is refused (422)."}})
+		ef := row("ExtraFields", read.Properties["ExtraFields"])
+		ef.Write, ef.Access = "extraFields", "writable"
+		ef.Notes = []template.HTML{"The company's extra fields, by name; " + code("GET "+r.CollectionPath+"/extra-fields") + " describes them (" + links.link("ExtraFieldList") + "). An unknown name or a value of the wrong type is refused (422)."}
+		d.Fields = append(d.Fields, ef)
 	}
-	d.Fields = append(d.Fields, docsField{Read: "Modified", Type: "date", Access: "read only",
-		Notes: []template.HTML{"When the record last changed; lists filter on it with " + code("modifiedSince") + " and " + code("modifiedBefore") + "."}})
+	modified := row("Modified", read.Properties["Modified"])
+	modified.Access = "read only"
+	modified.Notes = []template.HTML{"When the record last changed; lists filter on it with " + code("modifiedSince") + " and " + code("modifiedBefore") + "."}
+	d.Fields = append(d.Fields, modified)
 	for _, l := range r.Lines {
-		row := docsField{Write: l.Name, Type: "lines", Access: "create only",
-			Notes: []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing. Each line takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}}
+		// Sent as a list of line bodies; read back, when it is, as records.
+		line := docsField{Type: "list of lines"}
 		if l.Read {
-			row.Read = l.ReadName
-			row.Notes = append(row.Notes, "Read back as the whole "+text(l.Of.Name)+" records.")
+			line = row(l.ReadName, read.Properties[l.ReadName])
+		}
+		line.Write, line.Access = l.Name, "create only"
+		line.Notes = []template.HTML{"Lines of " + registerLink(l.Of.Name) + " created with the record, all or nothing. Each line takes the fields of a " + text(l.Of.Name+" create"+lineExclusions(l)+".")}
+		if l.Read {
+			line.Notes = append(line.Notes, "Read back as the whole "+text(l.Of.Name)+" records.")
 		}
 		if l.Post {
-			row.Notes = append(row.Notes, "Add one later with "+code("POST "+l.DocPath)+".")
+			line.Notes = append(line.Notes, "Add one later with "+code("POST "+l.DocPath)+".")
 		}
-		d.Fields = append(d.Fields, row)
+		d.Fields = append(d.Fields, line)
 	}
+	list := doc.Operation("GET", r.CollectionPath)
 	for _, fl := range r.Filters {
-		d.Filters = append(d.Filters, filterRow(r, fl))
+		d.Filters = append(d.Filters, filterRow(r, fl, list, links))
 	}
 	for _, rt := range r.Routes {
-		d.Routes = append(d.Routes, docsRoute{
-			Method: rt.Method, DocPath: rt.DocPath, Path: rt.Path, Scope: rt.Scope,
-			Summary: rt.Summary, Body: routeBody(r, rt), Anchor: routeAnchor(rt.Method, rt.DocPath),
-		})
+		route := docsRoute{Method: rt.Method, DocPath: rt.DocPath, Path: rt.Path, Scope: rt.Scope,
+			Summary: rt.Summary, Anchor: routeAnchor(rt.Method, rt.DocPath)}
+		if op := doc.Operation(rt.Method, rt.DocPath); op != nil {
+			route.Body = links.operationBody(op)
+		}
+		for _, a := range r.Actions {
+			if rt.Kind == KindAction && a.DocPath == rt.DocPath {
+				route.Body += "<br>" + links.inlineBody(schemas[a.Body.Type], a.Body.Fields)
+			}
+		}
+		d.Routes = append(d.Routes, route)
 	}
-	d.Examples = registerExamples(r)
-	return d
+	d.Examples = registerExamples(r, schemas)
+	return d, nil
 }
 
 // registerNotes are the rules that hold for the whole register; owners
@@ -282,9 +367,10 @@ func registerNotes(r *Register, owners []lineOwner) []template.HTML {
 	return notes
 }
 
-// fieldRow describes one catalog field.
-func fieldRow(r *Register, f *Field) docsField {
-	row := docsField{Read: f.Name, Type: string(f.Type), Required: f.Required}
+// fieldRow completes the row of one catalog field, whose type the read
+// schema gave, with its access and notes.
+func fieldRow(r *Register, f *Field, row docsField, required bool) docsField {
+	row.Required = required
 	switch {
 	case f.CreateOnly:
 		row.Write, row.Access = f.WriteName, "create only"
@@ -292,9 +378,6 @@ func fieldRow(r *Register, f *Field) docsField {
 		row.Write, row.Access = f.WriteName, "writable"
 	default:
 		row.Access = "read only"
-	}
-	if row.Type == "" {
-		row.Type = string(catalog.Text)
 	}
 	if f.Name == r.Key {
 		row.Notes = append(row.Notes, "The key.")
@@ -336,20 +419,24 @@ func lineExclusions(l *Line) string {
 	return ", except " + strings.Join(parts, " and ")
 }
 
-// filterRow describes one list filter.
-func filterRow(r *Register, fl *catalog.Filter) docsFilter {
-	f := r.Field(fl.Field)
-	row := docsFilter{Param: fl.Param, Type: string(f.Type)}
-	if row.Type == "" {
-		row.Type = string(catalog.Text)
+// filterRow describes one list filter; its type is the list operation's
+// parameter schema.
+func filterRow(r *Register, fl *catalog.Filter, list *Operation, links schemaLinks) docsFilter {
+	row := docsFilter{Param: fl.Param, Type: "text"}
+	if list != nil {
+		for _, p := range list.Parameters {
+			if p.Name == fl.Param && p.In == "query" {
+				row.Type, _ = links.typeOf(p.Schema)
+			}
+		}
 	}
 	switch fl.Match {
 	case catalog.Contains:
 		row.Meaning = fl.Field + " contains the text, ignoring case."
 	case catalog.OneOf:
-		row.Type, row.Meaning = "comma list", fl.Field+" is one of the values."
+		row.Meaning = fl.Field + " is one of the values, separated by commas."
 	case catalog.Hides:
-		row.Type, row.Meaning = "bool", "Records whose "+fl.Field+" is "+strings.Join(fl.Values, " or ")+" are left out unless this is true."
+		row.Meaning = "Records whose " + fl.Field + " is " + strings.Join(fl.Values, " or ") + " are left out unless this is true."
 	default:
 		row.Meaning = fl.Field + " equals the value."
 		if fl.Negate {
@@ -359,51 +446,8 @@ func filterRow(r *Register, fl *catalog.Filter) docsFilter {
 	if fl.Default != "" {
 		row.Meaning += " Absent: " + fl.Default + "."
 	}
+	if f := r.Field(fl.Field); f != nil && len(f.Enum) > 0 {
+		row.Meaning += " Values: " + strings.Join(f.Enum, ", ") + "."
+	}
 	return row
-}
-
-// routeBody is a short description of the body of a route whose body has
-// no section of its own (actions, locations, uploads).
-func routeBody(r *Register, rt RouteSpec) string {
-	switch rt.Kind {
-	case KindAction:
-		for _, a := range r.Actions {
-			if a.DocPath == rt.DocPath {
-				var parts []string
-				for _, f := range a.Body.Fields {
-					part := f.WriteName + " (" + fieldType(f) + ")"
-					if f.Required {
-						part += ", required"
-					}
-					parts = append(parts, part)
-				}
-				return "Body: " + strings.Join(parts, "; ") + "."
-			}
-		}
-	case KindPinLocation:
-		return "Body: latitude, longitude (numbers, required); address (text)."
-	case KindAddDocument:
-		return "Body: name (text), contentBase64 (the file, base64), both required."
-	case KindAddLine:
-		for _, l := range r.Lines {
-			if l.DocPath == rt.DocPath {
-				return "Body: one line of " + l.Of.Name + ", as in the " + l.Name + " of a create; answers 201."
-			}
-		}
-	case KindCreate:
-		if r.CreateReply != nil {
-			return "Answers 201 with a summary (see the examples)."
-		}
-		return "Answers 201 with the record."
-	case KindUpdate:
-		return "Answers 200 with the whole record."
-	}
-	return ""
-}
-
-func fieldType(f *Field) string {
-	if f.Type == "" {
-		return string(catalog.Text)
-	}
-	return string(f.Type)
 }

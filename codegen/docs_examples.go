@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"html/template"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"fieldapi/catalog"
 )
 
-// The reference page's examples are made from the field types and names
-// alone, so every register has them the moment it is declared. The page
-// marks them illustrative: the values are plausible, not demo data.
+// The reference page shows the examples the OpenAPI document carries (the
+// model's example builders, drawn from the catalog's demo records), with
+// their members in the catalog's order rather than sorted.
 
 // member is one name and value of a JSON object.
 type member struct {
@@ -60,267 +61,164 @@ func indentJSON(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// exampleKey is the key used in example paths.
-func exampleKey(r *Register) string {
-	return exampleText(r.KeyField())
-}
-
-// exampleValue is an illustrative value of a field, by its type and name.
-func exampleValue(f *catalog.Field) any {
-	switch f.Type {
-	case catalog.Number:
-		switch {
-		case containsAny(f.Name, "Price", "Cost", "Amount"):
-			return 1234.5
-		case strings.HasSuffix(f.Name, "Pct"):
-			return 10
-		case containsAny(f.Name, "Quantity", "Hours", "Time"):
-			return 2.5
-		}
-		return 1
-	case catalog.Date:
-		if strings.HasPrefix(f.Name, "Plan") {
-			return "2026-05-04T08:00:00"
-		}
-		return "2026-05-04"
-	case catalog.Bool:
-		return true
-	case catalog.List:
-		if strings.HasSuffix(f.Name, "Signs") {
-			return []string{"ANLI", "MASV"}
-		}
-		return []string{"First", "Second"}
-	case catalog.Object:
-		if strings.Contains(f.Name, "Status") {
-			return orderedJSON{{"ANLI", "Planned"}}
-		}
-		return orderedJSON{{"Key", "value"}}
-	}
-	return exampleText(f)
-}
-
-// exampleText is an illustrative text value: numbers for keys and
-// references, a signature for signs, an address for e-mail, otherwise the
-// field's name in words.
-func exampleText(f *catalog.Field) string {
-	if v, ok := firstListedValue(f.Description); ok {
-		return v
-	}
-	name := f.Name
-	switch {
-	case strings.HasSuffix(name, "Nr"):
-		return "1001"
-	case name == "Id" || strings.HasSuffix(name, "Id"):
-		return "17"
-	case strings.HasSuffix(name, "Sign"):
-		return "ANLI"
-	case strings.Contains(name, "Email"):
-		return "kari@example.com"
-	case containsAny(name, "Phone", "Mobile", "Fax"):
-		return "+47 55 12 34 56"
-	case name == "Status":
-		return "Active"
-	case name == "City":
-		return "Bergen"
-	case name == "Country":
-		return "NO"
-	case name == "PostalCode":
-		return "5003"
-	}
-	return words(name)
-}
-
-// firstListedValue is the first of the values a description opens with,
-// as in "Planned, Sent, Received or Finished; ...".
-func firstListedValue(description string) (string, bool) {
-	head, _, _ := strings.Cut(description, ";")
-	head, _, _ = strings.Cut(head, ".")
-	values := strings.Split(strings.ReplaceAll(head, " or ", ", "), ", ")
-	if len(values) < 2 {
-		return "", false
-	}
-	for _, v := range values {
-		if v == "" || !unicode.IsUpper(rune(v[0])) || strings.ContainsFunc(v, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
-			return "", false
-		}
-	}
-	return values[0], true
-}
-
-// words spells a PascalCase name as words: AddressLine1 → "Address line 1".
-func words(name string) string {
-	var b strings.Builder
-	for i, c := range name {
-		prev := rune(0)
-		if i > 0 {
-			prev = rune(name[i-1])
-		}
-		switch {
-		case i > 0 && unicode.IsUpper(c) && !unicode.IsUpper(prev):
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(c))
-		case i > 0 && unicode.IsDigit(c) && !unicode.IsDigit(prev):
-			b.WriteByte(' ')
-			b.WriteRune(c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-func containsAny(s string, parts ...string) bool {
-	for _, p := range parts {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// exampleFields is an object of every field given, each under the name
-// the shape uses (Field.Name read, Field.WriteName written).
-func exampleFields(fields []*Field, name func(*Field) string) orderedJSON {
+// inOrder is an example object with the members names gives first, in
+// that order, then any others sorted, so nothing of the example is lost.
+// nested orders the objects inside a member's list (line records).
+func inOrder(example map[string]any, names []string, nested map[string]func(map[string]any) orderedJSON) orderedJSON {
 	var o orderedJSON
-	for _, f := range fields {
-		o = append(o, member{name(f), exampleValue(f.Field)})
-	}
-	return o
-}
-
-func readName(f *Field) string  { return f.Name }
-func writeName(f *Field) string { return f.WriteName }
-
-// exampleRecord is the read shape of a register with every field.
-func exampleRecord(r *Register) orderedJSON {
-	o := exampleFields(r.Fields, readName)
-	for _, l := range r.ReadLines {
-		o = append(o, member{l.ReadName, []any{exampleLineRecord(l)}})
-	}
-	if r.ExtraFields {
-		o = append(o, member{"ExtraFields", orderedJSON{{"Visit.Type", "Service"}}})
-	}
-	return append(o, member{"Modified", "2026-05-04T10:15:00Z"})
-}
-
-// exampleLineRecord is a line as its owner reads it: its key, the owner's
-// key and the fields a line must be created with.
-func exampleLineRecord(l *Line) orderedJSON {
-	o := orderedJSON{{l.Of.Key, exampleValue(l.Of.KeyField())}}
-	for _, f := range l.Of.Fields {
-		if f.Name == l.Parent || l.Set[f.Name] != "" {
-			value := exampleValue(f.Field)
-			if v := l.Set[f.Name]; v != "" {
-				value = v
+	add := func(name string) {
+		v, ok := example[name]
+		if !ok || slices.ContainsFunc(o, func(m member) bool { return m.Name == name }) {
+			return
+		}
+		if list, isList := v.([]any); isList && nested[name] != nil {
+			order := nested[name]
+			items := make([]any, len(list))
+			for i, item := range list {
+				items[i] = item
+				if obj, ok := item.(map[string]any); ok {
+					items[i] = order(obj)
+				}
 			}
-			o = append(o, member{f.Name, value})
+			v = items
 		}
+		o = append(o, member{name, v})
 	}
-	for _, f := range l.Of.Fields {
-		if f.Required && f.Name != l.Parent {
-			o = append(o, member{f.Name, exampleValue(f.Field)})
-		}
+	for _, name := range names {
+		add(name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(example)) {
+		add(name)
 	}
 	return o
 }
 
-// maxExampleFields bounds the optional fields an example body shows, so a
-// register of forty fields still has a short example.
-const maxExampleFields = 4
-
-// exampleBody is a request body: the required fields, then the first few
-// others the body accepts (skipping the key, which a number series fills).
-func exampleBody(fields []*Field, skip func(*Field) bool) orderedJSON {
-	var o orderedJSON
-	for _, f := range fields {
-		if f.Required && !skip(f) {
-			o = append(o, member{f.WriteName, exampleValue(f.Field)})
+// readOrder orders a read example: the fields, Modified, ExtraFields, then
+// the line lists, each line as its register reads.
+func readOrder(r *Register) func(map[string]any) orderedJSON {
+	return func(example map[string]any) orderedJSON {
+		names := []string{}
+		for _, f := range r.Fields {
+			names = append(names, f.Name)
 		}
-	}
-	optional := 0
-	for _, f := range fields {
-		if f.Required || skip(f) || optional == maxExampleFields {
-			continue
+		names = append(names, "Modified", "ExtraFields")
+		nested := map[string]func(map[string]any) orderedJSON{}
+		for _, l := range r.ReadLines {
+			names = append(names, l.ReadName)
+			nested[l.ReadName] = readOrder(l.Of)
 		}
-		o = append(o, member{f.WriteName, exampleValue(f.Field)})
-		optional++
+		return inOrder(example, names, nested)
 	}
-	return o
 }
 
-// exampleCreate is a create body, with one line of each line list.
-func exampleCreate(r *Register) orderedJSON {
-	o := exampleBody(r.BodyFields(), func(f *Field) bool { return f.Name == r.Key && r.NumberSeries })
-	for _, l := range r.Lines {
-		line := exampleBody(l.Of.BodyFields(), func(f *Field) bool { return f.Name == l.Parent || l.Set[f.Name] != "" || f.Name == l.Of.Key })
-		o = append(o, member{l.Name, []any{line}})
+// writeOrder orders a request body: the body fields, extraFields, then the
+// line lists of lines (none for a line itself).
+func writeOrder(r *Register, lines []*Line) func(map[string]any) orderedJSON {
+	return func(example map[string]any) orderedJSON {
+		names := []string{}
+		for _, f := range r.BodyFields() {
+			names = append(names, f.WriteName)
+		}
+		names = append(names, "extraFields")
+		nested := map[string]func(map[string]any) orderedJSON{}
+		for _, l := range lines {
+			names = append(names, l.Name)
+			nested[l.Name] = writeOrder(l.Of, nil)
+		}
+		return inOrder(example, names, nested)
 	}
-	return o
 }
 
-// exampleUpdate is a PATCH body: two fields set and, when there is a
-// third text field, one cleared with "".
-func exampleUpdate(r *Register) orderedJSON {
-	var o orderedJSON
-	for _, f := range r.BodyFields() {
-		if f.CreateOnly || f.Name == r.Key {
-			continue
+// replyOrder orders a reply: its fields, then its line lists.
+func replyOrder(rp *Reply) func(map[string]any) orderedJSON {
+	return func(example map[string]any) orderedJSON {
+		var names []string
+		for _, f := range rp.Fields {
+			names = append(names, f.WriteName)
 		}
-		switch {
-		case len(o) < 2:
-			o = append(o, member{f.WriteName, exampleValue(f.Field)})
-		case len(o) == 2 && (f.Type == catalog.Text || f.Type == ""):
-			return append(o, member{f.WriteName, ""})
+		nested := map[string]func(map[string]any) orderedJSON{}
+		for _, rl := range rp.Lines {
+			names = append(names, rl.Name)
+			var lineNames []string
+			for _, f := range rl.Fields {
+				lineNames = append(lineNames, f.WriteName)
+			}
+			nested[rl.Name] = func(item map[string]any) orderedJSON { return inOrder(item, lineNames, nil) }
 		}
+		return inOrder(example, names, nested)
 	}
-	return o
 }
 
-// exampleReply is a reply summary in camelCase.
-func exampleReply(rp *Reply) orderedJSON {
-	o := exampleFields(rp.Fields, writeName)
-	for _, rl := range rp.Lines {
-		o = append(o, member{rl.Name, []any{exampleFields(rl.Fields, writeName)}})
+// schemaExample is the example the document gives schema, ordered by order
+// (nil: sorted); nil when the schema has none. anchor is set where the
+// page's routes link to the example.
+func schemaExample(schemas map[string]*Schema, schema, anchor string, order func(map[string]any) orderedJSON) *docsJSON {
+	s := schemas[schema]
+	if s == nil || len(s.Examples) == 0 {
+		return nil
 	}
-	return o
+	v := s.Examples[0]
+	if obj, ok := v.(map[string]any); ok && order != nil {
+		v = order(obj)
+	}
+	return &docsJSON{Schema: schema, JSON: indentJSON(v), Anchor: anchor}
+}
+
+// examplePath is a record's path with the example's key in it.
+func examplePath(r *Register, docPath string) string {
+	if key, ok := r.Example[r.Key].(string); ok {
+		return strings.Replace(docPath, "{"+r.Key+"}", key, 1)
+	}
+	return docPath
 }
 
 // registerExamples are a read, a create and an update of a register, and a
-// call of each line post and action.
-func registerExamples(r *Register) []docsExample {
-	key := exampleKey(r)
-	item := strings.Replace(r.ItemDocPath, "{"+r.Key+"}", key, 1)
+// call of each line post and action: the examples of the OpenAPI schemas
+// of those routes. A route whose body schema has no example is left out.
+func registerExamples(r *Register, schemas map[string]*Schema) []docsExample {
+	item := examplePath(r, r.ItemDocPath)
 	ok, created := statusLine(http.StatusOK), statusLine(http.StatusCreated)
-	examples := []docsExample{{Title: "Read one", Method: "GET", Path: item, Status: ok, Reply: indentJSON(exampleRecord(r))}}
+	var examples []docsExample
+	if read := schemaExample(schemas, r.RecordType, "", readOrder(r)); read != nil {
+		examples = append(examples, docsExample{Title: "Read one", Method: "GET", Path: item, Status: ok, Reply: read})
+	}
 	if r.Has(catalog.Create) {
-		ex := docsExample{Title: "Create", Method: "POST", Path: r.CollectionPath, Request: indentJSON(exampleCreate(r)), Status: created}
-		if r.CreateReply != nil {
-			ex.Reply = indentJSON(exampleReply(r.CreateReply))
-		} else {
-			ex.Text = "The record as written, in the read shape above."
+		if body := schemaExample(schemas, r.CreateSchema, exampleAnchor(r.CreateSchema), writeOrder(r, r.Lines)); body != nil {
+			ex := docsExample{Title: "Create", Method: "POST", Path: r.CollectionPath, Request: body, Status: created,
+				Text: "The record as written, in the read shape above."}
+			if rp := r.CreateReply; rp != nil {
+				ex.Reply = schemaExample(schemas, rp.Type, exampleAnchor(rp.Type), replyOrder(rp))
+			}
+			examples = append(examples, ex)
 		}
-		examples = append(examples, ex)
 	}
 	if r.Has(catalog.Update) {
-		examples = append(examples, docsExample{Title: "Change", Method: "PATCH", Path: item, Request: indentJSON(exampleUpdate(r)), Status: ok,
-			Text: "The whole record after the change. Fields not sent, and fields sent as null, are left as they were; \"\" clears a field."})
+		if body := schemaExample(schemas, r.UpdateSchema, exampleAnchor(r.UpdateSchema), writeOrder(r, nil)); body != nil {
+			examples = append(examples, docsExample{Title: "Change", Method: "PATCH", Path: item, Request: body, Status: ok,
+				Text: "The whole record after the change. Fields not sent, and fields sent as null, are left as they were; \"\" clears a field."})
+		}
 	}
 	for _, l := range r.Lines {
 		if !l.Post {
 			continue
 		}
-		body := exampleBody(l.Of.BodyFields(), func(f *Field) bool { return f.Name == l.Parent || l.Set[f.Name] != "" || f.Name == l.Of.Key })
-		ex := docsExample{Title: "Add one line to " + l.Name, Method: "POST", Path: strings.Replace(l.DocPath, "{"+r.Key+"}", key, 1), Request: indentJSON(body), Status: created}
+		body := schemaExample(schemas, l.Schema, exampleAnchor(l.Schema), writeOrder(l.Of, nil))
+		if body == nil {
+			continue
+		}
+		ex := docsExample{Title: "Add one line to " + l.Name, Method: "POST", Path: examplePath(r, l.DocPath), Request: body, Status: created,
+			Text: "The line as written, in the read shape of " + l.Of.Name + "."}
 		if l.Reply != nil {
-			ex.Reply = indentJSON(exampleReply(l.Reply))
-		} else {
-			ex.Text = "The line as written, in the read shape of " + l.Of.Name + "."
+			ex.Reply = schemaExample(schemas, l.Reply.Type, exampleAnchor(l.Reply.Type), replyOrder(l.Reply))
 		}
 		examples = append(examples, ex)
 	}
 	for _, a := range r.Actions {
-		body := exampleFields(a.Body.Fields, writeName)
-		examples = append(examples, docsExample{Title: exported(a.Name), Method: "POST", Path: strings.Replace(a.DocPath, "{"+r.Key+"}", key, 1), Request: indentJSON(body), Status: ok,
+		body := schemaExample(schemas, a.Body.Type, exampleAnchor(a.Body.Type), writeOrder(&Register{Fields: a.Body.Fields}, nil))
+		if body == nil {
+			continue
+		}
+		examples = append(examples, docsExample{Title: exported(a.Name), Method: "POST", Path: examplePath(r, a.DocPath), Request: body, Status: ok,
 			Text: "The whole record after the engine carried it out."})
 	}
 	return examples

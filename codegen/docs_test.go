@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,7 +18,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"fieldapi/catalog"
 	"fieldapi/runtime"
 )
 
@@ -24,11 +25,26 @@ import (
 func realDocs(t *testing.T) (*Model, string) {
 	t.Helper()
 	m := builtinModel(t)
-	page, err := docsPage(m)
+	return m, renderDocs(t, m)
+}
+
+// renderDocs renders a model's reference page from its OpenAPI document.
+func renderDocs(t *testing.T, m *Model) string {
+	t.Helper()
+	page, err := docsPage(m, mustDocument(t, m))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, string(page)
+	return string(page)
+}
+
+func mustDocument(t *testing.T, m *Model) *Document {
+	t.Helper()
+	doc, err := NewDocument(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 var dataRoute = regexp.MustCompile(`data-route="([^"]+)"`)
@@ -153,16 +169,21 @@ func TestDocsLoadNothing(t *testing.T) {
 	}
 }
 
+// partsExamples give the small catalog's registers their example records.
+const (
+	partsExample = "example: {Nr: '1001', Name: Pump seal, Price: 12.5, Serial: S-77, Stocked: true, Modified: '2026-05-04T10:15:00Z', ExtraFields: {Colour: red}}\n"
+	notesExample = "example: {Id: '7', PartNr: '1001', Text: Check the seal yearly., Modified: '2026-05-04T10:15:00Z'}\n"
+)
+
 // TestDocsRegisterDetails checks one register's section against its
-// catalog: both names of a field, its access, a description, a reference
-// link, the list filters and the examples.
+// catalog: both names of a field, its type, nullability and access as the
+// OpenAPI schemas state them, a description, a reference link, the list
+// filters and the examples drawn from the catalog's example.
 func TestDocsRegisterDetails(t *testing.T) {
 	is := is.New(t)
-	m, _, _ := partsModel(t)
-	page, err := docsPage(m)
-	is.NoErr(err)
-	section := string(page)
-	section = section[strings.Index(section, `<section id="reg-parts">`):]
+	m := modelOf(t, map[string]string{"parts.yaml": partsYAML + partsExample, "notes.yaml": notesYAML + notesExample})
+	page := renderDocs(t, m)
+	section := page[strings.Index(page, `<section id="reg-parts">`):]
 	section, _, _ = strings.Cut(section, "</section>")
 
 	has := func(s string) {
@@ -171,33 +192,159 @@ func TestDocsRegisterDetails(t *testing.T) {
 			t.Errorf("the parts section lacks %q", s)
 		}
 	}
-	has(`<td class="fname"><code>Name</code></td><td class="wname" data-label="write"><code>name</code></td><td class="type">text</td><td class="nowrap"><span class="access a-writable">writable</span><span class="req">required</span></td><td>What the part is called.</td>`)
-	has(`<td class="fname"><code>Serial</code></td><td class="wname" data-label="write"><code>serial</code></td><td class="type">text</td><td class="nowrap"><span class="access a-create">create only</span>`)
-	has(`<td class="fname"><code>Stocked</code></td><td class="wname no-write" data-label="write"><span class="none">—</span></td><td class="type">bool</td><td class="nowrap"><span class="access a-read">read only</span>`)
-	has(`<code>extraFields</code>`)
+	has(`<td class="fname"><code>Nr</code></td><td class="wname" data-label="write"><code>nr</code></td><td class="type">text</td>`) // the key is never null
+	has(`<td class="fname"><code>Name</code></td><td class="wname" data-label="write"><code>name</code></td><td class="type">text <span class="nullable">or null</span></td><td class="nowrap"><span class="access a-writable">writable</span><span class="req">required</span></td><td>What the part is called.</td>`)
+	has(`<td class="fname"><code>Price</code></td><td class="wname" data-label="write"><code>price</code></td><td class="type">number <span class="nullable">or null</span></td>`)
+	has(`<td class="fname"><code>Serial</code></td><td class="wname" data-label="write"><code>serial</code></td><td class="type">text <span class="nullable">or null</span></td><td class="nowrap"><span class="access a-create">create only</span>`)
+	has(`<td class="fname"><code>Stocked</code></td><td class="wname no-write" data-label="write"><span class="none">—</span></td><td class="type">bool <span class="nullable">or null</span></td><td class="nowrap"><span class="access a-read">read only</span>`)
+	has(`<td class="fname"><code>ExtraFields</code></td><td class="wname" data-label="write"><code>extraFields</code></td><td class="type">object of text</td>`)
 	has(`Lines of <a href="#reg-notes"><code>notes</code></a> created with the record, all or nothing.`)
 	has(`<td><code>name</code></td><td class="type">text</td><td>Name contains the text, ignoring case.</td>`)
 	has(`<td><code>outOfStock</code></td><td class="type">bool</td><td>Stocked is the opposite of the value.</td>`)
+	has(`Body: <a href="#ex-PartCreate"><code>PartCreate</code></a> · 201: <a href="#reg-parts"><code>Part</code></a>`)
 	has(`<span class="method m-post">POST</span><span class="path">/v1/parts</span>`)
-	has(`<span class="method m-patch">PATCH</span><span class="path">/v1/parts/1001</span>`)
-	has(`<span class="j-k">"name"</span>: <span class="j-s">"Name"</span>`) // the required field leads the create body
-	has(`Illustrative values`)
+	has(`<span class="method m-patch">PATCH</span><span class="path">/v1/parts/1001</span>`) // the example's key
+	has(`<pre id="ex-PartCreate" data-example="PartCreate"><code>{
+  <span class="j-k">"name"</span>: <span class="j-s">"Pump seal"</span>,`) // the catalog's order; the numbered key is left to the series
+	has(`<span class="j-k">"notes"</span>: [
+    {
+      <span class="j-k">"text"</span>: <span class="j-s">"Check the seal yearly."</span>`) // a line without its parent key
+	has(`From the demo data`)
 
-	notes := string(page)[strings.Index(string(page), `<section id="reg-notes">`):]
+	notes := page[strings.Index(page, `<section id="reg-notes">`):]
 	is.True(strings.Contains(notes, `Key of a record in <a href="#reg-parts"><code>parts</code></a>`))                                                                               // a reference links its register
 	is.True(strings.Contains(notes, `Created only as lines of their owner (create-only fields are sent there): <code>notes</code> of <a href="#reg-parts"><code>parts</code></a>.`)) // a line register names its owner
+
+	bare := renderDocs(t, modelOf(t, map[string]string{"parts.yaml": partsYAML, "notes.yaml": notesYAML}))
+	is.True(strings.Contains(bare, "The catalog gives no example of this register.")) // no invented values instead
+	is.True(!strings.Contains(bare, "data-example=\"Part"))
 }
 
-func TestExampleValues(t *testing.T) {
+// examplePre is one example block of the page: its schema and its JSON.
+var examplePre = regexp.MustCompile(`(?s)<pre[^>]* data-example="([^"]+)"><code>(.*?)</code></pre>`)
+
+var htmlTag = regexp.MustCompile(`<[^>]+>`)
+
+// TestDocsExamplesAreTheDocuments: every example the page shows is, value
+// for value, the example the OpenAPI document gives the same schema, and
+// every register schema with an example in the document is shown.
+func TestDocsExamplesAreTheDocuments(t *testing.T) {
 	is := is.New(t)
-	is.Equal(exampleValue(&catalog.Field{Name: "Status", Description: "Planned, Sent or Finished; applied last."}), "Planned")
-	is.Equal(exampleValue(&catalog.Field{Name: "PlanDateType", Description: "FromTo, Day, Week, Month or Fixed; inferred when omitted."}), "FromTo")
-	is.Equal(exampleValue(&catalog.Field{Name: "Note", Description: "Free text, kept as sent."}), "Note") // not a list of values
-	is.Equal(exampleValue(&catalog.Field{Name: "CustomerNr"}), "1001")
-	is.Equal(exampleValue(&catalog.Field{Name: "AddressLine1"}), "Address line 1")
-	is.Equal(exampleValue(&catalog.Field{Name: "Price", Type: catalog.Number}), 1234.5)
-	is.Equal(exampleValue(&catalog.Field{Name: "Done", Type: catalog.Bool}), true)
-	is.Equal(indentJSON(orderedJSON{{"b", 1}, {"a", "x<y"}}), "{\n  \"b\": 1,\n  \"a\": \"x<y\"\n}") // catalog order, not sorted
+	m, page := realDocs(t)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Examples []any `json:"examples"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	data, err := openAPIDocument(m)
+	is.NoErr(err)
+	is.NoErr(json.Unmarshal(data, &doc))
+
+	shown := map[string]bool{}
+	for _, match := range examplePre.FindAllStringSubmatch(page, -1) {
+		schema, body := match[1], html.UnescapeString(htmlTag.ReplaceAllString(match[2], ""))
+		var got any
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Errorf("example of %s is not JSON: %v\n%s", schema, err, body)
+			continue
+		}
+		want := doc.Components.Schemas[schema].Examples
+		if len(want) == 0 {
+			t.Errorf("the page shows an example of %s, which has none in the document", schema)
+			continue
+		}
+		if !reflect.DeepEqual(got, want[0]) {
+			t.Errorf("example of %s differs from the document's:\npage     %v\ndocument %v", schema, got, want[0])
+		}
+		shown[schema] = true
+	}
+	is.True(len(shown) > 2*len(m.Registers)) // reads, creates, updates, lines, actions, replies, shapes
+	for _, r := range m.Registers {
+		names := []string{r.RecordType, r.CreateSchema, r.UpdateSchema}
+		for _, l := range r.Lines {
+			if l.Post {
+				names = append(names, l.Schema)
+			}
+		}
+		for _, a := range r.Actions {
+			names = append(names, a.Body.Type)
+		}
+		for _, rp := range r.replies() {
+			names = append(names, rp.Type)
+		}
+		for _, name := range names {
+			if len(doc.Components.Schemas[name].Examples) > 0 && !shown[name] {
+				t.Errorf("the document's example of %s is not on the page", name)
+			}
+		}
+	}
+	for _, name := range builtinShapes {
+		if len(doc.Components.Schemas[name].Examples) > 0 && !shown[name] {
+			t.Errorf("the document's example of %s is not on the page", name)
+		}
+	}
+}
+
+// TestDocsShowSharedShapes: every built-in schema of the document has its
+// table on the page, one row per property, marked required as the schema
+// says.
+func TestDocsShowSharedShapes(t *testing.T) {
+	m, page := realDocs(t)
+	doc := mustDocument(t, m)
+	for name := range builtinSchemas() {
+		start := strings.Index(page, `data-schema="`+name+`"`)
+		if start < 0 {
+			t.Errorf("shape %s is not on the page", name)
+			continue
+		}
+		shape, _, _ := strings.Cut(page[start:], `<div class="shape"`)
+		s := doc.Components.Schemas[name]
+		for prop := range s.Properties {
+			row := `<td class="fname"><code>` + prop + `</code>`
+			if slices.Contains(s.Required, prop) {
+				row += `<span class="req">required</span>`
+			}
+			if !strings.Contains(shape, row+"</td>") {
+				t.Errorf("shape %s: no row %s", name, row)
+			}
+		}
+	}
+	// Allowed values and nullability come from the schema.
+	location := page[strings.Index(page, `data-schema="Location"`):]
+	for _, want := range []string{
+		`<code>Latitude</code><span class="req">required</span></td><td class="type">number <span class="nullable">or null</span></td>`,
+		"One of <code>Found</code>, <code>Pending</code>",
+	} {
+		if !strings.Contains(location, want) {
+			t.Errorf("the Location shape lacks %q", want)
+		}
+	}
+}
+
+// TestDocsLinksResolve: every link within the page leads to an element of
+// the page.
+func TestDocsLinksResolve(t *testing.T) {
+	_, page := realDocs(t)
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if ids[m[1]] {
+			t.Errorf("id %q is used twice", m[1])
+		}
+		ids[m[1]] = true
+	}
+	for _, m := range regexp.MustCompile(`href="#([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if !ids[m[1]] {
+			t.Errorf("link to #%s leads nowhere", m[1])
+		}
+	}
+}
+
+func TestDocsJSON(t *testing.T) {
+	is := is.New(t)
+	is.Equal(indentJSON(orderedJSON{{"b", 1}, {"a", "x<y"}}), "{\n  \"b\": 1,\n  \"a\": \"x<y\"\n}")                                        // catalog order, not sorted
+	is.Equal(indentJSON(inOrder(map[string]any{"z": 1, "b": 2, "a": 3}, []string{"b"}, nil)), "{\n  \"b\": 2,\n  \"a\": 3,\n  \"z\": 1\n}") // the order given, then the rest sorted
 	is.Equal(string(highlightJSON(`{"a": "<b>", "n": -1.5, "t": true}`)),
 		`{<span class="j-k">"a"</span>: <span class="j-s">"&lt;b&gt;"</span>, <span class="j-k">"n"</span>: <span class="j-n">-1.5</span>, <span class="j-k">"t"</span>: <span class="j-l">true</span>}`)
 }

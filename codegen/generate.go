@@ -29,12 +29,16 @@ func Generate(m *Model, opt Options) (map[string][]byte, error) {
 		return nil, fmt.Errorf("api_gen.go: %w", err)
 	}
 	out["api_gen.go"] = src
-	doc, err := openAPIDocument(m)
+	// The OpenAPI document is built once: openapi.json renders it, and the
+	// reference page reads its schemas and examples.
+	doc, err := NewDocument(m)
 	if err != nil {
 		return nil, fmt.Errorf("openapi.json: %w", err)
 	}
-	out["openapi.json"] = doc
-	page, err := docsPage(m)
+	if out["openapi.json"], err = marshalDocument(doc); err != nil {
+		return nil, fmt.Errorf("openapi.json: %w", err)
+	}
+	page, err := docsPage(m, doc)
 	if err != nil {
 		return nil, fmt.Errorf("docs.html: %w", err)
 	}

@@ -116,3 +116,54 @@ func writeExample(r *Register, keep func(*Field) bool) map[string]any {
 	}
 	return out
 }
+
+// Example is the reply drawn from the catalog's examples: the owner's
+// example values of the reply's fields in camelCase (null where the example
+// has none), and one line per line list whose register has an example; nil
+// when the owner has no example.
+func (rp *Reply) Example() map[string]any {
+	if rp.Owner.Example == nil {
+		return nil
+	}
+	out := exampleValues(rp.Owner, rp.Fields)
+	for _, rl := range rp.Lines {
+		lines := []any{}
+		if rl.Of.Example != nil {
+			lines = append(lines, exampleValues(rl.Of, rl.Fields))
+		}
+		out[rl.Name] = lines
+	}
+	return out
+}
+
+func exampleValues(r *Register, fields []*Field) map[string]any {
+	out := map[string]any{}
+	for _, f := range fields {
+		out[f.WriteName] = readValue(f.Field, r.Example[f.Name])
+	}
+	return out
+}
+
+// ActionExample is a body for one of r's actions: each body field takes the
+// register example's value of the field of the same name, or the first of
+// its allowed values (when the example's is not one of them). nil when a required field has neither, or r has no
+// example: no example is better than one the server refuses.
+func (r *Register) ActionExample(a *Action) map[string]any {
+	if r.Example == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for _, f := range a.Body.Fields {
+		v := r.Example[f.Name]
+		if s, _ := v.(string); len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
+			v = f.Enum[0]
+		}
+		switch {
+		case v != nil:
+			out[f.WriteName] = v
+		case f.Required:
+			return nil
+		}
+	}
+	return out
+}

@@ -23,7 +23,15 @@ func sharedHeaders() map[string]*Header {
 			Description: "Seconds to wait before retrying."},
 		"RetryAfterSometimes": {Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
 			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight)."},
-		"Location":           {Required: true, Schema: str(), Description: "The path of the resource created."},
+		"Location": {Required: true, Schema: str(), Description: "The path of the resource created."},
+		"ETag": {Schema: str(), Description: "The record's version, a strong entity tag: send it as If-Match to change the record only while it is " +
+			"unchanged, or as If-None-Match to read it only when it has changed. A replayed write carries none."},
+		"CacheControl": {Schema: &Schema{Type: types("string"), Enum: []any{"no-store"}},
+			Description: "no-store on every answer to a keyed call and on POST /v1/token: no cache may keep it."},
+		"RateLimitPolicy": {Schema: str(),
+			Description: `The key's rate limit (IETF draft-ietf-httpapi-ratelimit-headers): "per-key";q=<calls a key may make at once>;w=<seconds to refill>. Sent on answers to keyed calls while a limit is set.`},
+		"RateLimit": {Schema: str(),
+			Description: `What is left of the key's rate limit: "per-key";r=<calls left now>;t=<seconds until full again>. Sent on answers to keyed calls while a limit is set.`},
 		"ContentDisposition": {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
 	}
 }
@@ -34,6 +42,10 @@ func (b *docBuilder) builtins() {
 	d.Components.Parameters["IdempotencyKey"] = &Parameter{Name: "Idempotency-Key", In: "header", Required: true,
 		Schema:      &Schema{Type: types("string"), MinLength: ptr(1), MaxLength: ptr(255)},
 		Description: "Chosen per operation. The same key with the same content replays the first response; with other content: 409."}
+	d.Components.Parameters["IfMatch"] = &Parameter{Name: "If-Match", In: "header", Schema: &Schema{Type: types("string")},
+		Description: `The ETag of the record (the owner, for a line or an action) as read: the write goes ahead only while the record is still at that version, else 412 precondition_failed and nothing is written. A list of tags passes when one matches; * passes for any record; weak tags (W/"…") never match.`}
+	d.Components.Parameters["IfNoneMatch"] = &Parameter{Name: "If-None-Match", In: "header", Schema: &Schema{Type: types("string")},
+		Description: "The ETag of the record the caller holds: 304 without a body while the record is still at that version."}
 	d.Tags = append(d.Tags,
 		Tag{Name: "service", Description: "The service itself: health, its OpenAPI document, the caller, tokens, field names."})
 	for name, s := range builtinSchemas() {
@@ -100,7 +112,11 @@ func builtinSchemas() map[string]*Schema {
 			"detail":      str("What went wrong, for a person."),
 			"validValues": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "What would have been accepted, when known."},
 			"requestId":   str("The X-Request-Id of the call."),
-		}, "validValues"),
+		}, "validValues").withExample(map[string]any{
+			"type": runtime.DefaultProblemBase + "/command_failed", "title": "command_failed", "status": 422,
+			"detail":      `times[0]: TimeType "Resa" does not exist`,
+			"validValues": []any{"Normaltid", "Resa, km/dag", "Semester"}, "requestId": "01JD7Q6V3M2K8Z",
+		}),
 		"Location": object("A record's position.", map[string]*Schema{
 			"Latitude":  {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
 			"Longitude": {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
@@ -111,6 +127,9 @@ func builtinSchemas() map[string]*Schema {
 			"Provider":   str("The geocoder that placed it; \"\" when none."),
 			"Fixed":      boolean("Pinned with PUT: geocoding never overwrites it."),
 			"Ambiguous":  boolean("The geocoder found several places."),
+		}).withExample(map[string]any{ // the answer to the LocationPin example
+			"Latitude": 59.3326, "Longitude": 18.0649, "Address": "Drottninggatan 1, Stockholm", "Status": "Found",
+			"SourceType": "Manual", "Provider": "", "Fixed": true, "Ambiguous": false,
 		}),
 		"LocationPin": {Type: types("object"), Description: "A fixed position.", AdditionalProperties: Never(), Required: []string{"latitude", "longitude"},
 			Properties: map[string]*Schema{
@@ -129,7 +148,7 @@ func builtinSchemas() map[string]*Schema {
 			"id":   {Type: types("integer"), Description: "The document's Id."},
 			"nr":   str("The key of the record it is stored on."),
 			"name": str("Its file name."),
-		}),
+		}).withExample(map[string]any{"id": 7, "nr": "10053", "name": "notes.txt"}), // the answer to the DocumentUpload example
 		"DocumentInfo": object("A document on a record, without its content.", map[string]*Schema{
 			"Id":         {Type: types("integer")},
 			"Name":       str("File name."),
@@ -162,12 +181,12 @@ func builtinSchemas() map[string]*Schema {
 			"status":    {Type: types("string"), Enum: []any{"ok", "unavailable"}},
 			"engine":    {Type: types("string"), Enum: []any{"reachable", "unreachable"}},
 			"latencyMs": {Type: types("number"), Format: "double", Description: "How long the engine took to answer, in milliseconds."},
-		}),
+		}).withExample(map[string]any{"status": "ok", "engine": "reachable", "latencyMs": 0.4}),
 		"Whoami": object("The caller.", map[string]*Schema{
 			"integration": str("The key's client id."),
 			"tenant":      str("The company."),
 			"scopes":      {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "Every scope the key holds; * spelled out."},
-		}),
+		}).withExample(map[string]any{"integration": "demo-cli", "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
 		"TokenRequest": {Type: types("object"), Description: "Client credentials.", AdditionalProperties: Never(), Required: []string{"clientId", "clientSecret"},
 			Properties: map[string]*Schema{
 				"clientId":     str("The key's client id."),
@@ -180,7 +199,7 @@ func builtinSchemas() map[string]*Schema {
 			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
 			"expires_in":   {Type: types("integer"), Description: "Seconds until it expires."},
 			"scope":        str("The scopes, space-separated."),
-		}),
+		}).withExample(map[string]any{"access_token": "mt_…", "token_type": "Bearer", "expires_in": 3600, "scope": "customers:read tasks:read tasks:write"}),
 	}
 }
 
@@ -192,4 +211,10 @@ func removeString(xs []string, x string) []string {
 		}
 	}
 	return out
+}
+
+// withExample sets the schema's example and returns it.
+func (s *Schema) withExample(example any) *Schema {
+	s.Examples = []any{example}
+	return s
 }

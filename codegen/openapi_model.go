@@ -66,6 +66,7 @@ type Tag struct {
 // PathItem is the operations of one path.
 type PathItem struct {
 	Get   *Operation `json:"get,omitempty"`
+	Head  *Operation `json:"head,omitempty"`
 	Put   *Operation `json:"put,omitempty"`
 	Post  *Operation `json:"post,omitempty"`
 	Patch *Operation `json:"patch,omitempty"`
@@ -76,6 +77,8 @@ func (p *PathItem) Set(method string, op *Operation) {
 	switch method {
 	case "GET":
 		p.Get = op
+	case "HEAD":
+		p.Head = op
 	case "PUT":
 		p.Put = op
 	case "POST":
@@ -85,6 +88,30 @@ func (p *PathItem) Set(method string, op *Operation) {
 	default:
 		panic("codegen: no OpenAPI slot for method " + method)
 	}
+}
+
+// Method is the operation under an HTTP method; nil when there is none.
+func (p *PathItem) Method(method string) *Operation {
+	switch method {
+	case "GET":
+		return p.Get
+	case "PUT":
+		return p.Put
+	case "POST":
+		return p.Post
+	case "PATCH":
+		return p.Patch
+	}
+	return nil
+}
+
+// Operation is the operation of a method on a path in OpenAPI syntax
+// (/v1/tasks/{Nr}); nil when the document has none.
+func (d *Document) Operation(method, path string) *Operation {
+	if item := d.Paths[path]; item != nil {
+		return item.Method(method)
+	}
+	return nil
 }
 
 // Operation is one method on one path.

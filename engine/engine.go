@@ -121,6 +121,11 @@ type Input struct {
 	// Lines holds the line lists of a create, by request name (such as
 	// "contacts"), in the order sent.
 	Lines map[string][]Input
+	// IfMatch, when not empty, makes the write conditional: the engine
+	// checks, under the lock it writes with, that the record (the owner,
+	// for a line or an action) is still at one of these versions
+	// (Record.Version), and otherwise refuses with ErrPreconditionFailed.
+	IfMatch []string
 }
 
 // NewInput returns an empty input ready to fill.
@@ -138,6 +143,9 @@ type Receipt struct {
 type Response struct {
 	Status int
 	Body   []byte
+	// Version is the version of the record the receipt rendered, for its
+	// ETag. It is not stored: a replay answers without one.
+	Version string
 }
 
 // Query selects one page of a list.

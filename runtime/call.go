@@ -34,6 +34,7 @@ type Call struct {
 	route   *Route
 	claim   *engine.Claim // the Idempotency-Key hold of a write
 	written bool
+	record  *RequestRecord // what the access log and metrics learn of this call
 }
 
 // Context is the request's context.
@@ -68,9 +69,23 @@ func (c *Call) JSON(status int, v any) error {
 // Receipt is how a write's response is rendered inside the engine's
 // transaction, so it can be stored with the write for replay.
 func (c *Call) Receipt(status int, view func(engine.Record) any) engine.Receipt {
+	return c.receipt(status, view, false)
+}
+
+// recordReceipt is Receipt for a write that answers with a record of a
+// register, which carries the record's ETag.
+func (c *Call) recordReceipt(status int, view func(engine.Record) any) engine.Receipt {
+	return c.receipt(status, view, true)
+}
+
+func (c *Call) receipt(status int, view func(engine.Record) any, versioned bool) engine.Receipt {
 	r := engine.Receipt{Render: func(rec engine.Record) (engine.Response, error) {
 		body, err := json.Marshal(view(rec))
-		return engine.Response{Status: status, Body: body}, err
+		resp := engine.Response{Status: status, Body: body}
+		if versioned {
+			resp.Version = rec.Version()
+		}
+		return resp, err
 	}}
 	if c.claim != nil {
 		r.Claim = *c.claim
@@ -78,8 +93,13 @@ func (c *Call) Receipt(status int, view func(engine.Record) any) engine.Receipt 
 	return r
 }
 
-// Send writes a response the engine rendered through a Receipt.
+// Send writes a response the engine rendered through a Receipt, with the
+// ETag of the record it rendered (a replay has none: the record may have
+// changed since).
 func (c *Call) Send(resp engine.Response) error {
+	if resp.Version != "" {
+		c.W.Header().Set("ETag", etagOf(resp.Version))
+	}
 	c.send(resp.Status, contentTypeFor(resp.Status), resp.Body)
 	return nil
 }
@@ -115,8 +135,10 @@ func (c *Call) send(status int, contentType string, body []byte) {
 // released so a retry runs.
 func (c *Call) fail(err error) {
 	p := AsProblem(err)
+	c.record.Problem = p.Title
 	if p.Status == http.StatusInternalServerError {
-		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "path", c.R.URL.Path, "error", err)
+		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "route", c.record.Route,
+			"error", err, "stack", string(debug.Stack()))
 	}
 	out := *p // problems may be shared values; never write into them
 	out.Type = c.server.cfg.ProblemBase + "/" + p.Title
@@ -154,13 +176,14 @@ func engineAnswered(status int) bool {
 
 var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
+// newCall starts a call; the observing layer has given the request its id
+// and record.
 func (s *Server) newCall(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) *Call {
-	id := r.Header.Get("X-Request-Id")
-	if !clientRequestID.MatchString(id) {
-		id = newRequestID()
+	rec := recordOf(r)
+	if route != nil {
+		rec.Route = route.pattern
 	}
-	w.Header().Set("X-Request-Id", id)
-	return &Call{W: w, R: r, Params: ps, Engine: s.engine, RequestID: id, server: s, route: route}
+	return &Call{W: w, R: r, Params: ps, Engine: s.engine, RequestID: rec.RequestID, server: s, route: route, record: rec}
 }
 
 func newRequestID() string {
@@ -173,6 +196,9 @@ func newRequestID() string {
 // recovery, auth, rate limit, body, idempotency, handler.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) {
 	c := s.newCall(w, r, route, ps)
+	if !route.Public || isWrite(r.Method) {
+		setNoStore(w.Header())
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			s.cfg.Logger.Error("panic", "requestId", c.RequestID, "panic", v, "stack", string(debug.Stack()))
@@ -205,7 +231,8 @@ func (s *Server) prepare(c *Call) error {
 		if err := s.auth.authenticate(c); err != nil {
 			return err
 		}
-		if err := s.limits.allow(c.Session.ClientID); err != nil {
+		c.record.ClientID, c.record.Company = c.Session.ClientID, c.Session.Company
+		if err := s.limits.allowKey(c.Session.ClientID, c.W.Header()); err != nil {
 			return err
 		}
 	} else if write {

@@ -32,7 +32,7 @@ func Get[R any](c *Call, register string, view func(engine.Record) R) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, view(rec))
+	return c.sendRecord(rec, view(rec))
 }
 
 // Create serves POST /v1/<register>: 201 with the record as written.
@@ -44,7 +44,7 @@ func Create[W any, P interface {
 	if err != nil {
 		return err
 	}
-	resp, err := c.Engine.Create(c.Context(), c.Session, register, in, c.Receipt(http.StatusCreated, anyView(view)))
+	resp, err := c.Engine.Create(c.Context(), c.Session, register, in, c.recordReceipt(http.StatusCreated, anyView(view)))
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,8 @@ func Update[W any, P interface {
 }
 
 // writeRecord is a write on the record the path names: it decodes the body
-// strictly, runs the engine write with a receipt rendered by view, and
-// sends what the engine stored.
+// strictly, runs the engine write (conditional on If-Match) with a receipt
+// rendered by view, and sends what the engine stored.
 func writeRecord[W any, P interface {
 	*W
 	Body
@@ -76,7 +76,10 @@ func writeRecord[W any, P interface {
 	if err != nil {
 		return err
 	}
-	resp, err := write(key, in, c.Receipt(status, anyView(view)))
+	if in.IfMatch, err = ifMatch(c.R); err != nil {
+		return err
+	}
+	resp, err := write(key, in, c.recordReceipt(status, anyView(view)))
 	if err != nil {
 		return err
 	}

@@ -52,12 +52,14 @@ func (s *Server) claim(c *Call) error {
 			c.claim = &claim
 			return nil
 		case engine.Replay:
+			c.record.Replayed = true
 			c.W.Header().Set("Idempotency-Replayed", "true")
 			c.send(res.Response.Status, contentTypeFor(res.Response.Status), res.Response.Body)
 			return nil
 		case engine.Mismatch:
 			return IdempotencyMismatch()
 		}
+		c.record.WaitedCall = true
 		if s.cfg.Now().After(deadline) {
 			return IdempotencyInFlight()
 		}

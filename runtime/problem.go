@@ -59,6 +59,7 @@ var (
 	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
 	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After.", true}
+	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
 	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
 	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
 	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
@@ -80,6 +81,7 @@ func ProblemCodes() []ProblemCode {
 		codeNotFound,
 		codeMethodNotAllowed,
 		codeIdempotencyMismatch, codeIdempotencyInFlight,
+		codePreconditionFailed,
 		codePayloadTooLarge,
 		codeUnsupportedMediaType,
 		codeCommandFailed,
@@ -178,6 +180,12 @@ func IdempotencyInFlight() *Problem {
 	return p
 }
 
+// PreconditionFailed: If-Match named a version the record is no longer at
+// (or only weak tags); nothing was written.
+func PreconditionFailed() *Problem {
+	return problem(codePreconditionFailed, "the record has changed since the ETag sent in If-Match: GET it again, reapply the change and send its new ETag")
+}
+
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
 	return problem(codePayloadTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
@@ -251,6 +259,8 @@ func AsProblem(err error) *Problem {
 		return PermissionDenied(perm.Error())
 	case errors.Is(err, engine.ErrNotFound):
 		return NotFound(err.Error())
+	case errors.Is(err, engine.ErrPreconditionFailed):
+		return PreconditionFailed()
 	case errors.Is(err, engine.ErrBusy):
 		return EngineBusy()
 	case errors.Is(err, engine.ErrUnreachable):

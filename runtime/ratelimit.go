@@ -1,42 +1,116 @@
 package runtime
 
 import (
+	"fmt"
 	"math"
+	"net/http"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// rateLimits keeps one token bucket per key, in this process: each process
-// of a scaled-out service limits on its own (see README, Scaling out).
+// rateLimits keeps one token bucket per key (and per address for POST
+// /v1/token), in this process: each process of a scaled-out service limits
+// on its own (see README, Scaling out). A bucket left idle until it is full
+// again is the same as a new one, so idle buckets are dropped: the map
+// stays as small as the set of recent callers, whatever addresses call.
 type rateLimits struct {
 	limit rate.Limit
 	burst int
+	now   func() time.Time
+	// idleAfter is how long a bucket may go unused before it is dropped:
+	// at least the time it takes to fill up again.
+	idleAfter time.Duration
 
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
 }
 
-func newRateLimits(limit rate.Limit, burst int) *rateLimits {
-	return &rateLimits{limit: limit, burst: burst, buckets: map[string]*rate.Limiter{}}
+type bucket struct {
+	limiter  *rate.Limiter
+	lastUsed time.Time
 }
 
-// allow takes one call from the key's bucket, or answers 429 with the wait.
-func (l *rateLimits) allow(clientID string) error {
+// minIdle keeps buckets of fast-refilling limits a while, so a steady
+// caller is not dropped and remade between calls.
+const minIdle = time.Minute
+
+func newRateLimits(limit rate.Limit, burst int, now func() time.Time) *rateLimits {
+	l := &rateLimits{limit: limit, burst: burst, now: now, buckets: map[string]*bucket{}, idleAfter: minIdle}
+	if limit > 0 {
+		if refill := time.Duration(float64(burst) / float64(limit) * float64(time.Second)); refill > l.idleAfter {
+			l.idleAfter = refill
+		}
+	}
+	l.lastSweep = now()
+	return l
+}
+
+// allow takes one call from the bucket, or answers 429 with the wait.
+func (l *rateLimits) allow(name string) error {
+	_, err := l.take(name)
+	return err
+}
+
+// allowKey is allow for a key's call, and sets the IETF RateLimit-Policy
+// and RateLimit headers (draft-ietf-httpapi-ratelimit-headers) on its
+// answer: the bucket's size and refill window, the calls left and the
+// seconds until the bucket is full again.
+func (l *rateLimits) allowKey(clientID string, h http.Header) error {
+	tokens, err := l.take(clientID)
 	if l.limit < 0 {
-		return nil
+		return err
 	}
+	window := math.Ceil(float64(l.burst) / float64(l.limit))
+	remaining := max(0, math.Floor(tokens))
+	reset := math.Ceil((float64(l.burst) - tokens) / float64(l.limit))
+	h.Set("RateLimit-Policy", fmt.Sprintf(`"per-key";q=%d;w=%d`, l.burst, int(window)))
+	h.Set("RateLimit", fmt.Sprintf(`"per-key";r=%d;t=%d`, int(remaining), int(max(0, reset))))
+	return err
+}
+
+// take takes one call from the named bucket and returns the tokens left.
+func (l *rateLimits) take(name string) (float64, error) {
+	if l.limit < 0 {
+		return 0, nil
+	}
+	now := l.now()
 	l.mu.Lock()
-	b, ok := l.buckets[clientID]
+	l.sweep(now)
+	b, ok := l.buckets[name]
 	if !ok {
-		b = rate.NewLimiter(l.limit, l.burst)
-		l.buckets[clientID] = b
+		b = &bucket{limiter: rate.NewLimiter(l.limit, l.burst)}
+		l.buckets[name] = b
 	}
+	b.lastUsed = now
 	l.mu.Unlock()
-	r := b.Reserve()
+	r := b.limiter.Reserve()
 	if d := r.Delay(); d > 0 {
 		r.Cancel()
-		return RateLimited(int(math.Ceil(d.Seconds())))
+		return b.limiter.Tokens(), RateLimited(int(math.Ceil(d.Seconds())))
 	}
-	return nil
+	return b.limiter.Tokens(), nil
+}
+
+// sweep drops the buckets idle longer than idleAfter, at most once per
+// idleAfter, so the cost is spread thin over the calls. l.mu is held.
+func (l *rateLimits) sweep(now time.Time) {
+	if now.Sub(l.lastSweep) < l.idleAfter {
+		return
+	}
+	l.lastSweep = now
+	for name, b := range l.buckets {
+		if now.Sub(b.lastUsed) > l.idleAfter {
+			delete(l.buckets, name)
+		}
+	}
+}
+
+// size is the number of buckets kept.
+func (l *rateLimits) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ type Config struct {
 	InFlightWait   time.Duration // how long a duplicate waits for the running call before 409
 	ClaimLease     time.Duration // a running write holds its Idempotency-Key this long before a retry may take it over
 	AuthCacheTTL   time.Duration // how long a verified key or token is trusted without a lookup
+	CORSOrigins    []string      // origins a browser may call from; none turns CORS off
+	GzipMinSize    int           // answers at least this large are gzipped for clients that accept it
+	Observers      []Observer    // hear of every request: the access log, metrics
 	Logger         *slog.Logger
 	Now            func() time.Time
 }
@@ -85,6 +89,9 @@ func (c Config) withDefaults() Config {
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = 2 * time.Second
 	}
+	if c.GzipMinSize <= 0 {
+		c.GzipMinSize = DefaultGzipMinSize
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -106,6 +113,8 @@ type Route struct {
 	Public  bool   // needs no key
 	Handler Handler
 	Created *Created // a route answering 201: where the resource it creates lives
+
+	pattern string // Path as logged and counted: /v1/customers/{key}
 }
 
 // Created finds the address of a created resource in a 201 answer, for
@@ -158,7 +167,8 @@ type Server struct {
 	scopes  []string
 	auth    *authenticator
 	limits  *rateLimits
-	routes  []Route // every route served, built-in ones first
+	routes  []Route      // every route served, built-in ones first
+	handler http.Handler // the routes inside the observing and HTTP-convention layers
 }
 
 // NewServer builds the service over an engine and the generated API; the
@@ -171,13 +181,18 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		cfg:    cfg,
 		static: map[string]map[string]*Route{},
 		router: httprouter.New(),
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst),
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(api.Scopes)),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
 	for _, r := range append(builtinRoutes(api), api.Routes...) {
 		s.add(r)
+		if r.Method == http.MethodGet {
+			r.Method = http.MethodHead // every GET answers HEAD: its headers, no body
+			s.add(r)
+		}
 	}
+	s.handler = s.observe(s.withConventions(http.HandlerFunc(s.route)))
 	return s
 }
 
@@ -190,6 +205,7 @@ func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
 func (s *Server) add(r Route) {
 	s.routes = append(s.routes, r)
 	route := &r
+	route.pattern = routePattern.ReplaceAllString(r.Path, "{$1}")
 	if !slices.Contains(s.methods, r.Method) {
 		s.methods = append(s.methods, r.Method)
 	}
@@ -208,9 +224,16 @@ func (s *Server) add(r Route) {
 	})
 }
 
-// ServeHTTP routes on the escaped path, so a key holding "/" (sent as %2F)
+// routePattern finds the parameters of an httprouter path, to show them as {name}.
+var routePattern = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// ServeHTTP serves a request through the observers (request id, access
+// log, metrics), CORS and gzip, then the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// route routes on the escaped path, so a key holding "/" (sent as %2F)
 // stays one path segment.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if headerBytes(r) > s.cfg.MaxHeaderBytes {
 		s.newCall(w, r, nil, nil).fail(HeadersTooLarge(s.cfg.MaxHeaderBytes))
 		return

@@ -26,12 +26,18 @@ func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.S
 // newServerWithEngine is newServer that also returns the engine.
 func newServerWithEngine(t *testing.T, log io.Writer, routes ...runtime.Route) (*httptest.Server, *memengine.Engine) {
 	t.Helper()
+	return newServerWith(t, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, routes...)
+}
+
+// newServerWith is newServerWithEngine with a config of the test's own.
+func newServerWith(t *testing.T, cfg runtime.Config, routes ...runtime.Route) (*httptest.Server, *memengine.Engine) {
+	t.Helper()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng := memengine.New(cat)
-	srv := runtime.NewServer(eng, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, runtime.API{Routes: routes})
+	srv := runtime.NewServer(eng, cfg, runtime.API{Routes: routes})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return hs, eng

@@ -259,6 +259,7 @@ type call struct {
 	bearer       string
 	body         any    // marshalled as JSON
 	idemKey      string // Idempotency-Key; writes get a fresh one when empty
+	ifMatch      string // If-Match, when set
 }
 
 // reply is what came back, and how long it took.
@@ -305,6 +306,9 @@ func (s *server) try(c call) (reply, error) {
 			key = "scale-" + randomHex(8)
 		}
 		req.Header.Set("Idempotency-Key", key)
+	}
+	if c.ifMatch != "" {
+		req.Header.Set("If-Match", c.ifMatch)
 	}
 	start := time.Now()
 	resp, err := client.Do(req)

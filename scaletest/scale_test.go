@@ -118,6 +118,35 @@ func TestTwoProcessesShareOneDatabase(t *testing.T) {
 		t.Logf("%d identical requests over 2 processes: one customer (%s), 1 ran, %d replayed", n, nr, n-1)
 	})
 
+	t.Run("two processes writing with one ETag: exactly one 412", func(t *testing.T) {
+		var c customer
+		a.createCustomer(t, key, "Etag race", "").expect(t, http.StatusCreated).decode(t, &c)
+		path := "/v1/customers/" + c.Nr
+		for round := range 10 {
+			tag := a.do(t, call{method: http.MethodGet, path: path, bearer: key}).expect(t, http.StatusOK).header.Get("ETag")
+			statuses := make([]int, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, s := range servers {
+				wg.Go(func() {
+					r, err := s.try(call{method: http.MethodPatch, path: path, bearer: key, ifMatch: tag,
+						body: map[string]string{"city": fmt.Sprintf("Round %d process %d", round, i)}})
+					statuses[i], errs[i] = r.status, err
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			slices.Sort(statuses)
+			if !slices.Equal(statuses, []int{http.StatusOK, http.StatusPreconditionFailed}) {
+				t.Fatalf("round %d: statuses %v, want one 200 and one 412", round, statuses)
+			}
+		}
+	})
+
 	t.Run("a token from one process works on the other", func(t *testing.T) {
 		for _, pair := range [][2]*server{{a, b}, {b, a}} {
 			var tok struct {

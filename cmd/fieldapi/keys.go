@@ -149,9 +149,10 @@ func defaultClientID(company string) string {
 
 // keysList serves "fieldapi keys list": every key, never a secret.
 func (a *app) keysList(ctx context.Context, args []string) error {
-	fs := newFlagSet("keys list", "keys list --db DSN [--company ID]", a.stderr)
+	fs := newFlagSet("keys list", "keys list --db DSN [--company ID] [--json]", a.stderr)
 	dsn := fs.String("db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
 	company := fs.String("company", "", "list only the keys of this company")
+	asJSON := fs.Bool("json", false, "print a JSON array of the keys (never a secret) instead of a table")
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
@@ -164,7 +165,38 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return printKeysJSON(a.stdout, keys)
+	}
 	return printKeys(a.stdout, keys)
+}
+
+// listedKey is one key as "keys list --json" prints it.
+type listedKey struct {
+	ClientID   string     `json:"clientId"`
+	Company    string     `json:"company"`
+	Sign       string     `json:"sign"`
+	Scopes     []string   `json:"scopes"`
+	AllowedIPs []string   `json:"allowedIps"`
+	Created    time.Time  `json:"created"`
+	Revoked    *time.Time `json:"revoked"`
+}
+
+// printKeysJSON writes the keys as one JSON array; empty lists are [].
+func printKeysJSON(w io.Writer, keys []engine.Key) error {
+	out := make([]listedKey, len(keys))
+	for i, k := range keys {
+		out[i] = listedKey{ClientID: k.ClientID, Company: k.Company, Sign: k.Sign,
+			Scopes: append([]string{}, k.Scopes...), AllowedIPs: append([]string{}, k.AllowedIPs...),
+			Created: k.Created.UTC(), Revoked: k.Revoked}
+		if k.Revoked != nil {
+			revoked := k.Revoked.UTC()
+			out[i].Revoked = &revoked
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // printKeys writes one line per key, whitespace separated so scripts can

@@ -3,8 +3,9 @@
 //	fieldapi init  --db DSN [--demo]
 //	fieldapi serve --db DSN --addr HOST:PORT [--require-tokens]
 //	fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
-//	fieldapi keys list   --db DSN [--company ID]
+//	fieldapi keys list   --db DSN [--company ID] [--json]
 //	fieldapi keys revoke --db DSN --client-id ID
+//	fieldapi version
 //
 // Every flag may also be given as a FIELDAPI_<FLAG> environment variable
 // (FIELDAPI_DB, FIELDAPI_ADDR, FIELDAPI_REQUIRE_TOKENS, ...); a flag wins.
@@ -39,10 +40,11 @@ func main() {
 // app is one invocation of the CLI. Its outputs and environment are fields
 // so tests can run every subcommand in-process.
 type app struct {
-	stdout, stderr io.Writer
-	getenv         func(string) string
-	onListen       func(net.Addr)   // called once serve listens; tests learn the port from it
-	catalog        *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
+	stdout, stderr  io.Writer
+	getenv          func(string) string
+	onListen        func(net.Addr)   // called once serve listens; tests learn the port from it
+	onMetricsListen func(net.Addr)   // the same for the --metrics-addr listener
+	catalog         *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
 }
 
 const usage = `fieldapi serves the field-service REST/JSON API and administers its keys.
@@ -53,10 +55,19 @@ usage:
   fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
   fieldapi keys list   --db DSN [--company ID]
   fieldapi keys revoke --db DSN --client-id ID
+  fieldapi version
 
 DSN is sqlite:PATH (default sqlite:fieldapi.db) or postgres://USER@HOST:PORT/DB.
 Every flag may also be set as FIELDAPI_<FLAG> (FIELDAPI_DB, FIELDAPI_ADDR, ...); a flag wins.
 Run "fieldapi <command> -h" for the flags of a command.
+`
+
+const keysUsage = `usage:
+  fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
+  fieldapi keys list   --db DSN [--company ID] [--json]
+  fieldapi keys revoke --db DSN --client-id ID
+
+Run "fieldapi keys <subcommand> -h" for its flags.
 `
 
 // Exit codes: 0 success, 1 failure, 2 the command line could not be parsed.
@@ -81,6 +92,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.serve(ctx, rest)
 	case "keys":
 		err = a.keys(ctx, rest)
+	case "version":
+		err = a.version(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(a.stdout, usage)
 		return exitOK
@@ -96,6 +109,9 @@ func (a *app) keys(ctx context.Context, args []string) error {
 		return usageError{errors.New("keys needs a subcommand: create, list or revoke")}
 	}
 	switch sub, rest := args[0], args[1:]; sub {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(a.stdout, keysUsage)
+		return nil
 	case "create":
 		return a.keysCreate(ctx, rest)
 	case "list":

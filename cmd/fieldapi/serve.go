@@ -12,12 +12,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
 	"fieldapi/engine/sqlengine"
 	"fieldapi/generated"
+	"fieldapi/metrics"
 	"fieldapi/runtime"
 )
 
@@ -46,14 +48,21 @@ type serveFlags struct {
 	geocoder         string
 	geocoderURL      string
 	linkTimeout      time.Duration
+	logFormat        string
+	metricsAddr      string
+	pprof            bool
+	corsOrigins      listFlag
 }
 
 // serveConfig is what serve runs with, checked and translated.
 type serveConfig struct {
-	dsn     string
-	addr    string
-	runtime runtime.Config
-	engine  sqlengine.Options
+	dsn         string
+	addr        string
+	logFormat   string // text or json
+	metricsAddr string // "" = no metrics listener
+	pprof       bool
+	runtime     runtime.Config
+	engine      sqlengine.Options
 }
 
 // parseServeConfig reads the serve flags and their FIELDAPI_* variables.
@@ -74,6 +83,10 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
 	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log lines (one per request, and the service's own) as text or json")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "HOST:PORT of a separate listener serving Prometheus /metrics (default off)")
+	fs.BoolVar(&f.pprof, "pprof", false, "also serve net/http/pprof under /debug/pprof/ on the --metrics-addr listener")
+	fs.Var(&f.corsOrigins, "cors-origin", "origin browsers may call from, such as https://app.example.com; repeat for more, * for any (default: CORS off)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return serveConfig{}, err
 	}
@@ -106,6 +119,15 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
 	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
 		return fmt.Errorf("--token-lifetime must be more than 0 and at most 1h, not %s", f.tokenLifetime)
+	case f.logFormat != "text" && f.logFormat != "json":
+		return fmt.Errorf("--log-format must be text or json, not %q", f.logFormat)
+	case f.pprof && f.metricsAddr == "":
+		return fmt.Errorf("--pprof needs --metrics-addr: pprof is only served on the metrics listener")
+	}
+	for _, origin := range f.corsOrigins {
+		if u, err := url.Parse(origin); origin != "*" && (err != nil || u.Scheme == "" || u.Host == "" || u.Path != "") {
+			return fmt.Errorf("--cors-origin %q is not an origin such as https://app.example.com (or *)", origin)
+		}
 	}
 	if u, err := url.Parse(f.problemBase); err != nil || u.Scheme == "" || u.Host == "" {
 		return fmt.Errorf("--problem-base %q is not an absolute URL such as %s", f.problemBase, runtime.DefaultProblemBase)
@@ -120,9 +142,13 @@ func (f serveFlags) config() serveConfig {
 		limit = -1 // the runtime reads 0 as "default" and a negative limit as "off"
 	}
 	return serveConfig{
-		dsn:  f.dsn,
-		addr: f.addr,
+		dsn:         f.dsn,
+		addr:        f.addr,
+		logFormat:   f.logFormat,
+		metricsAddr: f.metricsAddr,
+		pprof:       f.pprof,
 		runtime: runtime.Config{
+			CORSOrigins:    f.corsOrigins,
 			ProblemBase:    f.problemBase,
 			RequireTokens:  f.requireTokens,
 			RateLimit:      limit,
@@ -148,8 +174,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	log := newLogger(a.stderr, cfg.logFormat)
 	cfg.runtime.Logger = log
+	cfg.runtime.Observers = []runtime.Observer{runtime.NewAccessLog(log)}
 
 	if err := upgradeSchema(ctx, cfg.dsn); err != nil {
 		return err
@@ -159,6 +186,25 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	var metricsSrv *http.Server
+	if cfg.metricsAddr != "" {
+		registry := prometheus.NewRegistry()
+		metrics.RegisterProcess(registry)
+		metrics.RegisterDBPool(registry, eng.DBStats)
+		cfg.runtime.Observers = append(cfg.runtime.Observers, metrics.NewRequests(registry))
+		mln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		metricsSrv = newHTTPServer(metrics.Handler(registry, cfg.pprof), cfg, log)
+		metricsSrv.WriteTimeout = 0 // a CPU profile or trace runs as long as it is asked to
+		go metricsSrv.Serve(mln)
+		defer metricsSrv.Close()
+		log.Info("serving metrics", "addr", "http://"+mln.Addr().String()+"/metrics", "pprof", cfg.pprof)
+		if a.onMetricsListen != nil {
+			a.onMetricsListen(mln.Addr())
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -182,6 +228,14 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		pruner.Wait()
 	}()
 	return serveUntilDone(ctx, srv, ln, log)
+}
+
+// newLogger logs structured lines to w, as text or JSON (--log-format).
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // upgradeSchema migrates on an engine of its own, without the statement

@@ -41,21 +41,26 @@ func (b *syncBuffer) String() string {
 
 // runningServer is "fieldapi serve" running in a goroutine.
 type runningServer struct {
-	addr net.Addr
-	logs *syncBuffer
-	stop func() int // cancels the context, as SIGINT does, and returns the exit code
+	addr        net.Addr
+	metricsAddr net.Addr // nil unless --metrics-addr was given
+	logs        *syncBuffer
+	stop        func() int // cancels the context, as SIGINT does, and returns the exit code
 }
 
-// startServe runs serve on a free port of 127.0.0.1 and waits until it listens.
-func startServe(t *testing.T, dsn string) runningServer {
+// startServe runs serve on a free port of 127.0.0.1, with any extra flags,
+// and waits until it listens.
+func startServe(t *testing.T, dsn string, extra ...string) runningServer {
 	t.Helper()
 	logs := &syncBuffer{}
 	listening := make(chan net.Addr, 1)
+	metricsListening := make(chan net.Addr, 1)
 	a := &app{stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" },
-		onListen: func(addr net.Addr) { listening <- addr }}
+		onListen:        func(addr net.Addr) { listening <- addr },
+		onMetricsListen: func(addr net.Addr) { metricsListening <- addr }}
 	ctx, cancel := context.WithCancel(t.Context())
 	exit := make(chan int, 1)
-	go func() { exit <- a.run(ctx, []string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"}) }()
+	args := append([]string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"}, extra...)
+	go func() { exit <- a.run(ctx, args) }()
 	stop := func() int {
 		cancel()
 		select {
@@ -68,7 +73,12 @@ func startServe(t *testing.T, dsn string) runningServer {
 	}
 	select {
 	case addr := <-listening:
-		return runningServer{addr: addr, logs: logs, stop: stop}
+		srv := runningServer{addr: addr, logs: logs, stop: stop}
+		select {
+		case srv.metricsAddr = <-metricsListening: // announced before the API listens
+		default:
+		}
+		return srv
 	case code := <-exit:
 		t.Fatalf("serve exited with %d before listening: %s", code, logs.String())
 	case <-time.After(10 * time.Second):

@@ -19,6 +19,7 @@ var writeTests = []test{
 	{"update changes only the fields sent", testUpdateOnlySent},
 	{"not found", testNotFound},
 	{"the receipt commits with the write", testReceiptCommits},
+	{"an update with a stale version is refused and changes nothing", testUpdateIfMatch},
 }
 
 // sameFields checks that two reads of a record agree on every catalog
@@ -370,5 +371,49 @@ func testReceiptCommits(t *testing.T, s *suite) {
 		if res := s.claimAgain(t, refused); res.State != engine.Replay || res.Response.Status != 422 {
 			t.Errorf("Claim after Complete = %v %d; want Replay of the 422", res.State, res.Response.Status)
 		}
+	}
+}
+
+// testUpdateIfMatch: the version of a record is the same whether the
+// create's receipt, a Get or an update's receipt sees it; an update naming
+// the current version (Input.IfMatch) goes ahead, one naming an older one
+// is ErrPreconditionFailed and changes nothing.
+func testUpdateIfMatch(t *testing.T, s *suite) {
+	sub := s.subject
+	if len(sub.spare) < 1 {
+		t.Skipf("%s has no plain writable text field besides %s", sub.reg.Name, sub.name)
+	}
+	field := sub.spare[0]
+	rec := s.mustCreate(t, s.Company, uniqueName("Versioned"))
+	key := s.keyOf(t, rec)
+	v1 := s.get(t, s.Company, sub.reg.Name, key).Version()
+	if rec.Version() != v1 {
+		t.Errorf("the create's receipt has version %q, a Get %q: a client could not use the create's ETag", rec.Version(), v1)
+	}
+	time.Sleep(2 * time.Millisecond) // a new Modified, however coarse the engine's clock
+
+	var c capture
+	_, err := s.Engine.Update(context.Background(), s.Company, sub.reg.Name, key,
+		engine.Input{Values: map[string]any{field: "first"}, IfMatch: []string{"not-a-version", v1}}, c.receipt(noClaim))
+	if err != nil {
+		t.Fatalf("Update with the current version: %v", err)
+	}
+	v2 := s.get(t, s.Company, sub.reg.Name, key).Version()
+	if v2 == v1 {
+		t.Fatalf("the version did not change with the update")
+	}
+	if c.rec.Version() != v2 {
+		t.Errorf("the update's receipt has version %q, a Get %q", c.rec.Version(), v2)
+	}
+
+	c = capture{}
+	_, err = s.Engine.Update(context.Background(), s.Company, sub.reg.Name, key,
+		engine.Input{Values: map[string]any{field: "second"}, IfMatch: []string{v1}}, c.receipt(noClaim))
+	if !errors.Is(err, engine.ErrPreconditionFailed) {
+		t.Fatalf("Update with a stale version: %v, want ErrPreconditionFailed", err)
+	}
+	after := s.get(t, s.Company, sub.reg.Name, key)
+	if after[field] != "first" || after.Version() != v2 || c.called != 0 {
+		t.Errorf("a refused update changed the record (%s = %v) or rendered its receipt (%d)", field, after[field], c.called)
 	}
 }

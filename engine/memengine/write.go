@@ -90,6 +90,7 @@ func (e *Engine) Create(_ context.Context, s engine.Session, register string, in
 		return w.finish(r, nil, err)
 	}
 	rec := e.read(reg, rw)
+	rec[engine.VersionField] = rec.Version() // as a Get reads it, before the lines only a create answers with
 	for _, l := range reg.Lines {
 		if !l.Read && len(lines[l.Name]) > 0 {
 			lr := e.cat.Register(l.Register)
@@ -116,6 +117,9 @@ func (e *Engine) Update(_ context.Context, s engine.Session, register, key strin
 	current := e.find(reg, s.Company, key)
 	if current == nil {
 		return engine.Response{}, fmt.Errorf("%s %q: %w", reg.Record, key, engine.ErrNotFound)
+	}
+	if err := in.CheckVersion(e.read(reg, current)); err != nil {
+		return engine.Response{}, err
 	}
 	if len(in.Lines) > 0 {
 		return engine.Response{}, engine.Refuse("lines can only be sent when creating %s", reg.Name)

@@ -26,6 +26,9 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 			if err != nil {
 				return nil, err
 			}
+			if err := in.CheckVersion(owner); err != nil {
+				return nil, err
+			}
 			c, err := w.createLine(ctx, t, owner, l, key, in)
 			if err != nil {
 				return nil, err
@@ -48,7 +51,11 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 		}
 		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
-			if _, err := w.lockedRecord(ctx, t, key); err != nil {
+			current, err := w.lockedRecord(ctx, t, key)
+			if err != nil {
+				return nil, err
+			}
+			if err := in.CheckVersion(current); err != nil {
 				return nil, err
 			}
 			if err := act(ctx, w.ruleTx(), key, in); err != nil {

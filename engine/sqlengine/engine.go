@@ -29,6 +29,7 @@ package sqlengine
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -146,6 +147,9 @@ func (e *Engine) Ping(ctx context.Context) error {
 	})
 	return err
 }
+
+// DBStats reports the database pool's statistics, for metrics.
+func (e *Engine) DBStats() sql.DBStats { return e.db.Stats() }
 
 // Keys returns the store of API keys and tokens.
 func (e *Engine) Keys() engine.KeyStore { return keyStore{e} }

@@ -11,7 +11,8 @@ import (
 // classify turns a driver error into the engine's errors, so the HTTP layer
 // can tell "retry later" (busy, unreachable) and "may have written"
 // (timeout) from everything else. The driver error stays in the chain.
-// Business errors (CommandError, PermissionError, ErrNotFound) pass as they are.
+// Business errors (CommandError, PermissionError, ErrNotFound,
+// ErrPreconditionFailed) pass as they are.
 //
 // A write transaction that failed before its COMMIT was sent wrote nothing:
 // a timeout there (a statement past the deadline, a connection that went
@@ -37,11 +38,12 @@ func isFault(err error) bool {
 }
 
 // isVerdict reports whether err is the engine's answer to the call (a
-// refusal, a permission denied, no such record) rather than a fault.
+// refusal, a permission denied, no such record, a failed precondition)
+// rather than a fault.
 func isVerdict(err error) bool {
 	var refusal *engine.CommandError
 	var denied *engine.PermissionError
-	return errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound)
+	return errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrPreconditionFailed)
 }
 
 // notCommitted marks a fault of a write that ended before its COMMIT was

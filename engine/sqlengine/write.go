@@ -304,6 +304,9 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	if err != nil {
 		return 0, err
 	}
+	if err := in.CheckVersion(current); err != nil {
+		return 0, err
+	}
 	if len(in.Lines) > 0 {
 		return 0, engine.Refuse("lines can only be sent when creating %s", t.reg.Name)
 	}
@@ -389,6 +392,9 @@ func (e *Engine) readCreated(ctx context.Context, q db, company string, c *creat
 	if err != nil {
 		return nil, err
 	}
+	// The version is that of the record as a GET reads it, before the
+	// lines only a create's answer carries are added.
+	rec[engine.VersionField] = rec.Version()
 	for _, l := range c.table.reg.Lines {
 		lines := c.lines[l.Name]
 		if len(lines) == 0 || l.Read {

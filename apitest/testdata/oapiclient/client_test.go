@@ -102,7 +102,7 @@ func TestPatchTaskAssignees(t *testing.T) {
 	if got := patched.JSON200.UserSigns; !slices.Equal(got, []string{"ANLI", "MASV"}) {
 		t.Fatalf("UserSigns after PATCH %v", got)
 	}
-	read, err := c.GetTaskWithResponse(ctx, nr)
+	read, err := c.GetTaskWithResponse(ctx, nr, nil)
 	answered(t, "get task", err, read, read.Body, http.StatusOK)
 	if !slices.Equal(read.JSON200.UserSigns, []string{"ANLI", "MASV"}) || read.JSON200.CustomerNr == nil || *read.JSON200.CustomerNr != "1031" {
 		t.Fatalf("task read back: UserSigns %v CustomerNr %v", read.JSON200.UserSigns, read.JSON200.CustomerNr)
@@ -127,9 +127,16 @@ func TestOrderLinePriceKeepsItsCents(t *testing.T) {
 	})
 	answered(t, "add order line", err, added, added.Body, http.StatusCreated)
 	id := added.JSON201.Id
-	patched, err := c.UpdateOrderLineWithResponse(ctx, id, &UpdateOrderLineParams{IdempotencyKey: idem()}, OrderLineUpdate{Price: ptr(price)})
+	// The conditional headers are parameters: the PATCH names the version
+	// the add answered with, and a GET naming the PATCH's version is 304.
+	etag := added.HTTPResponse.Header.Get("ETag")
+	stale, err := c.UpdateOrderLineWithResponse(ctx, id, &UpdateOrderLineParams{IdempotencyKey: idem(), IfMatch: ptr(`"stale"`)}, OrderLineUpdate{Price: ptr(price)})
+	answered(t, "patch order line with a stale If-Match", err, stale, stale.Body, http.StatusPreconditionFailed)
+	patched, err := c.UpdateOrderLineWithResponse(ctx, id, &UpdateOrderLineParams{IdempotencyKey: idem(), IfMatch: &etag}, OrderLineUpdate{Price: ptr(price)})
 	answered(t, "patch order line", err, patched, patched.Body, http.StatusOK)
-	read, err := c.GetOrderLineWithResponse(ctx, id)
+	unchanged, err := c.GetOrderLineWithResponse(ctx, id, &GetOrderLineParams{IfNoneMatch: ptr(patched.HTTPResponse.Header.Get("ETag"))})
+	answered(t, "get order line unchanged", err, unchanged, unchanged.Body, http.StatusNotModified)
+	read, err := c.GetOrderLineWithResponse(ctx, id, nil)
 	answered(t, "get order line", err, read, read.Body, http.StatusOK)
 	if read.JSON200.Price != price {
 		t.Fatalf("price read back %v, want %v: %s", read.JSON200.Price, price, read.Body)

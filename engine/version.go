@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+)
+
+// ErrPreconditionFailed: the write named the record's version (If-Match)
+// and the record has changed since (HTTP 412). Nothing was written.
+var ErrPreconditionFailed = errors.New("precondition failed: the record has changed since the version given")
+
+// VersionField is where an engine may put a record's version itself (a
+// row version column, say). Without it, the version is a hash of the record.
+const VersionField = "@version"
+
+// Version identifies the state of a record as read: it changes whenever
+// anything the record shows changes, so the HTTP layer sends it as a strong
+// ETag. An engine that sets VersionField decides it; otherwise it is a
+// SHA-256 over the record's fields (names sorted, every value typed and
+// length-prefixed), shortened to 128 bits. An engine computes it both when
+// answering and under its row lock, from the same read, so the two agree.
+func (r Record) Version() string {
+	if v, ok := r[VersionField].(string); ok {
+		return v
+	}
+	sum := sha256.Sum256(appendRecord(make([]byte, 0, 1024), r))
+	return hex.EncodeToString(sum[:16])
+}
+
+// The version's input is built by appending to one buffer, not by JSON:
+// a version is computed on every read, so it must cost little. Each value
+// carries a type tag, and text its length, so no two records give the
+// same input.
+
+func appendText(b []byte, tag byte, s string) []byte {
+	b = strconv.AppendInt(append(b, tag), int64(len(s)), 10)
+	return append(append(b, ':'), s...)
+}
+
+func appendCount(b []byte, tag byte, n int) []byte {
+	return append(strconv.AppendInt(append(b, tag), int64(n), 10), ';')
+}
+
+// sortedKeys lists a map's keys in order, in one allocation.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func appendRecord(b []byte, r Record) []byte {
+	names := sortedKeys(r)
+	b = appendCount(b, '{', len(names))
+	for _, name := range names {
+		b = appendValue(appendText(b, 'k', name), r[name])
+	}
+	return b
+}
+
+func appendValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case string:
+		return appendText(b, 's', v)
+	case float64:
+		return append(strconv.AppendFloat(append(b, 'f'), v, 'g', -1, 64), ';')
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v)
+	case []string:
+		b = appendCount(b, '[', len(v))
+		for _, s := range v {
+			b = appendText(b, 's', s)
+		}
+		return b
+	case map[string]string:
+		keys := sortedKeys(v)
+		b = appendCount(b, 'm', len(keys))
+		for _, k := range keys {
+			b = appendText(appendText(b, 'k', k), 's', v[k])
+		}
+		return b
+	case Record:
+		return appendRecord(b, v)
+	case []Record:
+		b = appendCount(b, 'L', len(v))
+		for _, rec := range v {
+			b = appendRecord(b, rec)
+		}
+		return b
+	default: // a type outside Record's documented ones: its JSON
+		data, _ := json.Marshal(v)
+		return appendText(b, 'j', string(data))
+	}
+}
+
+// CheckVersion is the precondition of a write: the record as locked must
+// still be at one of the versions the caller names (Input.IfMatch). No
+// versions named means no precondition.
+func (in Input) CheckVersion(current Record) error {
+	if len(in.IfMatch) == 0 || slices.Contains(in.IfMatch, current.Version()) {
+		return nil
+	}
+	return ErrPreconditionFailed
+}
