@@ -34,7 +34,7 @@ func RunWithTemplates(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "apitest: sqlite template:", err)
 		return 1
 	}
-	if pg := os.Getenv(PostgresEnv); pg != "" {
+	if pg := os.Getenv(PostgresEnv); pg != "" && !fuzzing() {
 		name := "fieldapi_tmpl_" + randomHex(6)
 		if err := createPostgresTemplate(pg, name); err != nil {
 			fmt.Fprintln(os.Stderr, "apitest: postgres template:", err)
@@ -44,6 +44,18 @@ func RunWithTemplates(m *testing.M) int {
 		defer dropDatabase(pg, name)
 	}
 	return m.Run()
+}
+
+// fuzzing reports whether the binary runs a fuzz target (or is one of its
+// workers, each of which runs TestMain): the fuzz targets run on SQLite, so
+// a PostgreSQL template would only delay each worker's start.
+func fuzzing() bool {
+	for _, arg := range os.Args[1:] {
+		if strings.HasPrefix(arg, "-test.fuzz=") || strings.HasPrefix(arg, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
 
 // The templates of this test binary; empty when RunWithTemplates did not run.

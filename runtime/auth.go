@@ -28,6 +28,10 @@ const (
 // ValidClientID is the form of a client id: it is part of the key text.
 var ValidClientID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,62}$`)
 
+// validTokenID is the form of the id part of a token (randomHex(8)); a
+// credential of another form is refused without a lookup.
+var validTokenID = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
 // NewKey makes a key for a client: the text shown once to the operator,
 // and the hash of its secret that is stored.
 func NewKey(clientID string) (key string, secretHash []byte, err error) {
@@ -90,8 +94,8 @@ const maxAuthCache = 10_000
 // authenticate checks the Bearer credential, the caller's address and the
 // route's scope, and fills in the call's session.
 func (a *authenticator) authenticate(c *Call) error {
-	bearer, ok := strings.CutPrefix(c.R.Header.Get("Authorization"), "Bearer ")
-	if !ok || bearer == "" {
+	bearer, ok := bearerCredential(c.R.Header.Get("Authorization"))
+	if !ok {
 		return Unauthorized("send Authorization: Bearer <key or token>")
 	}
 	p, err := a.verify(c.Context(), bearer)
@@ -110,6 +114,14 @@ func (a *authenticator) authenticate(c *Call) error {
 		return InsufficientScope(scope)
 	}
 	return nil
+}
+
+// bearerCredential is the credential of an Authorization header of the
+// Bearer scheme, whose name is case-insensitive (RFC 9110 11.1).
+func bearerCredential(header string) (string, bool) {
+	scheme, credential, _ := strings.Cut(header, " ")
+	credential = strings.TrimLeft(credential, " ")
+	return credential, strings.EqualFold(scheme, "Bearer") && credential != ""
 }
 
 func hasScope(scopes []string, scope string) bool {
@@ -148,7 +160,7 @@ func (a *authenticator) verify(ctx context.Context, bearer string) (principal, e
 var errBadCredential = Unauthorized("the key or token is not valid, was revoked or has expired")
 
 func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time) (principal, error) {
-	if id, secret, ok := splitCredential(bearer, TokenPrefix); ok {
+	if id, secret, ok := splitCredential(bearer, TokenPrefix); ok && validTokenID.MatchString(id) {
 		tok, err := a.keys.LookupToken(ctx, id)
 		if err != nil {
 			return principal{}, credentialError(err)
@@ -159,7 +171,7 @@ func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time
 		key, err := a.activeKey(ctx, tok.ClientID)
 		return principal{key: key, expires: tok.Expires}, err
 	}
-	if id, secret, ok := splitCredential(bearer, KeyPrefix); ok {
+	if id, secret, ok := splitCredential(bearer, KeyPrefix); ok && ValidClientID.MatchString(id) {
 		key, err := a.activeKey(ctx, id)
 		if err != nil {
 			return principal{}, err
@@ -173,6 +185,9 @@ func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time
 }
 
 func (a *authenticator) activeKey(ctx context.Context, clientID string) (engine.Key, error) {
+	if !ValidClientID.MatchString(clientID) {
+		return engine.Key{}, errBadCredential // no such key can exist: no lookup
+	}
 	key, err := a.keys.LookupKey(ctx, clientID)
 	if err != nil {
 		return key, credentialError(err)

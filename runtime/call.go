@@ -43,11 +43,15 @@ func (c *Call) Context() context.Context { return c.R.Context() }
 // Key is the record key of the path, unescaped.
 func (c *Call) Key() (string, error) { return c.Param("key") }
 
-// Param is a path parameter, unescaped.
+// Param is a path parameter, unescaped; one that is not valid UTF-8 or
+// holds NUL is refused (no record has such a key).
 func (c *Call) Param(name string) (string, error) {
 	v, err := url.PathUnescape(c.Params.ByName(name))
 	if err != nil {
 		return "", InvalidParameter(name, "not a valid escaped path segment")
+	}
+	if !validText(v) {
+		return "", InvalidParameter(name, errBadText.Error())
 	}
 	return v, nil
 }
@@ -213,7 +217,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 	}
 }
 
-// prepare runs everything before the handler; a write leaves holding its claim.
+// prepare runs everything before the handler; a write leaves holding its
+// claim. A body whose text is not valid UTF-8 or holds NUL is refused here,
+// for every route, before any handler or the engine sees it.
 func (s *Server) prepare(c *Call) error {
 	write := isWrite(c.R.Method)
 	if write {
@@ -241,6 +247,9 @@ func (s *Server) prepare(c *Call) error {
 	}
 	body, err := readBody(c.W, c.R, s.cfg.MaxBody)
 	if err != nil {
+		return err
+	}
+	if err := checkJSONText(body); err != nil {
 		return err
 	}
 	c.Body = body

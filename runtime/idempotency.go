@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"fieldapi/engine"
@@ -24,6 +25,9 @@ func (s *Server) claim(c *Call) error {
 	if len(key) > maxIdempotencyKey {
 		return InvalidParameter("Idempotency-Key", "at most 255 characters")
 	}
+	if !validText(key) {
+		return InvalidParameter("Idempotency-Key", errBadText.Error())
+	}
 	claim := engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
 		Key:         key,
@@ -35,6 +39,11 @@ func (s *Server) claim(c *Call) error {
 	deadline := s.cfg.Now().Add(s.cfg.InFlightWait)
 	for {
 		res, err := store.Claim(c.Context(), claim)
+		if errors.Is(err, engine.ErrTimeout) {
+			// Only the claim may have been stored; the write itself never
+			// ran, and a retry runs it at most once: safe to retry, 503.
+			return EngineUnreachable()
+		}
 		if err != nil {
 			return err
 		}

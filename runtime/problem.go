@@ -46,9 +46,9 @@ var (
 	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
 	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
 	codeReadOnlyField          = ProblemCode{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent.", false}
-	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format.", false}
+	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format, text that is not valid UTF-8 or holds NUL, or a number beyond float64.", false}
 	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
-	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter is unknown or cannot be parsed; for an unknown one validValues lists the valid ones.", false}
+	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter (or the Idempotency-Key) is unknown, cannot be parsed, or is not valid UTF-8 or holds NUL; for an unknown one validValues lists the valid ones.", false}
 	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
 	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
 	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
@@ -65,10 +65,11 @@ var (
 	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
 	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
 	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
+	codeHeadersTooLarge        = ProblemCode{http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "The request line and headers are larger than 64 KB.", false}
 	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
 	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents, events and webhooks).", false}
 	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
-	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full; it never received the call, so retrying after Retry-After is safe.", true}
+	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full, or a write ended before its COMMIT was sent; nothing was written, so retrying after Retry-After is safe.", true}
 	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
 )
 
@@ -87,6 +88,7 @@ func ProblemCodes() []ProblemCode {
 		codeUnsupportedMediaType,
 		codeCommandFailed,
 		codeRateLimited,
+		codeHeadersTooLarge,
 		codeInternal,
 		codeNotImplemented,
 		codeEngineUnreachable, codeEngineBusy,
@@ -200,6 +202,11 @@ func (p *Problem) withValid(values []string) *Problem {
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
 	return problem(codePayloadTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
+}
+
+// HeadersTooLarge: the request line and headers are over the limit.
+func HeadersTooLarge(limit int) *Problem {
+	return problem(codeHeadersTooLarge, fmt.Sprintf("the request line and headers are larger than %d bytes", limit))
 }
 
 // UnsupportedMediaType: a body that is not JSON.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -72,6 +73,9 @@ type ListRequest struct {
 func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
 	for name, vs := range values {
+		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
+			return req, InvalidParameter(name, errBadText.Error())
+		}
 		if !slices.Contains(listParams, name) && !slices.ContainsFunc(filters, func(f Filter) bool { return f.Param == name }) {
 			return req, unknownParameter(name, filters)
 		}
@@ -218,8 +222,8 @@ func (f Filter) value(v string) (any, error) {
 	switch f.Kind {
 	case KindNumber:
 		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("expected a number")
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, fmt.Errorf("expected a finite number")
 		}
 		return n, nil
 	case KindBool:

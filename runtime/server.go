@@ -26,6 +26,7 @@ type Config struct {
 	ProblemBase    string        // problem type URLs are ProblemBase/<code>
 	RequireTokens  bool          // a key sent as Bearer is refused with token_required
 	MaxBody        int64         // request body limit in bytes (32 MB)
+	MaxHeaderBytes int           // request line and headers limit in bytes (64 KB); keep net/http's own limit above it
 	RateLimit      rate.Limit    // calls per second per key; 0 = default, negative = off
 	RateBurst      int           // calls a key may make at once
 	TokenLifetime  time.Duration // lifetime of access tokens, at most an hour
@@ -48,8 +49,12 @@ type Config struct {
 const (
 	DefaultProblemBase = "https://fieldapi.dev/problems"
 	DefaultMaxBody     = 32 << 20
-	DefaultRateLimit   = 50
-	DefaultRateBurst   = 100
+	// DefaultMaxHeaderBytes is well below net/http's own limit (1 MB by
+	// default), so oversized headers are answered here, as a problem,
+	// rather than by net/http in plain text.
+	DefaultMaxHeaderBytes = 64 << 10
+	DefaultRateLimit      = 50
+	DefaultRateBurst      = 100
 	// DefaultClaimLease bounds how long a write whose process died keeps
 	// its Idempotency-Key from a retry. Taking over a live call is safe:
 	// the engine commits a write only while its claim is still held.
@@ -63,6 +68,9 @@ func (c Config) withDefaults() Config {
 	c.ProblemBase = strings.TrimRight(c.ProblemBase, "/")
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	if c.RateLimit == 0 {
 		c.RateLimit = DefaultRateLimit
@@ -230,6 +238,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // route routes on the escaped path, so a key holding "/" (sent as %2F)
 // stays one path segment.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if headerBytes(r) > s.cfg.MaxHeaderBytes {
+		s.newCall(w, r, nil, nil).fail(HeadersTooLarge(s.cfg.MaxHeaderBytes))
+		return
+	}
 	path := r.URL.EscapedPath()
 	if byMethod, ok := s.static[path]; ok {
 		if route, ok := byMethod[r.Method]; ok {
@@ -255,6 +267,17 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	c := s.newCall(w, r, nil, nil)
 	c.fail(NotFound("no such path: " + r.URL.Path))
+}
+
+// headerBytes is about what the request line and headers took on the wire.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4
+	for name, values := range r.Header {
+		for _, v := range values {
+			n += len(name) + len(v) + 4 // ": " and CRLF
+		}
+	}
+	return n
 }
 
 func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, allowed []string) {

@@ -2,6 +2,7 @@ package scaletest
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -100,6 +101,59 @@ func TestDatabaseFaults(t *testing.T) {
 		})
 	})
 
+	t.Run("database answers nothing: marked unreachable within a second, then 503 at once", func(t *testing.T) {
+		restore(t)
+		srv.do(t, list).expect(t, http.StatusOK) // the pool holds live connections
+		px.setMode(hung)
+		wentSilent := time.Now()
+
+		// A write that starts before the engine is marked waits on its
+		// pooled connection; nothing reached the database, so it is a 503.
+		writeDone := make(chan reply, 1)
+		go func() {
+			r, err := srv.try(call{method: http.MethodPost, path: "/v1/customers", bearer: key, body: map[string]string{"name": "Hung " + randomHex(4)}})
+			if err != nil {
+				r.status, r.body = -1, []byte(err.Error())
+			}
+			writeDone <- r
+		}()
+
+		// /health from every 50 ms on: the first 503 marks the detection
+		// (calls that took a dead pooled connection end later, at their timeout).
+		detected := firstAnswer(srv, health, http.StatusServiceUnavailable, 1500*time.Millisecond, 50*time.Millisecond)
+		if detected.IsZero() {
+			t.Fatal("/health never answered 503 while the database answered nothing")
+		}
+		detectedAfter := detected.Sub(wentSilent)
+		t.Logf("marked unreachable %s after the database went silent", detectedAfter.Round(time.Millisecond))
+		if detectedAfter > time.Second {
+			t.Fatalf("detection took %s, want under 1s", detectedAfter)
+		}
+		for range 5 { // new calls: 503 at once
+			r := srv.do(t, list)
+			expectUnreachable(t, r)
+			if r.elapsed > 250*time.Millisecond {
+				t.Fatalf("a new call took %s to answer 503 once the engine was marked unreachable", r.elapsed)
+			}
+		}
+		expectUnreachable(t, srv.createCustomer(t, key, "Hung "+randomHex(4), ""))
+		w := <-writeDone
+		if w.status != http.StatusServiceUnavailable {
+			t.Fatalf("the write in flight when the database went silent: %d %s, want 503: nothing reached the database", w.status, w.body)
+		}
+		t.Logf("the write in flight answered 503 after %s", w.elapsed.Round(time.Millisecond))
+
+		px.setMode(up)
+		took := eventually(t, 5*time.Second, "2xx after the database answered again", func() bool {
+			return srv.do(t, list).status == http.StatusOK
+		})
+		t.Logf("answering again %s after the database did", took.Round(time.Millisecond))
+		srv.do(t, health).expect(t, http.StatusOK)
+		if srv.exited() {
+			t.Fatalf("serve exited: %v", srv.err)
+		}
+	})
+
 	t.Run("commit answered past the deadline: 504, and the retry replays", func(t *testing.T) {
 		restore(t)
 		px.holdCommits(statementTimeout + time.Second)
@@ -149,4 +203,33 @@ func TestDatabaseFaults(t *testing.T) {
 			t.Fatalf("serve exited with %v after SIGTERM, want 0", err)
 		}
 	})
+}
+
+// firstAnswer calls c every interval for the given time, each call on its
+// own goroutine, and returns when the first reply with the status arrived
+// (a zero time when none did). It waits for every call to end.
+func firstAnswer(srv *server, c call, status int, during, interval time.Duration) time.Time {
+	var (
+		mu    sync.Mutex
+		first time.Time
+		wg    sync.WaitGroup
+	)
+	for end := time.Now().Add(during); time.Now().Before(end); time.Sleep(interval) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := srv.try(c)
+			at := time.Now()
+			if err != nil || r.status != status {
+				return
+			}
+			mu.Lock()
+			if first.IsZero() || at.Before(first) {
+				first = at
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return first
 }

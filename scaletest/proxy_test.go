@@ -34,6 +34,7 @@ const (
 	up     proxyMode = iota
 	down             // as a stopped server: connections are reset, new ones refused
 	silent           // as a host gone from the network: new connections get no answer
+	hung             // as a server that stops answering: every connection, open or new, stays open and gets no answer
 )
 
 // link is one proxied connection.
@@ -75,29 +76,40 @@ func (p *proxy) dsn(dsn string) string {
 	return u.String()
 }
 
-// setMode switches the proxy. Leaving "up" resets every open connection,
-// as a database that stops or crashes does.
+// setMode switches the proxy. Going down or silent resets every open
+// connection, as a database that stops or crashes does; hung keeps them
+// open but passes nothing either way, and leaving hung resets them (their
+// streams have gaps).
 func (p *proxy) setMode(m proxyMode) {
 	p.mu.Lock()
+	prev := p.mode
 	p.mode = m
 	links, stalled := p.links, p.stalled
-	if m != up {
+	endLinks := m == down || m == silent || prev == hung && m != hung
+	if endLinks {
 		p.links = map[*link]bool{}
 	}
-	if m != silent {
+	if m != silent && m != hung {
 		p.stalled = nil
 	}
 	p.mu.Unlock()
-	if m != up {
+	if endLinks {
 		for l := range links {
 			l.close()
 		}
 	}
-	if m != silent {
+	if m != silent && m != hung {
 		for _, c := range stalled {
 			reset(c)
 		}
 	}
+}
+
+// passing reports whether data may pass: not while hung.
+func (p *proxy) passing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode != hung
 }
 
 // holdCommits makes the proxy hold the reply to each COMMIT for d (0: pass
@@ -120,7 +132,7 @@ func (p *proxy) accept() {
 		}
 		p.mu.Lock()
 		mode := p.mode
-		if mode == silent {
+		if mode == silent || mode == hung {
 			p.stalled = append(p.stalled, c)
 		}
 		p.mu.Unlock()
@@ -163,7 +175,7 @@ func (p *proxy) upward(l *link) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := l.client.Read(buf)
-		if n > 0 {
+		if n > 0 && p.passing() {
 			p.mu.Lock()
 			hold := p.holdCommit > 0 && bytes.Contains(buf[:n], commitQuery)
 			p.mu.Unlock()
@@ -189,7 +201,7 @@ func (p *proxy) downward(l *link) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := l.server.Read(buf)
-		if n > 0 {
+		if n > 0 && p.passing() {
 			select {
 			case <-l.holdNext:
 				p.mu.Lock()

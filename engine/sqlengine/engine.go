@@ -68,6 +68,8 @@ type Engine struct {
 
 	permissions *ttlCache[userAccess] // by company and sign
 	extraDefs   *ttlCache[[]extraDef] // by company and register
+
+	health *healthProbe // PostgreSQL: marks a server that stops answering; nil on SQLite
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -107,7 +109,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	if err := d.prepare(); err != nil {
 		return nil, err
 	}
-	db, err := d.open(driverDSN, opt.StatementTimeout)
+	db, pgConfig, err := d.open(driverDSN, opt.StatementTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -126,12 +128,19 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 			db.Close()
 			return nil, fmt.Errorf("open %s: %w", dsn, err)
 		}
+	} else {
+		e.health = startHealthProbe(pgConfig)
 	}
 	return e, nil
 }
 
-// Close closes the connection pool.
-func (e *Engine) Close() error { return e.db.Close() }
+// Close stops the health probe and closes the connection pool.
+func (e *Engine) Close() error {
+	if e.health != nil {
+		e.health.close()
+	}
+	return e.db.Close()
+}
 
 // Ping reports whether the database answers a trivial query.
 func (e *Engine) Ping(ctx context.Context) error {
@@ -152,27 +161,38 @@ func (e *Engine) Keys() engine.KeyStore { return keyStore{e} }
 func (e *Engine) Idempotency() engine.IdempotencyStore { return idempotencyStore{e} }
 
 // call runs one engine call under the statement timeout and turns driver
-// faults into the engine's errors (busy, unreachable, timeout).
+// faults into the engine's errors (busy, unreachable, timeout). While the
+// health probe finds the database not answering, it answers
+// engine.ErrUnreachable at once, without waiting on a connection.
 func call[T any](e *Engine, ctx context.Context, fn func(ctx context.Context) (T, error)) (T, error) {
+	if e.health != nil && e.health.down() {
+		var zero T
+		return zero, wrapFault(engine.ErrUnreachable, errMarkedUnreachable)
+	}
 	if e.opt.StatementTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.opt.StatementTimeout)
 		defer cancel()
 	}
 	v, err := fn(ctx)
-	return v, e.classify(ctx, err)
+	err = e.classify(ctx, err)
+	if e.health != nil && !isFault(err) {
+		e.health.answered()
+	}
+	return v, err
 }
 
 // inTx runs fn in one write transaction: committed when fn returns nil,
-// rolled back otherwise.
+// rolled back otherwise. A failure before COMMIT is sent leaves nothing
+// written, which classify tells apart from a COMMIT left unanswered.
 func (e *Engine) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := e.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return err
+		return notCommitted(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return notCommitted(err)
 	}
 	return tx.Commit()
 }

@@ -78,6 +78,11 @@ func TestClassifyPostgresFaults(t *testing.T) {
 		{"caller gave up", cancelled(), context.Canceled, context.Canceled},
 		{"unique violation is no fault", live, pgCode("23505"), nil},
 		{"refusal passes", live, engine.Refuse("no"), nil},
+		// A write transaction that failed before its COMMIT was sent wrote nothing: 503.
+		{"deadline passed before COMMIT", expired(), notCommitted(wrapped(context.DeadlineExceeded)), engine.ErrBusy},
+		{"connection lost before COMMIT", live, notCommitted(wireError{false, io.ErrUnexpectedEOF}), engine.ErrBusy},
+		{"unreachable before COMMIT", live, notCommitted(&pgconn.ConnectError{}), engine.ErrUnreachable},
+		{"refusal before COMMIT passes", live, notCommitted(engine.Refuse("no")), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := e.classify(c.ctx, c.err)

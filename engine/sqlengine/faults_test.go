@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -111,4 +112,54 @@ func TestServerSideStatementTimeout(t *testing.T) {
 	if got := show(dsn+"&statement_timeout=7000", Options{StatementTimeout: 2 * time.Second}); got != "7s" {
 		t.Errorf("DSN's own: statement_timeout = %q, want 7s", got)
 	}
+}
+
+// TestHealthProbeMarksASilentServer: a PostgreSQL address that accepts
+// connections and never answers is marked unreachable by the health probe
+// within a second; from then on calls fail with engine.ErrUnreachable at
+// once instead of each waiting on a connection of its own.
+func TestHealthProbeMarksASilentServer(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 100) // held open, never answered
+	defer func() {
+		ln.Close()
+		for len(accepted) > 0 {
+			(<-accepted).Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case accepted <- c:
+			default:
+				c.Close()
+			}
+		}
+	}()
+	cat, err := catalog.Builtin()
+	is.NoErr(err)
+	e, err := Open(context.Background(), "postgres://postgres@"+ln.Addr().String()+"/test?sslmode=disable", cat, Options{StatementTimeout: 5 * time.Second})
+	is.NoErr(err)
+	defer e.Close()
+
+	start := time.Now()
+	for !e.health.down() {
+		if time.Since(start) > time.Second {
+			t.Fatal("the probe did not mark the silent server within a second")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("marked unreachable after %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	_, err = e.List(context.Background(), demoAPI, "customers", engine.Query{Limit: 1})
+	is.True(errors.Is(err, engine.ErrUnreachable))
+	is.True(time.Since(start) < 50*time.Millisecond) // at once: no connection tried
 }

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"context"
 	"errors"
+	"math"
 	"sort"
 	"strings"
 
@@ -70,7 +71,7 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // emitted are recorded last, with that record.
 func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
 	if err := e.authorize(ctx, e.db, s, t.reg.Name, writeAccess); err != nil {
-		return engine.Response{}, err
+		return engine.Response{}, notCommitted(err) // nothing written yet
 	}
 	var resp engine.Response
 	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -289,6 +290,9 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 	args := []any{w.s.Company, w.now}
 	for _, f := range t.stored {
 		if v, ok := values[f.Name]; ok {
+			if err := checkFinite(f, v); err != nil {
+				return 0, err
+			}
 			cols = append(cols, quote(f.Column))
 			args = append(args, toDB(f, v))
 		}
@@ -302,6 +306,18 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 		return 0, alreadyExists(t, key)
 	}
 	return seq, err
+}
+
+// checkFinite refuses a number about to be stored that is not finite. The
+// HTTP layer only passes finite numbers, but what the engine computes from
+// them (an order line's TotalPrice from a price near the float64 maximum)
+// can overflow; neither database nor JSON can carry the result, so the
+// write is refused (422) naming the field rather than failing later.
+func checkFinite(f *catalog.Field, v any) error {
+	if x, isNumber := v.(float64); isNumber && (math.IsInf(x, 0) || math.IsNaN(x)) {
+		return engine.Refuse("%s: the value is out of range; the amounts sent are too large", f.Name)
+	}
+	return nil
 }
 
 // update changes the fields sent on the record with the given key and
@@ -351,6 +367,9 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	args := []any{w.now}
 	for _, f := range t.stored {
 		if v, ok := values[f.Name]; ok {
+			if err := checkFinite(f, v); err != nil {
+				return 0, nil, err
+			}
 			sets = append(sets, quote(f.Column)+" = ?")
 			args = append(args, toDB(f, v))
 		}
