@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,15 +45,13 @@ func events(c *Call) error {
 		return err
 	}
 	values := c.R.URL.Query()
-	for name, vs := range values {
-		if !slices.Contains(eventParams, name) {
-			return InvalidParameter(name, "unknown parameter").withValid(eventParams)
-		}
-		if len(vs) > 1 {
-			return InvalidParameter(name, "given more than once")
-		}
+	if err := onlyParams(values, eventParams); err != nil {
+		return err
 	}
 	q := engine.EventQuery{Limit: DefaultLimit, Register: values.Get("register")}
+	if !validText(q.Register) {
+		return InvalidParameter("register", errBadText.Error())
+	}
 	if v := values.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -82,6 +81,23 @@ func events(c *Call) error {
 		out.Items[i] = ev.Payload
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// onlyParams refuses a query with a parameter not in known, or one given
+// twice.
+func onlyParams(values url.Values, known []string) error {
+	for name, vs := range values {
+		if !slices.Contains(known, name) {
+			if !validText(name) {
+				name = strconv.QuoteToASCII(name)
+			}
+			return InvalidParameter(name, "unknown parameter").withValid(known)
+		}
+		if len(vs) > 1 {
+			return InvalidParameter(name, "given more than once")
+		}
+	}
+	return nil
 }
 
 // unknownEventType returns the first pattern that matches no event type,

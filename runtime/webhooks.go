@@ -225,8 +225,12 @@ func pingWebhook(c *Call) error {
 }
 
 func listDeliveries(c *Call) error {
+	query := c.R.URL.Query()
+	if err := onlyParams(query, []string{"limit"}); err != nil {
+		return err
+	}
 	limit := DefaultLimit
-	if v := c.R.URL.Query().Get("limit"); v != "" {
+	if v := query.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return InvalidParameter("limit", "expected a whole number from 1 to 500")
