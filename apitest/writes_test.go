@@ -122,6 +122,16 @@ func TestIdempotency(t *testing.T) {
 			again := send("idem-422", map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}})
 			is.Equal(again.Status, http.StatusUnprocessableEntity)
 			is.Equal(again.Header.Get("Idempotency-Replayed"), "true")
+			// The replayed problem is the first one, answered with this
+			// call's request id in body and header alike (Problem checks they agree).
+			first, replayed := refused.Problem(t), again.Problem(t)
+			is.True(replayed.RequestID != first.RequestID)
+			first.RequestID, replayed.RequestID = "", ""
+			is.Equal(replayed, first)
+			own := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}},
+				Headers: map[string]string{"Idempotency-Key": "idem-422", "X-Request-Id": "replay-trace-1"}})
+			is.Equal(own.Header.Get("Idempotency-Replayed"), "true")
+			is.Equal(own.Problem(t).RequestID, "replay-trace-1") // a client's own id is used on a replay too
 
 			bad := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: `{"name":`, Headers: map[string]string{"Idempotency-Key": "idem-400"}, SkipRequestValidation: true})
 			is.Equal(bad.Status, http.StatusBadRequest)
