@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -209,5 +210,62 @@ func TestCustomerWithContactsIsAllOrNothing(t *testing.T) {
 		Expect(t, ok, http.StatusCreated)
 		nr := ok.Object(t)["Nr"].(string)
 		is.Equal(env.count(t, "/v1/contacts?customerNr="+nr), 1)
+	})
+}
+
+// TestClearMatchesTheDocument: "" clears a field (spec 4.1 rule 4) the way
+// the OpenAPI document says: an enum to null (the read schema admits null,
+// not ""), while a field that always has a value (a create default such as
+// OrderDate, QuoteDate, an order line's Price) refuses it with 400
+// invalid_field naming the field and changes nothing. Env.Do checks every
+// answer against the document.
+func TestClearMatchesTheDocument(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		for _, tc := range []struct{ register, field string }{
+			{"orders", "orderDate"}, {"quotes", "quoteDate"}, {"orderlines", "price"}, {"orderlines", "quantity"},
+		} {
+			t.Run(tc.register+"."+tc.field, func(t *testing.T) {
+				is := is.New(t)
+				key, ok := env.FirstKey(tc.register, env.Key)
+				is.True(ok)
+				before := env.Get(KeyPath(tc.register, key))
+				Expect(t, before, http.StatusOK)
+				resp := env.Do(Request{Method: http.MethodPatch, Path: KeyPath(tc.register, key), Key: env.Key,
+					Body: map[string]any{tc.field: ""}, SkipRequestValidation: true}) // the document refuses it too
+				is.Equal(resp.Status, http.StatusBadRequest)
+				p := resp.Problem(t)
+				is.Equal(p.Title, "invalid_field")
+				is.True(strings.Contains(p.Detail, `"`+tc.field+`"`))
+				is.True(strings.Contains(p.Detail, "cannot be cleared"))
+				is.Equal(string(env.Get(KeyPath(tc.register, key)).Body), string(before.Body))
+			})
+		}
+		t.Run("an enum clears to null", func(t *testing.T) {
+			is := is.New(t)
+			created := env.Post("/v1/tasks", map[string]any{"customerNr": "1031", "taskText": "Clear the plan type", "planStartDate": "2026-05-04", "planDateType": "Week"})
+			Expect(t, created, http.StatusCreated)
+			path := KeyPath("tasks", fmt.Sprint(created.Object(t)["nr"]))
+			is.Equal(env.Get(path).Object(t)["PlanDateType"], "Week")
+
+			// With plan dates the engine infers the type again, as when omitted.
+			inferred := env.Patch(path, map[string]any{"planDateType": ""})
+			Expect(t, inferred, http.StatusOK)
+			is.Equal(inferred.Object(t)["PlanDateType"], "Day")
+
+			// Without them nothing is inferred: the type is null, not "".
+			cleared := env.Patch(path, map[string]any{"planStartDate": "", "planDateType": ""})
+			Expect(t, cleared, http.StatusOK)
+			is.Equal(cleared.Object(t)["PlanStartDate"], nil)
+			is.Equal(cleared.Object(t)["PlanDateType"], nil)
+			is.Equal(env.Get(path).Object(t)["PlanDateType"], nil)
+		})
+		t.Run("a status, which is never null, refuses it", func(t *testing.T) {
+			is := is.New(t)
+			resp := env.Do(Request{Method: http.MethodPost, Path: "/v1/tasks", Key: env.Key,
+				Body: map[string]any{"customerNr": "1031", "taskText": "No status", "status": ""}, SkipRequestValidation: true})
+			is.Equal(resp.Status, http.StatusBadRequest)
+			is.True(strings.Contains(resp.Problem(t).Detail, `"status"`))
+		})
 	})
 }
