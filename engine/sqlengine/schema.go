@@ -27,6 +27,11 @@ var internalTables = []struct{ name, ddl string }{
 		"register" TEXT NOT NULL,
 		"next" BIGINT NOT NULL,
 		PRIMARY KEY ("company", "register"))`},
+	{"record_counts", `CREATE TABLE IF NOT EXISTS "record_counts" (
+		"company" TEXT NOT NULL,
+		"register" TEXT NOT NULL,
+		"n" BIGINT NOT NULL,
+		PRIMARY KEY ("company", "register"))`},
 	{"change_log", `CREATE TABLE IF NOT EXISTS "change_log" (
 		{seq},
 		"company" TEXT NOT NULL,
@@ -137,6 +142,9 @@ func (e *Engine) Migrate(ctx context.Context) error {
 			for _, r := range e.cat.Registers {
 				if err := e.migrateTable(ctx, tx, e.tables[r.Name]); err != nil {
 					return fmt.Errorf("migrate %s: %w", r.Name, err)
+				}
+				if err := backfillCounts(ctx, tx, e.tables[r.Name]); err != nil {
+					return fmt.Errorf("count %s: %w", r.Name, err)
 				}
 			}
 			return nil

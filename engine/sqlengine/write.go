@@ -260,7 +260,7 @@ func lineValues(lt *table, l *catalog.Line, ownerKey string) map[string]any {
 	return fixed
 }
 
-// insert writes a new row and returns its seq.
+// insert writes a new row, counts it (see counts.go) and returns its seq.
 func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (int64, error) {
 	cols := []string{quote(companyColumn), quote(modifiedColumn)}
 	args := []any{w.s.Company, w.now}
@@ -278,7 +278,10 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 		key, _ := values[t.key.Name].(string)
 		return 0, alreadyExists(t, key)
 	}
-	return seq, err
+	if err != nil {
+		return 0, err
+	}
+	return seq, addCount(ctx, w.tx, w.s.Company, t, 1)
 }
 
 // update changes the fields sent on the record with the given key and
