@@ -114,7 +114,7 @@ func TestRecordCountsExactAcrossProcesses(t *testing.T) {
 func countsMatchRows(t *testing.T, db *sql.DB) {
 	t.Helper()
 	for _, register := range []string{"tasks", "materials", "times", "customers"} {
-		rows, err := db.Query(`SELECT c.company, c.n, (SELECT COUNT(*) FROM ` + register + ` r WHERE r.company = c.company)
+		rows, err := db.Query(`SELECT c.company, c.n, (SELECT COUNT(*) FROM `+register+` r WHERE r.company = c.company)
 			FROM record_counts c WHERE c.register = $1`, register)
 		if err != nil {
 			t.Fatal(err)

@@ -2,12 +2,14 @@ package sqlengine
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/engine/dataset"
 )
 
 // countsExact checks every register's stored count against its rows, per
@@ -100,5 +102,35 @@ func TestMigrateBackfillsRecordCounts(t *testing.T) {
 		is.True(count(t, e, "record_counts", "") > 10)
 		is.NoErr(e.Migrate(ctx))
 		countsExact(t, e)
+	})
+}
+
+// A bulk load takes its numbers from the series, writes many rows per
+// statement, and counts them; API creates continue after its numbers.
+func TestBulkInsertCountsAndNumbers(t *testing.T) {
+	eachEngine(t, func(t *testing.T, e testEngine) {
+		is := is.New(t)
+		ctx := context.Background()
+		const n = 1234 // more rows than one statement takes
+		first, err := e.ReserveNumbers(ctx, "demo", "customers", n)
+		is.NoErr(err)
+		is.Equal(first, int64(1061)) // the demo customers end at 1060
+		records := make([]dataset.Record, n)
+		for i := range records {
+			records[i] = dataset.Record{Values: map[string]any{"Nr": strconv.FormatInt(first+int64(i), 10), "Name": "Bulk " + strconv.Itoa(i), "Status": "Active"}}
+		}
+		before := count(t, e, "customers", `"company" = 'demo'`)
+		is.NoErr(e.BulkInsert(ctx, "demo", []dataset.Register{{Name: "customers", Records: records}}))
+		is.Equal(count(t, e, "customers", `"company" = 'demo'`), before+n)
+		countsExact(t, e)
+
+		// A failing load leaves nothing, counts included.
+		bad := []dataset.Record{{Values: map[string]any{"Nr": "x1", "Name": "ok"}}, {Values: map[string]any{"Nr": "x2", "Name": 5.0}}}
+		is.True(e.BulkInsert(ctx, "demo", []dataset.Register{{Name: "customers", Records: bad}}) != nil)
+		countsExact(t, e)
+
+		resp, err := e.Create(ctx, demoAPI, "customers", input(map[string]any{"Name": "Efter bulk AB"}), asJSON(zeroClaim))
+		is.NoErr(err)
+		is.Equal(decoded(t, resp)["Nr"], strconv.FormatInt(first+n, 10))
 	})
 }
