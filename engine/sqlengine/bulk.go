@@ -124,17 +124,3 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 		return first, err
 	})
 }
-
-// RecordKeys returns up to limit keys of a company's records in a register,
-// oldest first: what a bulk load refers to (products, users, time types).
-func (e *Engine) RecordKeys(ctx context.Context, company, register string, limit int) ([]string, error) {
-	return call(e, ctx, func(ctx context.Context) ([]string, error) {
-		t, err := e.table(register)
-		if err != nil {
-			return nil, err
-		}
-		var keys []string
-		err = sel(ctx, e.db, &keys, `SELECT `+t.column(t.key)+` FROM `+t.name()+` WHERE "company" = ? ORDER BY "seq" LIMIT ?`, company, limit)
-		return keys, err
-	})
-}
