@@ -69,6 +69,9 @@ func (a *app) seed(ctx context.Context, args []string) error {
 		}
 	}
 	s.progress.Close()
+	if err := eng.Analyze(ctx); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
 	fmt.Fprintf(a.stdout, "seeded %s in %s: %d customers, %d objects, %d tasks with %d material and %d time lines, %d orders with %d lines\n",
 		*company, time.Since(began).Round(time.Second), plan.customers, plan.objects, plan.tasks,
 		s.written["materials"], s.written["times"], plan.orders, s.written["orderlines"])

@@ -124,3 +124,13 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 		return first, err
 	})
 }
+
+// Analyze refreshes the database's table statistics, which its query
+// planner picks indexes by: run it after a bulk load.
+func (e *Engine) Analyze(ctx context.Context) error {
+	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
+		_, err := e.db.ExecContext(ctx, `ANALYZE`)
+		return struct{}{}, err
+	})
+	return err
+}

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -150,6 +151,12 @@ func (e *Engine) Migrate(ctx context.Context) error {
 			return nil
 		})
 	})
+	if err != nil || e.dialect.postgres {
+		return err
+	}
+	// SQLite plans from table statistics only once they exist: gather them
+	// for tables that lack them (PostgreSQL's autovacuum does this itself).
+	_, err = e.db.ExecContext(ctx, `PRAGMA optimize=0x10002`)
 	return err
 }
 
@@ -212,7 +219,9 @@ func (e *Engine) columnType(f *catalog.Field) string {
 
 // tableIndexes are a register table's indexes: the key is unique within a
 // company; (company, seq) makes a cursor page cost the same at any depth;
-// (company, modified) serves modifiedSince; filtered fields get one each.
+// (company, modified) serves modifiedSince; filtered fields get one each,
+// which also serves their filtered totals (a "contains" filter cannot use
+// one: it scans); a line register gets one for finding an owner's lines.
 func (e *Engine) tableIndexes(t *table) []string {
 	name := t.reg.Name
 	index := func(unique bool, suffix string, cols ...string) string {
@@ -233,6 +242,23 @@ func (e *Engine) tableIndexes(t *table) []string {
 	}
 	if !t.engineKeyed {
 		stmts = append(stmts, index(true, "key", companyColumn, t.key.Column))
+	}
+	// A line register is read by its owner: one index on the parent and
+	// the list's fixed values finds an owner's lines exactly. Without it
+	// the planner may pick a filter's index on a fixed value alone
+	// (materials by OwnerType), which holds every line of every owner.
+	lineIndexes := map[string]bool{}
+	for _, o := range t.owners {
+		cols := []string{companyColumn, t.reg.Field(o.line.Parent).Column}
+		set := slices.Sorted(maps.Keys(o.line.Set))
+		for _, name := range set {
+			cols = append(cols, t.reg.Field(name).Column)
+		}
+		suffix := "lines_" + strings.Join(cols[1:], "_")
+		if !lineIndexes[suffix] {
+			lineIndexes[suffix] = true
+			stmts = append(stmts, index(false, suffix, cols...))
+		}
 	}
 	indexed := map[string]bool{t.key.Column: true}
 	for _, fl := range t.reg.Filters {
