@@ -23,6 +23,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -60,6 +61,7 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "bench/results", "directory for results.md and results.svg")
 	flag.StringVar(&cfg.only, "only", "", "comma list of calls to run (default all)")
 	flag.StringVar(&cfg.note, "note", "", "a line printed under the table (machine, contention)")
+	flag.StringVar(&cfg.profile, "profile", "", "instead: profile fieldapi in this process, a CPU profile per call in this directory")
 	flag.Parse()
 	if err := benchmark(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -69,6 +71,7 @@ func main() {
 
 type config struct {
 	fieldapi, db, company, out, only, note string
+	profile                                string
 	tasks, clients                         int
 	duration, warmup                       time.Duration
 }
@@ -93,6 +96,25 @@ func benchmark(cfg config) error {
 		return fmt.Errorf("keys create printed %q: %w", keyOut, err)
 	}
 
+	if cfg.profile != "" {
+		url, stop, err := inProcessServer(context.Background(), cfg.db)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		t := &target{name: "fieldapi", url: url, bearer: key.Key, pid: os.Getpid()}
+		for _, sc := range selected(cfg, scenarios(data, randomHex(4))) {
+			err := profiled(cfg.profile, sc.name, func() {
+				r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
+				fmt.Printf("%-14s in-process %8.0f req/s  p50 %s  p99 %s  errors %d %s\n", r.scenario, r.rps, ms(r.p50), ms(r.p99), r.errors, r.firstError)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -115,10 +137,7 @@ func benchmark(cfg config) error {
 	}
 
 	var results []result
-	for _, sc := range scenarios(data, randomHex(4)) {
-		if cfg.only != "" && !strings.Contains(","+cfg.only+",", ","+sc.name+",") {
-			continue
-		}
+	for _, sc := range selected(cfg, scenarios(data, randomHex(4))) {
 		for _, t := range targets {
 			r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
 			fmt.Printf("%-14s %-9s %8.0f req/s  p50 %-9s p99 %-9s errors %d %s\n", r.scenario, r.target, r.rps,
@@ -137,6 +156,17 @@ func benchmark(cfg config) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(cfg.out, "results.svg"), []byte(rep.svg()), 0o644)
+}
+
+// selected are the scenarios --only names, or all.
+func selected(cfg config, all []scenario) []scenario {
+	var out []scenario
+	for _, sc := range all {
+		if cfg.only == "" || strings.Contains(","+cfg.only+",", ","+sc.name+",") {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // ensureSeeded runs "fieldapi seed" for the tasks the company lacks.
