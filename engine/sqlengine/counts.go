@@ -19,7 +19,7 @@ import (
 //
 // A missing counter row means the company has no rows in that register:
 // Migrate fills the rows of a database that predates the counters
-// (backfillCounts), and only ever adds rows that are missing.
+// (backfillCounts) and never replaces a row.
 
 // addCount adds n to a register's count for a company inside tx.
 func addCount(ctx context.Context, tx *sqlx.Tx, company string, t *table, n int64) error {
@@ -29,14 +29,19 @@ func addCount(ctx context.Context, tx *sqlx.Tx, company string, t *table, n int6
 	return err
 }
 
-// backfillCounts creates the counter rows a register lacks, from its rows.
-// A company whose row exists keeps it: it has been kept exact since it was
-// made, and counting again here could miss a create committing meanwhile.
+// backfillCounts counts a register whose rows have never been counted: it
+// has no counter row at all (a database from before the counters). Once
+// counted, every write keeps the counts, so a register with counter rows
+// is not scanned again (a start of serve on a million rows stays quick),
+// and a company's existing row is never replaced: counting again could
+// miss a create committing meanwhile.
 func backfillCounts(ctx context.Context, tx *sqlx.Tx, t *table) error {
-	// "WHERE true" keeps SQLite's parser from reading ON CONFLICT as a join clause.
+	// The NOT EXISTS is evaluated once, before any row is read. The WHERE
+	// also keeps SQLite's parser from reading ON CONFLICT as a join clause.
 	_, err := exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n")
-		SELECT "company", ?, COUNT(*) FROM `+t.name()+` WHERE true GROUP BY "company"
-		ON CONFLICT ("company", "register") DO NOTHING`, t.reg.Name)
+		SELECT "company", ?, COUNT(*) FROM `+t.name()+`
+		WHERE NOT EXISTS (SELECT 1 FROM "record_counts" WHERE "register" = ?) GROUP BY "company"
+		ON CONFLICT ("company", "register") DO NOTHING`, t.reg.Name, t.reg.Name)
 	return err
 }
 
