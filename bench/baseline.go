@@ -271,9 +271,15 @@ type taskBody struct {
 }
 
 // inWriteTx runs a write once per Idempotency-Key: a key seen before
-// replays the stored answer; otherwise fn runs and its answer is stored in
-// the same transaction.
-func (b *baseline) inWriteTx(w http.ResponseWriter, r *http.Request, fn func(tx *sqlx.Tx) (int, any, error)) {
+// replays the stored answer; otherwise fn runs with the decoded body and
+// the time of the write, and its answer is stored in the same transaction.
+func (b *baseline) inWriteTx(w http.ResponseWriter, r *http.Request, fn func(ctx context.Context, tx *sqlx.Tx, in taskBody, now string) (int, any, error)) {
+	var in taskBody
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 	idemKey := r.Header.Get("Idempotency-Key")
 	if idemKey == "" {
 		http.Error(w, "Idempotency-Key required", http.StatusBadRequest)
@@ -305,7 +311,7 @@ func (b *baseline) inWriteTx(w http.ResponseWriter, r *http.Request, fn func(tx 
 		fail(w, err)
 		return
 	}
-	status, reply, err := fn(tx)
+	status, reply, err := fn(ctx, tx, in, now)
 	if err != nil {
 		fail(w, err)
 		return
@@ -325,14 +331,7 @@ func (b *baseline) inWriteTx(w http.ResponseWriter, r *http.Request, fn func(tx 
 }
 
 func (b *baseline) createTask(w http.ResponseWriter, r *http.Request) {
-	var in taskBody
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	b.inWriteTx(w, r, func(tx *sqlx.Tx) (int, any, error) {
-		ctx := r.Context()
-		now := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
+	b.inWriteTx(w, r, func(ctx context.Context, tx *sqlx.Tx, in taskBody, now string) (int, any, error) {
 		var customer string
 		if err := tx.GetContext(ctx, &customer, tx.Rebind(`SELECT name FROM customers WHERE company = ? AND nr = ?`), b.company, in.CustomerNr); err != nil {
 			return 0, nil, err
@@ -391,14 +390,7 @@ func (b *baseline) createTask(w http.ResponseWriter, r *http.Request) {
 }
 
 func (b *baseline) patchTask(w http.ResponseWriter, r *http.Request) {
-	var in taskBody
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	b.inWriteTx(w, r, func(tx *sqlx.Tx) (int, any, error) {
-		ctx := r.Context()
-		now := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
+	b.inWriteTx(w, r, func(ctx context.Context, tx *sqlx.Tx, in taskBody, now string) (int, any, error) {
 		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE tasks SET task_note = ?, modified = ? WHERE company = ? AND nr = ?`),
 			in.TaskNote, now, b.company, r.PathValue("nr"))
 		if err != nil {
