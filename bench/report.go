@@ -131,7 +131,7 @@ func (r report) targets() []targetCheck {
 func (r report) svg() string {
 	pairs := r.pairs()
 	const (
-		width, left, barMax = 900, 150, 560
+		width, left, barMax = 900, 150, 430 // room right of a bar for its label
 		rowH, barH, top     = 64, 20, 70
 	)
 	height := top + rowH*len(pairs) + 50
