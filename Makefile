@@ -15,14 +15,14 @@ BIN            := bin/fieldapi
 DEMO_CLIENT_ID := demo-cli
 DEMO_KEY_FILE  := bin/$(DEMO_CLIENT_ID).key
 # Directories go generate writes into; check-generated compares them.
-GENERATED_DIRS := generated engine/names catalog
+GENERATED_DIRS := generated engine/names client catalog
 
 # Tests against PostgreSQL run when this is set (see .ci/run).
 ifdef FIELDAPI_TEST_POSTGRES
 export FIELDAPI_TEST_POSTGRES
 endif
 
-.PHONY: generate build run test check-generated vet fuzz bench bench-go fmt clean help
+.PHONY: generate build run test check-generated vet fuzz bench bench-go fmt clean help lint-openapi
 
 ## generate: render the generated HTTP layer from catalog/*.yaml
 generate:
@@ -108,6 +108,12 @@ bench: build
 ## bench-go: run the Go benchmarks (one serial client each)
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## lint-openapi: lint generated/openapi.json with Redocly's recommended rules (needs npx and the npm registry; not part of make test)
+# .redocly.lint-ignore.yaml lists the deliberate exceptions, each with its reason.
+REDOCLY ?= @redocly/cli@2.77.0
+lint-openapi:
+	npx --yes $(REDOCLY) lint --extends recommended generated/openapi.json
 
 ## help: list the targets
 help:

@@ -45,7 +45,7 @@ func sendBadBodies(t *testing.T, env *Env) {
 		t.Run(route.Method+" "+route.Path, func(t *testing.T) {
 			is := is.New(t)
 			for _, body := range badBodies {
-				resp := env.Do(Request{Method: route.Method, Path: path, Key: env.Key, Body: body})
+				resp := env.Do(Request{Method: route.Method, Path: path, Key: env.Key, Body: body, SkipRequestValidation: true})
 				if resp.Status >= 500 || resp.Status < 400 && resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
 					t.Errorf("%s %s with %.60q: status %d, body %s", route.Method, path, body, resp.Status, resp.Body)
 					continue

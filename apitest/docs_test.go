@@ -47,7 +47,9 @@ func TestDocsServed(t *testing.T) {
 	for _, route := range slices.Sorted(maps.Keys(documented)) {
 		method, path, _ := strings.Cut(route, " ")
 		path = strings.NewReplacer(":key", "1", ":id", "1").Replace(path)
-		got := env.Do(Request{Method: method, Path: path, Key: env.Key, Body: "{}"})
+		// An empty body is enough to tell a served route from an unserved
+		// one; it is no valid request, so only the answer is validated.
+		got := env.Do(Request{Method: method, Path: path, Key: env.Key, Body: "{}", SkipRequestValidation: true})
 		if got.Status == http.StatusNotFound && strings.Contains(string(got.Body), "no such path") || got.Status == http.StatusMethodNotAllowed {
 			t.Errorf("/docs documents %s, which is not served: %d %s", route, got.Status, got.Body)
 		}

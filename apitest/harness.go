@@ -65,6 +65,8 @@ type Env struct {
 	Key string
 	// OtherKey is the same for company demo2.
 	OtherKey string
+
+	skipRequestValidation bool // SkipRequestValidation: every request of this Env is off the contract
 }
 
 // Each runs fn once per backend as a subtest.
@@ -129,6 +131,10 @@ type Request struct {
 	Key     string // Bearer value; "" sends no Authorization
 	Body    any    // marshalled as JSON unless it is a string or []byte
 	Headers map[string]string
+	// SkipRequestValidation is for a request the OpenAPI document does not
+	// allow, sent on purpose (bad bodies, missing headers): it is not
+	// validated against the document; its response still is (contract.go).
+	SkipRequestValidation bool
 }
 
 // Response is what came back.
@@ -175,18 +181,22 @@ func (r Response) Problem(t testing.TB) runtime.Problem {
 func (e *Env) Do(req Request) Response {
 	e.T.Helper()
 	var body io.Reader
+	var sent []byte
 	switch b := req.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		sent = b
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
 			e.T.Fatal(err)
 		}
-		body = bytes.NewReader(data)
+		sent = data
+	}
+	if req.Body != nil {
+		body = bytes.NewReader(sent)
 	}
 	hr, err := http.NewRequest(req.Method, e.URL+req.Path, body)
 	if err != nil {
@@ -218,6 +228,9 @@ func (e *Env) Do(req Request) Response {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		e.T.Fatal(err)
+	}
+	if err := Contract(e.T).check(hr, sent, req.SkipRequestValidation || e.skipRequestValidation, resp.StatusCode, resp.Header, data); err != nil {
+		e.T.Errorf("OpenAPI contract: %s %s: %v", req.Method, req.Path, err)
 	}
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }

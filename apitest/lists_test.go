@@ -121,7 +121,7 @@ func TestPagingParameters(t *testing.T) {
 		for _, tc := range bad {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
-				resp := env.Get("/v1/customers?" + tc.query)
+				resp := env.SkipRequestValidation().Get("/v1/customers?" + tc.query)
 				is.Equal(resp.Status, http.StatusBadRequest)
 				p := resp.Problem(t)
 				is.Equal(p.Title, "invalid_parameter")

@@ -184,7 +184,7 @@ func TestOrderLinesAddedAndChanged(t *testing.T) {
 		refused := env.Patch(KeyPath("orderlines", id), map[string]any{"discountPrice": -5})
 		is.Equal(refused.Status, http.StatusUnprocessableEntity)
 		is.Equal(refused.Problem(t).Detail, "DiscountPrice is an amount off each unit and cannot be negative, not -5")
-		readOnly := env.Patch(KeyPath("orderlines", id), map[string]any{"totalPrice": 1})
+		readOnly := env.SkipRequestValidation().Patch(KeyPath("orderlines", id), map[string]any{"totalPrice": 1})
 		is.Equal(readOnly.Status, http.StatusBadRequest)
 		is.Equal(readOnly.Problem(t).Title, "read_only_field")
 
@@ -219,7 +219,7 @@ func TestZeroQuantityLinesAreHiddenUnlessAsked(t *testing.T) {
 		is.Equal(products("&includeZeroQuantity=false"), []string{"4010"})
 		is.Equal(products("&includeZeroQuantity=true"), []string{"4012", "4011", "4010"}) // newest first
 
-		bad := env.Get("/v1/orderlines?includeZeroQuantity=maybe")
+		bad := env.SkipRequestValidation().Get("/v1/orderlines?includeZeroQuantity=maybe")
 		is.Equal(bad.Status, http.StatusBadRequest)
 	})
 }
@@ -233,13 +233,13 @@ func TestOrderStatusIsNotChangedByPatch(t *testing.T) {
 		nr := created.Object(t)["Nr"].(string)
 
 		for _, body := range []map[string]any{{"status": "Invoiced"}, {"note": "x", "status": "Planned"}} {
-			resp := env.Patch(KeyPath("orders", nr), body)
+			resp := env.SkipRequestValidation().Patch(KeyPath("orders", nr), body)
 			is.Equal(resp.Status, http.StatusBadRequest)
 			p := resp.Problem(t)
 			is.Equal(p.Title, "read_only_field")
 			is.True(len(p.ValidValues) > 0)
 		}
-		onCreate := env.Post("/v1/orders", map[string]any{"customerNr": "1005", "status": "Invoiced"})
+		onCreate := env.SkipRequestValidation().Post("/v1/orders", map[string]any{"customerNr": "1005", "status": "Invoiced"})
 		is.Equal(onCreate.Status, http.StatusBadRequest)
 
 		patched := env.Patch(KeyPath("orders", nr), map[string]any{"note": "Ring före leverans", "deliveryCity": "Uppsala"})

@@ -209,8 +209,8 @@ func testTaskCreateIsAllOrNothing(t *testing.T, env *Env) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			p := refusal(t, env.Post("/v1/tasks", tc.body))
-			is.True(strings.Contains(p.Detail, tc.detail)) // the engine's text names the cause
+			p := refusal(t, env.SkipRequestValidation().Post("/v1/tasks", tc.body)) // refusals, some of values the document does not allow
+			is.True(strings.Contains(p.Detail, tc.detail))                          // the engine's text names the cause
 			if tc.valid != nil {
 				got := slices.Clone(p.ValidValues)
 				slices.Sort(got)
@@ -229,7 +229,7 @@ func testTaskCreateIsAllOrNothing(t *testing.T, env *Env) {
 
 func testTaskStatus(t *testing.T, env *Env) {
 	status := func(nr, to string) Response {
-		return env.Post(KeyPath("tasks", nr, "/status"), map[string]any{"status": to})
+		return env.SkipRequestValidation().Post(KeyPath("tasks", nr, "/status"), map[string]any{"status": to}) // also statuses that do not exist
 	}
 
 	t.Run("applied last on create", func(t *testing.T) {
@@ -327,7 +327,7 @@ func testTaskStatus(t *testing.T, env *Env) {
 		is := is.New(t)
 		nr := newTask(t, env, map[string]any{"customerNr": "1006"})
 		for _, body := range []map[string]any{{"status": "Sent"}, {"customerNr": "1007"}} {
-			resp := env.Patch(KeyPath("tasks", nr), body)
+			resp := env.SkipRequestValidation().Patch(KeyPath("tasks", nr), body)
 			Expect(t, resp, http.StatusBadRequest)
 			is.Equal(resp.Problem(t).Title, "read_only_field")
 		}
@@ -420,7 +420,7 @@ func testTaskPlanDates(t *testing.T, env *Env) {
 			for k, v := range tc.sent {
 				body[k] = v
 			}
-			resp := env.Post("/v1/tasks", body)
+			resp := env.SkipRequestValidation().Post("/v1/tasks", body) // also plan date types that do not exist
 			if tc.valid != nil {
 				p := refusal(t, resp)
 				if len(tc.valid) > 0 {

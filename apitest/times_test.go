@@ -105,7 +105,11 @@ func TestStandaloneEntryRules(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
 				before := env.count(t, "/v1/times?ownerType=none")
-				resp := env.Post("/v1/times", tc.body)
+				sender := env
+				if tc.status == http.StatusBadRequest {
+					sender = env.SkipRequestValidation() // a body the document does not allow
+				}
+				resp := sender.Post("/v1/times", tc.body)
 				is.Equal(resp.Status, tc.status)
 				p := resp.Problem(t)
 				is.Equal(p.Title, tc.title)
@@ -282,7 +286,7 @@ func TestLinesArePatchedOnAnyOwner(t *testing.T) {
 		is.Equal(patched.Object(t)["Quantity"], 9.0)
 		is.Equal(patched.Object(t)["OwnerType"], "quote")
 
-		owner := env.Patch(KeyPath("materials", quoteMaterial["Id"].(string)), map[string]any{"ownerNr": "1"})
+		owner := env.SkipRequestValidation().Patch(KeyPath("materials", quoteMaterial["Id"].(string)), map[string]any{"ownerNr": "1"})
 		is.Equal(owner.Status, http.StatusBadRequest)
 		is.Equal(owner.Problem(t).Title, "read_only_field")
 

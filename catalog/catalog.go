@@ -80,6 +80,7 @@ type Register struct {
 	Actions      []*Action         `yaml:"actions"`     // named engine commands: POST …/{key}/<name>
 	CreateReply  *Reply            `yaml:"createReply"` // a create answers with this summary instead of the record
 	LocateFrom   []string          `yaml:"locateFrom"`  // reference fields a record without an address is located from, in order (rulekeys.go)
+	Example      map[string]any    `yaml:"example"`     // one record as read, PascalCase, drawn from the demo data (OpenAPI and docs examples)
 
 	ReadScope  string `yaml:"-"` // <name>:read
 	WriteScope string `yaml:"-"` // <name>:write
@@ -96,6 +97,8 @@ type Field struct {
 	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
 	DefaultFrom string    `yaml:"defaultFrom"` // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
 	Description string    `yaml:"description"` // one line for docs
+	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
+	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
 
 	// Use, alone in an entry of a register's fields, names a field set
 	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's

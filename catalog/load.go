@@ -212,6 +212,11 @@ func (r *Register) validate(c *Catalog) error {
 			return fmt.Errorf("defaults: field %q is not declared", name)
 		}
 	}
+	for name := range r.Example {
+		if fields[name] == nil && !slices.Contains(reservedFields, name) {
+			return fmt.Errorf("example: field %q is not declared", name)
+		}
+	}
 	for _, name := range r.RequireOneOf {
 		if fields[name] == nil {
 			return fmt.Errorf("requireOneOf: field %q is not declared", name)
@@ -272,6 +277,9 @@ func (r *Register) validate(c *Catalog) error {
 				return fmt.Errorf("line %s: postReply field %q is not declared in %s", l.Name, name, lr.File)
 			}
 		}
+		if len(l.PostReply) > 0 && !slices.Contains(l.PostReply, lr.Key) {
+			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
+		}
 	}
 	actions := map[string]bool{"location": true, "documents": true}
 	for i, a := range r.Actions {
@@ -283,6 +291,9 @@ func (r *Register) validate(c *Catalog) error {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
 				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)
 			}
+			if len(f.Enum) > 0 && f.Type != Text {
+				return fmt.Errorf("action %s: field %s: enum needs a text field", a.Name, f.Name)
+			}
 		}
 	}
 	if err := r.validateRuleKeys(c, fields); err != nil {
@@ -293,6 +304,9 @@ func (r *Register) validate(c *Catalog) error {
 			if fields[name] == nil {
 				return fmt.Errorf("createReply: field %q is not declared", name)
 			}
+		}
+		if !slices.Contains(rp.Fields, r.Key) {
+			return fmt.Errorf("createReply: fields must carry the key %s (the Location of the record created)", r.Key)
 		}
 		for list, names := range rp.Lines {
 			var line *Line
@@ -337,6 +351,9 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 		}
 		if f.Required && !(f.Writable || f.CreateOnly) {
 			return nil, fmt.Errorf("field %s: required but not writable", f.Name)
+		}
+		if len(f.Enum) > 0 && f.Type != Text {
+			return nil, fmt.Errorf("field %s: enum needs a text field, %s is %s", f.Name, f.Name, f.Type)
 		}
 		if f.References != "" {
 			ref := c.Register(f.References)

@@ -170,8 +170,13 @@ var loaderErrors = []struct {
 	{"action name", things("actions:\n  - {name: location}\n"), `catalog/things.yaml: actions[0]: name "location" must be a camelCase name not used by a line or another path`},
 	{"action field", things("actions:\n  - {name: close, fields: [{name: reason}]}\n"), "catalog/things.yaml: action close: fields[0]: needs a PascalCase name and a known type"},
 	{"createReply field missing", things("createReply: {fields: [Id]}\n"), `catalog/things.yaml: createReply: field "Id" is not declared`},
-	{"createReply of no line list", things("createReply: {lines: {parts: [Nr]}}\n"), `catalog/things.yaml: createReply: "parts" is not a line list of this register`},
-	{"createReply line field missing", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr}\ncreateReply: {lines: {owners: [Id]}}\n"), "owners.yaml", owners), `catalog/things.yaml: createReply: line owners: field "Id" is not declared in owners`},
+	{"createReply without the key", things("  - {name: Name}\ncreateReply: {fields: [Name]}\n"), `catalog/things.yaml: createReply: fields must carry the key Nr`},
+	{"createReply of no line list", things("createReply: {fields: [Nr], lines: {parts: [Nr]}}\n"), `catalog/things.yaml: createReply: "parts" is not a line list of this register`},
+	{"createReply line field missing", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr}\ncreateReply: {fields: [Nr], lines: {owners: [Id]}}\n"), "owners.yaml", owners), `catalog/things.yaml: createReply: line owners: field "Id" is not declared in owners`},
+	{"postReply without the line's key", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr, postReply: [Name]}\n"), "owners.yaml", owners), `catalog/things.yaml: line owners: postReply must carry the line's key Nr`},
+	{"example of a missing field", things("example: {Nr: '1', Size: 2}\n"), `catalog/things.yaml: example: field "Size" is not declared`},
+	{"enum on a number", things("  - {name: Size, type: number, enum: ['1']}\n"), `catalog/things.yaml: field Size: enum needs a text field, Size is number`},
+	{"enum on an action's number", things("actions:\n  - {name: close, fields: [{name: Size, type: number, enum: ['1']}]}\n"), `catalog/things.yaml: action close: field Size: enum needs a text field`},
 
 	// Extends and override.
 	{"extends an unknown register", map[string]string{"spares.yaml": spares}, `catalog/spares.yaml: extends: unknown register "parts"`},

@@ -533,18 +533,28 @@ func httpMethodConst(method string) string {
 //	func customerRoutes() []runtime.Route {
 //		return []runtime.Route{
 //			{Method: http.MethodGet, Path: "/v1/customers", Scope: "customers:read", Handler: listCustomers},
+//			{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer,
+//				Created: &runtime.Created{Member: "Nr"}},
 //			...
 //		}
 //	}
 func routesFunc(f *jen.File, r *Register) {
 	var items []jen.Code
 	for _, rt := range r.Routes {
-		items = append(items, jen.Line().Values(
+		fields := []jen.Code{
 			jen.Id("Method").Op(":").Qual(httpPkg, httpMethodConst(rt.Method)),
 			jen.Id("Path").Op(":").Lit(rt.Path),
 			jen.Id("Scope").Op(":").Lit(rt.Scope),
 			jen.Id("Handler").Op(":").Id(rt.Handler),
-		))
+		}
+		if base, member, ok := r.CreatedAt(rt); ok {
+			created := jen.Dict{jen.Id("Member"): jen.Lit(member)}
+			if base != "" {
+				created[jen.Id("Base")] = jen.Lit(base)
+			}
+			fields = append(fields, jen.Id("Created").Op(":").Op("&").Qual(runtimePkg, "Created").Values(created))
+		}
+		items = append(items, jen.Line().Values(fields...))
 	}
 	items = append(items, jen.Line())
 	f.Commentf("%s are the routes of the %s register with the scope each needs.", r.RoutesFunc, r.Name)

@@ -264,7 +264,7 @@ func partRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/parts", Scope: "parts:read", Handler: listParts},
 		{Method: http.MethodGet, Path: "/v1/parts/extra-fields", Scope: "parts:read", Handler: partExtraFields},
 		{Method: http.MethodGet, Path: "/v1/parts/:key", Scope: "parts:read", Handler: getPart},
-		{Method: http.MethodPost, Path: "/v1/parts", Scope: "parts:write", Handler: createPart},
+		{Method: http.MethodPost, Path: "/v1/parts", Scope: "parts:write", Handler: createPart, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/parts/:key", Scope: "parts:write", Handler: updatePart},
 	}
 }

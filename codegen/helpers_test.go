@@ -22,28 +22,7 @@ func modelOf(t *testing.T, files map[string]string) *Model {
 func modelOfFS(t *testing.T, fsys fs.FS) *Model {
 	t.Helper()
 	cat, err := catalog.LoadFS(fsys)
-	if err != nil {
-		t.Fatal("loading the catalog:", err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal("building the model:", err)
-	}
-	return m
-}
-
-// builtinModel is the model of the real catalog.
-func builtinModel(t *testing.T) *Model {
-	t.Helper()
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return mustModel(t, cat, err)
 }
 
 // generate renders a model as the generated package fieldapi/generated.
@@ -102,4 +81,25 @@ fields:
 func partsModel(t *testing.T) (m *Model, parts, notes *Register) {
 	m = modelOf(t, map[string]string{"parts.yaml": partsYAML, "notes.yaml": notesYAML})
 	return m, m.Registers[1], m.Registers[0]
+}
+
+// builtinModel is the model of the catalog shipped in catalog/.
+func builtinModel(t *testing.T) *Model {
+	t.Helper()
+	cat, err := catalog.Builtin()
+	return mustModel(t, cat, err)
+}
+
+// mustModel is the model of a catalog just loaded, failing the test when
+// loading or building failed.
+func mustModel(t *testing.T, cat *catalog.Catalog, loadErr error) *Model {
+	t.Helper()
+	if loadErr != nil {
+		t.Fatal("loading the catalog:", loadErr)
+	}
+	m, err := NewModel(cat)
+	if err != nil {
+		t.Fatal("building the model:", err)
+	}
+	return m
 }

@@ -35,6 +35,11 @@ type Register struct {
 	CreateShapeVar string // customerCreateShape
 	UpdateShapeVar string // customerUpdateShape
 
+	// OpenAPI schema names, one per intent (the read shape is RecordType).
+	CreateSchema string // CustomerCreate: the body of POST /v1/customers
+	UpdateSchema string // CustomerUpdate: the body of PATCH /v1/customers/{Nr}
+	PageSchema   string // CustomerPage: one page of GET /v1/customers
+
 	ListFunc        string // listCustomers
 	GetFunc         string // getCustomer
 	CreateFunc      string // createCustomer
@@ -75,7 +80,7 @@ type RouteSpec struct {
 	Handler string    // Go name of the handler: getCustomer
 	Summary string    // one line for the OpenAPI document
 	Kind    RouteKind // what the route does, for the OpenAPI document
-	Request string    // schema of the request body, if any
+	Request string    // OpenAPI schema of the request body, if any: CustomerCreate, CustomerUpdate, TaskMaterialsItem, TaskStatusBody
 	Reply   string    // schema of the answer, if a record or reply type
 }
 
@@ -110,6 +115,7 @@ type Line struct {
 	Of       *Register
 	GoName   string // Contacts
 	ShapeVar string // customerContactsShape: the body of one line
+	Schema   string // CustomerContactsItem: OpenAPI schema of one line, nested in the owner's create or posted alone
 	PostFunc string // addTaskMaterials, when one line can be posted
 	Path     string // /v1/tasks/:key/materials
 	DocPath  string // /v1/tasks/{Nr}/materials
@@ -141,6 +147,7 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 				Of:       of,
 				GoName:   exported(cl.Name),
 				ShapeVar: unexported(r.RecordType) + exported(cl.Name) + "Shape",
+				Schema:   r.RecordType + exported(cl.Name) + "Item",
 			})
 		}
 	}
@@ -253,6 +260,9 @@ func newRegister(cr *catalog.Register) *Register {
 		FiltersVar:      unexported(rec) + "Filters",
 		CreateShapeVar:  unexported(rec) + "CreateShape",
 		UpdateShapeVar:  unexported(rec) + "UpdateShape",
+		CreateSchema:    rec + "Create",
+		UpdateSchema:    rec + "Update",
+		PageSchema:      rec + "Page",
 		ListFunc:        "list" + plural,
 		GetFunc:         "get" + rec,
 		CreateFunc:      "create" + rec,
@@ -301,10 +311,10 @@ func (r *Register) routes() []RouteSpec {
 		if r.CreateReply != nil {
 			reply = r.CreateReply.Type
 		}
-		routes = append(routes, RouteSpec{"POST", r.CollectionPath, r.CollectionPath, write, r.CreateFunc, "Create a record of " + r.Name, KindCreate, r.WriteType, reply})
+		routes = append(routes, RouteSpec{"POST", r.CollectionPath, r.CollectionPath, write, r.CreateFunc, "Create a record of " + r.Name, KindCreate, r.CreateSchema, reply})
 	}
 	if r.Has(catalog.Update) {
-		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, write, r.UpdateFunc, "Change the fields sent of a record of " + r.Name, KindUpdate, r.WriteType, r.RecordType})
+		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, write, r.UpdateFunc, "Change the fields sent of a record of " + r.Name, KindUpdate, r.UpdateSchema, r.RecordType})
 	}
 	for _, l := range r.Lines {
 		if l.Post {
@@ -312,7 +322,7 @@ func (r *Register) routes() []RouteSpec {
 			if l.Reply != nil {
 				reply = l.Reply.Type
 			}
-			routes = append(routes, RouteSpec{"POST", l.Path, l.DocPath, write, l.PostFunc, "Add one line to " + l.Name, KindAddLine, l.Of.WriteType, reply})
+			routes = append(routes, RouteSpec{"POST", l.Path, l.DocPath, write, l.PostFunc, "Add one line to " + l.Name, KindAddLine, l.Schema, reply})
 		}
 	}
 	for _, a := range r.Actions {

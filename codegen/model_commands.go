@@ -30,6 +30,7 @@ type Reply struct {
 	Type     string // TaskCreated, OrderLinesReply
 	ViewFunc string // viewTaskCreated
 	Doc      string
+	Owner    *Register // whose fields it copies
 	Fields   []*Field
 	Lines    []*ReplyLine
 }
@@ -70,6 +71,7 @@ func (r *Register) completeCommands() {
 				Type:     rec + l.GoName + "Reply",
 				ViewFunc: "view" + rec + l.GoName + "Reply",
 				Doc:      "is the answer to POST " + l.DocPath + ".",
+				Owner:    l.Of,
 				Fields:   l.Of.fieldsNamed(l.PostReply),
 			}
 		}
@@ -94,6 +96,7 @@ func (r *Register) completeCommands() {
 			Type:     rec + "Created",
 			ViewFunc: "view" + rec + "Created",
 			Doc:      "is the answer to POST " + r.CollectionPath + ".",
+			Owner:    r,
 			Fields:   r.fieldsNamed(cr.Fields),
 		}
 		for _, l := range r.Lines {
@@ -138,4 +141,32 @@ func (l *Line) PostView() string {
 		return l.Reply.ViewFunc
 	}
 	return l.Of.ViewFunc
+}
+
+// CreatedAt says where the resource a route creates lives, for its
+// Location header: base (empty: the request's path) + "/" + the value of
+// member in the 201 answer. ok is false for routes that answer no 201.
+func (r *Register) CreatedAt(rt RouteSpec) (base, member string, ok bool) {
+	switch rt.Kind {
+	case KindCreate:
+		return "", replyMember(r, r.CreateReply), true
+	case KindAddDocument:
+		return "", "id", true
+	case KindAddLine:
+		for _, l := range r.Lines {
+			if l.Post && l.DocPath == rt.DocPath {
+				return l.Of.CollectionPath, replyMember(l.Of, l.Reply), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// replyMember is the answer's member holding the record's key: the
+// PascalCase key of the record, or its camelCase name in a reply.
+func replyMember(r *Register, reply *Reply) string {
+	if reply == nil {
+		return r.Key
+	}
+	return catalog.WriteName(r.Key)
 }

@@ -56,8 +56,8 @@ func TestModelRoutes(t *testing.T) {
 		{"GET", "/v1/parts", "/v1/parts", "parts:read", "listParts", "List parts, newest first", KindList, "", "Part"},
 		{"GET", "/v1/parts/extra-fields", "/v1/parts/extra-fields", "parts:read", "partExtraFields", "Describe the extra fields of parts", KindExtraFields, "", ""},
 		{"GET", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:read", "getPart", "Read one record of parts", KindGet, "", "Part"},
-		{"POST", "/v1/parts", "/v1/parts", "parts:write", "createPart", "Create a record of parts", KindCreate, "PartWrite", "Part"},
-		{"PATCH", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "updatePart", "Change the fields sent of a record of parts", KindUpdate, "PartWrite", "Part"},
+		{"POST", "/v1/parts", "/v1/parts", "parts:write", "createPart", "Create a record of parts", KindCreate, "PartCreate", "Part"},
+		{"PATCH", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "updatePart", "Change the fields sent of a record of parts", KindUpdate, "PartUpdate", "Part"},
 	})
 	is.Equal(len(notes.Routes), 2) // list and get only
 }

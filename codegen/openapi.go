@@ -2,264 +2,346 @@ package codegen
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
 	"fieldapi/catalog"
 )
 
-// obj is a JSON object of the OpenAPI document; encoding/json sorts its
-// keys, so the document is deterministic.
-type obj = map[string]any
+// DatePattern is what a date field accepts and returns (spec 2.1): an ISO
+// 8601 date or date-time, with or without a zone, kept as sent. It is the
+// pattern runtime.ValidDate checks; TestDatePatternMatchesRuntime keeps the
+// two equal. (format: date or date-time would each refuse the other form,
+// and date-time requires a zone the server does not.)
+const DatePattern = `^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$`
+
+// clearableDatePattern is DatePattern or "": a request clears a date with "".
+const clearableDatePattern = `^$|` + DatePattern
 
 // openAPIDocument renders the OpenAPI 3.1 description of every route.
 func openAPIDocument(m *Model) ([]byte, error) {
-	paths := obj{}
-	schemas := obj{"Problem": problemSchema()}
-	for _, r := range m.Registers {
-		schemas[r.RecordType] = recordSchema(r)
-		if r.Body != nil {
-			schemas[r.WriteType] = bodySchema(r.Body, r.RequiredNames())
-		}
-		for _, a := range r.Actions {
-			var required []string
-			for _, f := range a.Body.Fields {
-				if f.Required {
-					required = append(required, f.WriteName)
-				}
-			}
-			schemas[a.Body.Type] = bodySchema(a.Body, required)
-		}
-		for _, rp := range r.replies() {
-			schemas[rp.Type] = replySchema(rp)
-		}
-		for _, rt := range r.Routes {
-			item, _ := paths[rt.DocPath].(obj)
-			if item == nil {
-				item = obj{}
-				paths[rt.DocPath] = item
-			}
-			item[strings.ToLower(rt.Method)] = operation(r, rt)
-		}
-	}
-	for path, op := range builtinPaths() {
-		paths[path] = op
-	}
-	doc := obj{
-		"openapi": "3.1.0",
-		"info": obj{
-			"title":       "fieldapi: field-service integration API",
-			"version":     "v1",
-			"description": "REST/JSON access to the registers of a field-service engine. Records read use PascalCase names; request bodies use camelCase. Every write needs an Idempotency-Key header.",
-		},
-		"servers": []any{obj{
-			"url":         "{baseUrl}",
-			"description": "where the operator runs fieldapi serve",
-			"variables":   obj{"baseUrl": obj{"default": "http://127.0.0.1:8080"}},
-		}},
-		"security": []any{obj{"bearer": []any{}}},
-		"paths":    paths,
-		"components": obj{
-			"schemas": schemas,
-			"securitySchemes": obj{
-				"bearer": obj{"type": "http", "scheme": "bearer", "description": "An API key (mk_…) or an access token (mt_…) from POST /v1/token."},
-			},
-			"parameters": obj{
-				"IdempotencyKey": obj{"name": "Idempotency-Key", "in": "header", "required": true, "schema": obj{"type": "string", "maxLength": 255}, "description": "Chosen per operation. The same key with the same content replays the first response; with other content: 409."},
-			},
-		},
+	doc, err := NewDocument(m)
+	if err != nil {
+		return nil, err
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	return append(b, '\n'), err
 }
 
-func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
-
-func problemResponse(desc string) obj {
-	return obj{"description": desc, "content": obj{"application/problem+json": obj{"schema": ref("Problem")}}}
-}
-
-func jsonResponse(desc string, schema obj) obj {
-	return obj{"description": desc, "content": obj{"application/json": obj{"schema": schema}}}
-}
-
-// operation describes one route.
-func operation(r *Register, rt RouteSpec) obj {
-	op := obj{
-		"operationId": rt.Handler,
-		"summary":     rt.Summary,
-		"tags":        []string{r.Name},
-		"description": "Scope: " + rt.Scope + ". Declared in " + r.Source + ".",
-	}
-	responses := obj{
-		"400": problemResponse("Malformed call"),
-		"401": problemResponse("Key or token missing, wrong, revoked or expired; token_required"),
-		"403": problemResponse("The key lacks the scope, or the engine's permissions refuse the signature"),
-		"429": problemResponse("Too many calls; see Retry-After"),
-		"503": problemResponse("Engine unreachable or busy; retry is safe"),
-		"504": problemResponse("Engine timeout; retry with the same Idempotency-Key"),
-	}
-	var params []any
-	if strings.Contains(rt.Path, ":key") {
-		params = append(params, obj{"name": r.Key, "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "The record's " + r.Key + ", path-escaped whole."})
-		responses["404"] = problemResponse("No such record in the key's company")
-	}
-	if rt.Kind == KindGetDocument {
-		params = append(params, obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "integer"}})
-	}
-	if rt.Method != "GET" {
-		params = append(params, obj{"$ref": "#/components/parameters/IdempotencyKey"})
-		responses["409"] = problemResponse("Idempotency-Key reused with other content, or still running")
-		responses["413"] = problemResponse("Body larger than 32 MB")
-		responses["422"] = problemResponse("The engine refused the call (command_failed)")
-	}
-	if rt.Request != "" {
-		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(rt.Request)}}}
-	}
-	switch rt.Kind {
-	case KindList:
-		params = append(params, listParameters(r)...)
-		responses["200"] = jsonResponse("One page, newest first", obj{
-			"type":     "object",
-			"required": []string{"items", "nextCursor", "page", "total"},
-			"properties": obj{
-				"items":      obj{"type": "array", "items": ref(r.RecordType)},
-				"nextCursor": obj{"type": []string{"string", "null"}},
-				"page":       obj{"type": "integer"},
-				"total":      obj{"type": []string{"integer", "null"}},
+// NewDocument builds the OpenAPI document of the model: one schema per
+// intent of every register (read, create, update, nested line, page,
+// action body, reply), every route with every status it can answer, and
+// the built-in routes. It fails when two schemas would share a name.
+func NewDocument(m *Model) (*Document, error) {
+	b := &docBuilder{doc: &Document{
+		OpenAPI: "3.1.0",
+		Info: Info{
+			Title:   "fieldapi: field-service integration API",
+			Version: "v1",
+			Description: "REST/JSON access to the registers of a field-service engine. Records are read with PascalCase names; " +
+				"request bodies use camelCase. Every write needs an Idempotency-Key header: the same key with the same content " +
+				"replays the first response. A path served without the method called answers 405 method_not_allowed with an Allow header. " +
+				"Failures are RFC 9457 problems whose title is one of the codes listed in the Problem schema.",
+			Contact: &Contact{Name: "fieldapi maintainers", URL: "https://fieldapi.dev"},
+			License: &License{Name: "Proprietary", URL: "https://fieldapi.dev/license"},
+		},
+		Servers: []Server{{
+			URL:         "{baseUrl}",
+			Description: "where the operator runs fieldapi serve",
+			Variables:   map[string]ServerVariable{"baseUrl": {Default: "http://127.0.0.1:8080", Description: "scheme, host and port of the service"}},
+		}},
+		Security: []SecurityRequirement{{"bearer": {}}},
+		Paths:    map[string]*PathItem{},
+		Components: Components{
+			Schemas:    map[string]*Schema{},
+			Responses:  map[string]*Response{},
+			Parameters: map[string]*Parameter{},
+			Headers:    sharedHeaders(),
+			SecuritySchemes: map[string]*SecurityScheme{
+				"bearer": {Type: "http", Scheme: "bearer", Description: "An API key (mk_…) or an access token (mt_…) from POST /v1/token."},
 			},
-		})
-	case KindExtraFields, KindListDocuments:
-		responses["200"] = jsonResponse("The descriptions", obj{"type": "object", "properties": obj{"items": obj{"type": "array"}, "count": obj{"type": "integer"}}})
-	case KindGet, KindUpdate, KindAction:
-		responses["200"] = jsonResponse("The record", ref(rt.Reply))
-	case KindCreate, KindAddLine:
-		responses["201"] = jsonResponse("As written", ref(rt.Reply))
-	case KindGetLocation:
-		params = append(params,
-			obj{"name": "locate", "in": "query", "schema": obj{"type": "boolean"}, "description": "recalculate the position first"},
-			obj{"name": "force", "in": "query", "schema": obj{"type": "boolean"}, "description": "recalculate even when a position exists"})
-		responses["200"] = jsonResponse("The stored position", locationSchema())
-	case KindPinLocation:
-		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "required": []string{"latitude", "longitude"},
-			"properties": obj{"latitude": obj{"type": "number"}, "longitude": obj{"type": "number"}, "address": obj{"type": "string"}}}}}}
-		responses["200"] = jsonResponse("The pinned position", locationSchema())
-	case KindAddDocument:
-		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "required": []string{"name", "contentBase64"},
-			"properties": obj{"name": obj{"type": "string"}, "contentBase64": obj{"type": "string", "contentEncoding": "base64"}}}}}}
-		responses["201"] = jsonResponse("The stored document", obj{"type": "object", "properties": obj{"id": obj{"type": "integer"}, "nr": obj{"type": "string"}, "name": obj{"type": "string"}}})
-	case KindGetDocument:
-		responses["200"] = obj{"description": "The file; Content-Type sniffed from the content, Content-Disposition attachment", "content": obj{"application/octet-stream": obj{"schema": obj{"type": "string", "format": "binary"}}}}
+		},
+	}}
+	b.builtins()
+	for _, r := range m.Registers {
+		b.register(r)
 	}
-	if len(params) > 0 {
-		op["parameters"] = params
+	if len(b.errs) > 0 {
+		return nil, fmt.Errorf("openapi: %s", strings.Join(b.errs, "; "))
 	}
-	op["responses"] = responses
-	return op
+	return b.doc, nil
 }
 
-func listParameters(r *Register) []any {
-	q := func(name, typ, desc string) obj {
-		return obj{"name": name, "in": "query", "schema": obj{"type": typ}, "description": desc}
+// docBuilder collects the document; errs are schema name collisions.
+type docBuilder struct {
+	doc  *Document
+	errs []string
+}
+
+func (b *docBuilder) schema(name string, s *Schema) {
+	if _, taken := b.doc.Components.Schemas[name]; taken {
+		b.errs = append(b.errs, "schema "+name+" is declared twice")
 	}
-	params := []any{
-		q("limit", "integer", "Page size: default 50, at most 500."),
-		q("page", "integer", "Page number from 1; pages can repeat rows while records are created."),
-		q("cursor", "string", "nextCursor of the previous page: stable while records are created."),
-		q("modifiedSince", "string", "ISO 8601 timestamp: records modified at or after it."),
-		q("modifiedBefore", "string", "ISO 8601 timestamp: records modified before it."),
+	b.doc.Components.Schemas[name] = s
+}
+
+func (b *docBuilder) operation(path, method string, op *Operation) {
+	item := b.doc.Paths[path]
+	if item == nil {
+		item = &PathItem{}
+		b.doc.Paths[path] = item
 	}
-	for _, fl := range r.Filters {
-		f := r.Field(fl.Field)
-		typ := jsonType(f.Type)
-		desc := string(fl.Match) + " on " + fl.Field
-		switch fl.Match {
-		case catalog.OneOf:
-			typ, desc = "string", "comma-separated values of "+fl.Field
-		case catalog.Hides:
-			typ, desc = "boolean", "true includes records whose "+fl.Field+" is "+strings.Join(fl.Values, " or ")
+	item.Set(method, op)
+}
+
+func ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
+
+func types(t ...string) Types { return Types(t) }
+
+func ptr[T any](v T) *T { return &v }
+
+// register adds a register's tag, schemas and routes.
+func (b *docBuilder) register(r *Register) {
+	b.doc.Tags = append(b.doc.Tags, Tag{Name: r.Name, Description: r.Description + " (" + r.Source + ")"})
+	b.schema(r.RecordType, readSchema(r))
+	b.schema(r.PageSchema, pageSchema(r))
+	if r.Has(catalog.Create) {
+		b.schema(r.CreateSchema, createSchema(r))
+	}
+	if r.Has(catalog.Update) {
+		b.schema(r.UpdateSchema, updateSchema(r))
+	}
+	for _, l := range r.Lines {
+		b.schema(l.Schema, itemSchema(l))
+	}
+	for _, a := range r.Actions {
+		b.schema(a.Body.Type, actionSchema(a))
+	}
+	for _, rp := range r.replies() {
+		b.schema(rp.Type, replySchema(rp))
+		for _, rl := range rp.Lines {
+			b.schema(rl.ItemType, replyLineSchema(rl))
 		}
-		params = append(params, q(fl.Param, typ, desc))
 	}
-	return params
+	for _, rt := range r.Routes {
+		b.operation(rt.DocPath, rt.Method, b.routeOperation(r, rt))
+	}
 }
 
-func jsonType(t catalog.FieldType) string {
-	switch t {
+// fieldSchema is the schema of one field's value. nullable admits null;
+// a read enum then admits null among its values.
+func fieldSchema(f *catalog.Field, nullable bool) *Schema {
+	s := &Schema{}
+	switch f.Type {
 	case catalog.Number:
-		return "number"
+		s.Type, s.Format = types("number"), "double"
 	case catalog.Bool:
-		return "boolean"
-	case catalog.List:
-		return "array"
-	case catalog.Object:
-		return "object"
-	}
-	return "string"
-}
-
-func fieldSchema(t catalog.FieldType, nullable bool) obj {
-	s := obj{"type": jsonType(t)}
-	switch t {
+		s.Type = types("boolean")
 	case catalog.Date:
-		// No format: "date-time" would call 2026-05-01 invalid, "date" the reverse.
-		s["description"] = "ISO 8601 date or date-time, kept as sent"
+		s.Type, s.Pattern = types("string"), DatePattern
 	case catalog.List:
-		s["items"] = obj{"type": "string"}
+		s.Type, s.Items = types("array"), &Schema{Type: types("string")}
 	case catalog.Object:
-		s["additionalProperties"] = obj{"type": "string"}
+		s.Type, s.AdditionalProperties = types("object"), &Schema{Type: types("string")}
+	default:
+		s.Type = types("string")
 	}
-	if nullable && t != catalog.List && t != catalog.Object {
-		s["type"] = []string{jsonType(t), "null"}
+	for _, v := range f.Enum {
+		s.Enum = append(s.Enum, v)
+	}
+	if nullable {
+		s.Type = append(s.Type, "null")
+		if s.Enum != nil {
+			s.Enum = append(s.Enum, nil)
+		}
 	}
 	return s
 }
 
-func recordSchema(r *Register) obj {
-	props := obj{"Modified": obj{"type": []string{"string", "null"}, "readOnly": true}}
-	for _, f := range r.Fields {
-		s := fieldSchema(f.Type, true)
-		if !f.Writable {
-			s["readOnly"] = true
-		}
-		props[f.Name] = s
+// readNullable reports whether the server can read a field as null: never
+// the key, a list or an object, a field the catalog marks notNull, nor a
+// field the engine sets on create when it is omitted (defaults).
+func readNullable(r *Register, f *catalog.Field) bool {
+	if f.Name == r.Key || f.NotNull || f.Type == catalog.List || f.Type == catalog.Object {
+		return false
 	}
-	for _, l := range r.ReadLines {
-		props[l.ReadName] = obj{"type": "array", "items": ref(l.Of.RecordType)}
-	}
-	if r.ExtraFields {
-		props["ExtraFields"] = fieldSchema(catalog.Object, false)
-	}
-	return obj{"type": "object", "description": r.Description + " (" + r.Source + ")", "properties": props}
+	_, defaulted := r.Defaults[f.Name]
+	return !defaulted
 }
 
-func bodySchema(b *Body, required []string) obj {
-	props := obj{}
-	for _, f := range b.Fields {
-		s := fieldSchema(f.Type, true)
-		var notes []string
-		if f.CreateOnly {
-			notes = append(notes, "create only")
-		}
-		if f.References != "" {
-			notes = append(notes, "key of a record in "+f.References)
-		}
-		if f.Description != "" {
-			notes = append(notes, f.Description)
-		}
-		if len(notes) > 0 {
-			s["description"] = strings.Join(notes, "; ")
-		}
-		props[f.WriteName] = s
+func fieldNotes(f *catalog.Field) string {
+	var notes []string
+	if f.Description != "" {
+		notes = append(notes, f.Description)
 	}
-	if b.ExtraFields {
-		props["extraFields"] = fieldSchema(catalog.Object, false)
+	if f.References != "" {
+		notes = append(notes, "Key of a record in "+f.References+".")
 	}
-	for _, l := range b.Lines {
-		props[l.Name] = obj{"type": "array", "items": ref(l.Of.WriteType), "description": "lines created with the record, all or nothing (create only)"}
+	if f.Lookup != "" {
+		notes = append(notes, "Copied from "+f.Lookup+".")
 	}
-	s := obj{"type": "object", "additionalProperties": false, "properties": props}
-	if len(required) > 0 {
-		s["required"] = required
+	return strings.Join(notes, " ")
+}
+
+// readSchema is the record as read: every property is always present.
+// It is only ever a response, so no property is marked readOnly (client
+// generators would make such a property optional); the Create and Update
+// schemas say what may be written.
+func readSchema(r *Register) *Schema {
+	s := &Schema{
+		Type:        types("object"),
+		Description: r.Description + " The record as read (" + r.Source + ").",
+		Properties:  map[string]*Schema{},
+	}
+	for _, f := range r.Fields {
+		p := fieldSchema(f.Field, readNullable(r, f.Field))
+		p.Description = fieldNotes(f.Field)
+		s.Properties[f.Name] = p
+		s.Required = append(s.Required, f.Name)
+	}
+	s.Properties["Modified"] = &Schema{Type: types("string"), Pattern: DatePattern, Description: "When the record last changed."}
+	s.Required = append(s.Required, "Modified")
+	if r.ExtraFields {
+		s.Properties["ExtraFields"] = &Schema{Type: types("object"), AdditionalProperties: &Schema{Type: types("string")},
+			Description: "The company's own fields: every defined key, values as strings (GET " + r.CollectionPath + "/extra-fields describes them)."}
+		s.Required = append(s.Required, "ExtraFields")
+	}
+	for _, l := range r.ReadLines {
+		s.Properties[l.ReadName] = &Schema{Type: types("array"), Items: ref(l.Of.RecordType), Description: "The record's " + l.Name + " lines."}
+		s.Required = append(s.Required, l.ReadName)
+	}
+	if ex := r.ReadExample(); ex != nil {
+		s.Examples = []any{ex}
+	}
+	return s
+}
+
+func pageSchema(r *Register) *Schema {
+	total := &Schema{Type: types("integer", "null"), Description: "Records matching the filters; null when the register is not counted or on a later cursor page."}
+	return &Schema{
+		Type:        types("object"),
+		Description: "One page of " + r.Name + ", newest first.",
+		Required:    []string{"items", "nextCursor", "page", "total"},
+		Properties: map[string]*Schema{
+			"items":      {Type: types("array"), Items: ref(r.RecordType)},
+			"nextCursor": {Type: types("string", "null"), Description: "Pass as cursor for the next page; null on the last page."},
+			"page":       {Type: types("integer"), Description: "The page number; 0 when paging by cursor."},
+			"total":      total,
+		},
+	}
+}
+
+// writeProperty is one field of a request body: null and "" are part of
+// every field's contract (leave, clear), so both are admitted where the
+// field's schema stays a single type: "" on a text, date or enum field.
+// A number or bool field also takes "" (documented in prose): a schema of
+// two non-null types would turn into an untyped value in most client
+// generators, and lose what the field is.
+func writeProperty(f *Field, required bool) *Schema {
+	p := fieldSchema(f.Field, !required)
+	if f.Type == catalog.Date {
+		p.Pattern = clearableDatePattern
+	}
+	if p.Enum != nil {
+		p.Enum = append(p.Enum, "")
+	}
+	p.Description = fieldNotes(f.Field)
+	return p
+}
+
+// bodyObject is a closed object of the given fields; a required field
+// must carry a value, so it admits no null.
+func bodyObject(desc string, fields []*Field, required []string) *Schema {
+	s := &Schema{Type: types("object"), Description: desc, AdditionalProperties: Never(), Properties: map[string]*Schema{}, Required: required}
+	for _, f := range fields {
+		s.Properties[f.WriteName] = writeProperty(f, slices.Contains(required, f.WriteName))
+	}
+	return s
+}
+
+const leaveClear = ` A field sent as null, or omitted, is left as it is; "" clears it (on any field type).`
+
+func createSchema(r *Register) *Schema {
+	s := bodyObject("The body of POST "+r.CollectionPath+"."+leaveClear, r.BodyFields(), r.RequiredNames())
+	if r.ExtraFields {
+		s.Properties["extraFields"] = extraFieldsProperty()
+	}
+	for _, l := range r.Lines {
+		s.Properties[l.Name] = &Schema{Type: types("array"), Items: ref(l.Schema),
+			Description: "Lines created with the record, all or nothing."}
+	}
+	if ex := r.CreateExample(); ex != nil {
+		s.Examples = []any{ex}
+	}
+	return s
+}
+
+func updateSchema(r *Register) *Schema {
+	var fields []*Field
+	for _, f := range r.BodyFields() {
+		if !f.CreateOnly {
+			fields = append(fields, f)
+		}
+	}
+	s := bodyObject("The body of PATCH "+r.ItemDocPath+": only the fields sent are written."+leaveClear+
+		" Create-only and read-only fields are refused (400 read_only_field).", fields, nil)
+	if r.ExtraFields {
+		s.Properties["extraFields"] = extraFieldsProperty()
+	}
+	if ex := r.UpdateExample(); ex != nil && len(ex) > 0 {
+		s.Examples = []any{ex}
+	}
+	return s
+}
+
+func extraFieldsProperty() *Schema {
+	return &Schema{Type: types("object"), AdditionalProperties: &Schema{Type: types("string")},
+		Description: "Extra-field values by key, as strings; \"\" clears one."}
+}
+
+// itemSchema is one line of a line list: nested in the owner's create, or
+// posted alone to the owner's line path. The owner sets the parent key and
+// the fixed fields, so they are not part of it.
+func itemSchema(l *Line) *Schema {
+	names := l.LineNames()
+	var fields []*Field
+	for _, f := range l.Of.BodyFields() {
+		if slices.Contains(names, f.WriteName) {
+			fields = append(fields, f)
+		}
+	}
+	desc := "One line of " + l.Name + " (a record of " + l.Of.Name + "), nested in the owner's create"
+	if l.Post {
+		desc += " or posted to " + l.DocPath
+	}
+	set := []string{catalog.WriteName(l.Parent)}
+	for _, name := range slices.Sorted(maps.Keys(l.Set)) {
+		set = append(set, catalog.WriteName(name)+" ("+l.Set[name]+")")
+	}
+	s := bodyObject(desc+"; the owner sets "+strings.Join(set, ", ")+"."+leaveClear, fields, l.LineRequired())
+	if l.Of.ExtraFields {
+		s.Properties["extraFields"] = extraFieldsProperty()
+	}
+	if ex := l.ItemExample(); ex != nil {
+		s.Examples = []any{ex}
+	}
+	return s
+}
+
+func actionSchema(a *Action) *Schema {
+	s := &Schema{Type: types("object"), Description: "The body of POST " + a.DocPath + ". " + a.Description,
+		AdditionalProperties: Never(), Properties: map[string]*Schema{}}
+	for _, f := range a.Body.Fields {
+		p := fieldSchema(f.Field, false)
+		p.Description = fieldNotes(f.Field)
+		s.Properties[f.WriteName] = p
+		if f.Required {
+			s.Required = append(s.Required, f.WriteName)
+		}
 	}
 	return s
 }
@@ -278,55 +360,198 @@ func (r *Register) replies() []*Reply {
 	return out
 }
 
-func replySchema(rp *Reply) obj {
-	props := obj{}
-	for _, f := range rp.Fields {
-		props[f.WriteName] = fieldSchema(f.Type, true)
+// replyProperties are camelCase copies of record fields, always present.
+func replyProperties(owner *Register, fields []*Field) (map[string]*Schema, []string) {
+	props := map[string]*Schema{}
+	var required []string
+	for _, f := range fields {
+		props[f.WriteName] = fieldSchema(f.Field, readNullable(owner, f.Field))
+		required = append(required, f.WriteName)
 	}
+	return props, required
+}
+
+func replySchema(rp *Reply) *Schema {
+	props, required := replyProperties(rp.Owner, rp.Fields)
 	for _, rl := range rp.Lines {
-		items := obj{}
-		for _, f := range rl.Fields {
-			items[f.WriteName] = fieldSchema(f.Type, true)
+		props[rl.Name] = &Schema{Type: types("array"), Items: ref(rl.ItemType)}
+		required = append(required, rl.Name)
+	}
+	return &Schema{Type: types("object"), Description: strings.TrimSpace(rp.Type + " " + rp.Doc), Properties: props, Required: required}
+}
+
+func replyLineSchema(rl *ReplyLine) *Schema {
+	props, required := replyProperties(rl.Of, rl.Fields)
+	return &Schema{Type: types("object"), Description: "One of the " + rl.Name + " lines created.", Properties: props, Required: required}
+}
+
+// routeOperation describes one route of a register.
+func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
+	op := &Operation{
+		OperationID: rt.Handler,
+		Summary:     rt.Summary,
+		Tags:        []string{r.Name},
+		Description: "Scope: " + rt.Scope + ". Declared in " + r.Source + ".",
+		Responses:   map[string]*Response{},
+	}
+	write := rt.Method != http.MethodGet
+	// 422: the engine refuses writes, and also reads it cannot serve (a
+	// filter value it does not know, a link document it cannot fetch).
+	statuses := []int{400, 401, 403, 422, 429, 500, 503, 504}
+	if strings.Contains(rt.Path, ":key") {
+		op.Parameters = append(op.Parameters, &Parameter{Name: r.Key, In: "path", Required: true, Schema: &Schema{Type: types("string")},
+			Description: "The record's " + r.Key + ", path-escaped whole."})
+		statuses = append(statuses, 404)
+	}
+	if write {
+		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IdempotencyKey"})
+		statuses = append(statuses, 409, 413, 415)
+	}
+	switch rt.Kind {
+	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument:
+		statuses = append(statuses, 501) // optional engine capabilities
+	}
+	if rt.Request != "" {
+		op.RequestBody = jsonBody(rt.Request)
+	}
+	ok := func(status int, desc string, schema *Schema) {
+		op.Responses[strconv.Itoa(status)] = successResponse(status, desc, write, schema)
+	}
+	switch rt.Kind {
+	case KindList:
+		op.Parameters = append(op.Parameters, listParameters(r)...)
+		ok(200, "One page, newest first", ref(r.PageSchema))
+	case KindExtraFields:
+		ok(200, "The extra fields the company defines for "+r.Name, ref("ExtraFieldList"))
+	case KindListDocuments:
+		ok(200, "The record's documents, without content", ref("DocumentList"))
+	case KindGet, KindUpdate, KindAction:
+		ok(200, "The record", ref(rt.Reply))
+	case KindCreate, KindAddLine:
+		ok(201, "Created; Location is its address", ref(rt.Reply))
+	case KindGetLocation:
+		op.Parameters = append(op.Parameters,
+			&Parameter{Name: "locate", In: "query", Schema: &Schema{Type: types("boolean")}, Description: "Recalculate the position first."},
+			&Parameter{Name: "force", In: "query", Schema: &Schema{Type: types("boolean")}, Description: "Recalculate even when a position exists."})
+		ok(200, "The stored position", ref("Location"))
+	case KindPinLocation:
+		op.RequestBody = jsonBody("LocationPin")
+		ok(200, "The pinned position", ref("Location"))
+	case KindAddDocument:
+		op.RequestBody = jsonBody("DocumentUpload")
+		ok(201, "Stored; Location is its download address", ref("DocumentCreated"))
+	case KindGetDocument:
+		op.Parameters = append(op.Parameters, &Parameter{Name: "id", In: "path", Required: true, Schema: &Schema{Type: types("integer")}, Description: "The document's Id."})
+		op.Responses["200"] = downloadResponse()
+	}
+	for _, status := range statuses {
+		op.Responses[strconv.Itoa(status)] = b.problemResponse(status, write)
+	}
+	return op
+}
+
+func jsonBody(schema string) *RequestBody {
+	return &RequestBody{Required: true, Content: map[string]*MediaType{"application/json": {Schema: ref(schema)}}}
+}
+
+func headerRef(name string) *Header { return &Header{Ref: "#/components/headers/" + name} }
+
+// responseHeaders are the headers every response of an operation carries.
+func responseHeaders(write bool) map[string]*Header {
+	h := map[string]*Header{"X-Request-Id": headerRef("XRequestId")}
+	if write {
+		h["Idempotency-Key"] = headerRef("IdempotencyKey")
+		h["Idempotency-Replayed"] = headerRef("IdempotencyReplayed")
+	}
+	return h
+}
+
+func successResponse(status int, desc string, write bool, schema *Schema) *Response {
+	h := responseHeaders(write)
+	if status == http.StatusCreated {
+		h["Location"] = headerRef("Location")
+	}
+	return &Response{Description: desc, Headers: h, Content: map[string]*MediaType{"application/json": {Schema: schema}}}
+}
+
+// problemResponse refers to the shared problem answer of a status (of a
+// write: with its idempotency headers), adding it to the components.
+func (b *docBuilder) problemResponse(status int, write bool) *Response {
+	name := "Problem" + strconv.Itoa(status)
+	if write {
+		name += "Write"
+	}
+	if b.doc.Components.Responses[name] == nil {
+		b.doc.Components.Responses[name] = problemResponse(status, write)
+	}
+	return &Response{Ref: "#/components/responses/" + name}
+}
+
+// problemResponse is a problem answer; its description lists the codes.
+func problemResponse(status int, write bool) *Response {
+	h := responseHeaders(write)
+	var codes []string
+	some, all := false, true // codes of the status that send Retry-After
+	for _, p := range ProblemCodesOf(status) {
+		codes = append(codes, p.Code+": "+p.Meaning)
+		some, all = some || p.RetryAfter, all && p.RetryAfter
+	}
+	switch {
+	case all:
+		h["Retry-After"] = headerRef("RetryAfter")
+	case some:
+		h["Retry-After"] = headerRef("RetryAfterSometimes")
+	}
+	return &Response{
+		Description: http.StatusText(status) + ". " + strings.Join(codes, " "),
+		Headers:     h,
+		Content:     map[string]*MediaType{"application/problem+json": {Schema: ref("Problem")}},
+	}
+}
+
+// downloadResponse is a document's content: the server sniffs its media
+// type from the bytes, so any type may come back.
+func downloadResponse() *Response {
+	h := responseHeaders(false)
+	h["Content-Disposition"] = headerRef("ContentDisposition")
+	content := map[string]*MediaType{}
+	for _, mt := range []string{"application/pdf", "text/plain", "text/html", "image/*", "application/octet-stream", "*/*"} {
+		content[mt] = &MediaType{Schema: &Schema{Type: types("string"), ContentEncoding: "binary",
+			Description: "The file; Content-Type is sniffed from its content, not its name."}}
+	}
+	return &Response{Description: "The file, as an attachment", Headers: h, Content: content}
+}
+
+func listParameters(r *Register) []*Parameter {
+	q := func(name string, s *Schema, desc string) *Parameter {
+		return &Parameter{Name: name, In: "query", Schema: s, Description: desc}
+	}
+	str := func() *Schema { return &Schema{Type: types("string")} }
+	params := []*Parameter{
+		q("limit", &Schema{Type: types("integer"), Minimum: ptr(1.0)}, "Page size: default 50; more than 500 is taken as 500."),
+		q("page", &Schema{Type: types("integer"), Minimum: ptr(1.0)}, "Page number from 1; pages can repeat rows while records are created."),
+		q("cursor", str(), "nextCursor of the previous page: stable while records are created."),
+		q("modifiedSince", str(), "ISO 8601 timestamp: records modified at or after it."),
+		q("modifiedBefore", str(), "ISO 8601 timestamp: records modified before it."),
+	}
+	for _, fl := range r.Filters {
+		f := r.Field(fl.Field)
+		s := fieldSchema(f, false)
+		s.Enum = nil
+		desc := string(fl.Match) + " on " + fl.Field
+		switch fl.Match {
+		case catalog.OneOf:
+			s, desc = str(), "Comma-separated values of "+fl.Field
+		case catalog.Hides:
+			s, desc = &Schema{Type: types("boolean")}, "true includes records whose "+fl.Field+" is "+strings.Join(fl.Values, " or ")
 		}
-		props[rl.Name] = obj{"type": "array", "items": obj{"type": "object", "properties": items}}
+		if f.Type == catalog.List {
+			s = str() // a list field is filtered by one of its values
+		}
+		if fl.Default != "" {
+			desc += "; " + fl.Default + " when absent"
+		}
+		params = append(params, q(fl.Param, s, desc))
 	}
-	return obj{"type": "object", "properties": props}
-}
-
-func locationSchema() obj {
-	return obj{"type": "object", "properties": obj{
-		"Latitude": obj{"type": []string{"number", "null"}}, "Longitude": obj{"type": []string{"number", "null"}},
-		"Address": obj{"type": "string"}, "Status": obj{"type": "string"}, "SourceType": obj{"type": "string"},
-		"Provider": obj{"type": "string"}, "Fixed": obj{"type": "boolean"}, "Ambiguous": obj{"type": "boolean"},
-	}}
-}
-
-func problemSchema() obj {
-	return obj{
-		"type":     "object",
-		"required": []string{"type", "title", "status", "detail", "requestId"},
-		"properties": obj{
-			"type":        obj{"type": "string"},
-			"title":       obj{"type": "string", "description": "the problem code, e.g. not_found, command_failed"},
-			"status":      obj{"type": "integer"},
-			"detail":      obj{"type": "string"},
-			"validValues": obj{"type": "array", "items": obj{"type": "string"}},
-			"requestId":   obj{"type": "string"},
-		},
-	}
-}
-
-// builtinPaths are the routes that belong to no register.
-func builtinPaths() obj {
-	return obj{
-		"/health": obj{"get": obj{"operationId": "health", "summary": "Engine reachability and latency", "security": []any{},
-			"responses": obj{"200": obj{"description": "Engine reachable"}, "503": obj{"description": "Engine unreachable"}}}},
-		"/v1/whoami": obj{"get": obj{"operationId": "whoami", "summary": "The key's integration, tenant and scopes",
-			"responses": obj{"200": jsonResponse("Who the caller is", obj{"type": "object", "properties": obj{"integration": obj{"type": "string"}, "tenant": obj{"type": "string"}, "scopes": obj{"type": "array", "items": obj{"type": "string"}}}}), "401": problemResponse("Bad key")}}},
-		"/v1/token": obj{"post": obj{"operationId": "token", "summary": "Exchange a key for an access token (client credentials)", "security": []any{},
-			"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": obj{"type": "object", "required": []string{"clientId", "clientSecret"}, "properties": obj{"clientId": obj{"type": "string"}, "clientSecret": obj{"type": "string"}, "grantType": obj{"type": "string", "enum": []string{"client_credentials"}}}}}}},
-			"responses":   obj{"200": jsonResponse("Token", obj{"type": "object", "properties": obj{"access_token": obj{"type": "string"}, "token_type": obj{"type": "string"}, "expires_in": obj{"type": "integer"}, "scope": obj{"type": "string"}}}), "401": problemResponse("Wrong credentials")}}},
-		"/v1/field-names": obj{"get": obj{"operationId": "fieldNames", "summary": "The company's labels for standard fields",
-			"responses": obj{"200": jsonResponse("Labels", obj{"type": "object", "properties": obj{"items": obj{"type": "array"}}})}}},
-	}
+	return params
 }

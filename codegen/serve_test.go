@@ -1,14 +1,11 @@
 package codegen
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"fieldapi/catalog"
+	"fieldapi/internal/gomodtest"
 )
 
 // TestGeneratedRegisterServesHTTP proves a register needs YAML alone: the
@@ -23,34 +20,23 @@ import (
 // the repository, GOPROXY=off, and the module and build caches are shared,
 // so only the generated packages and the test binary are compiled anew.
 func TestGeneratedRegisterServesHTTP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the build of a temporary module that compiles and serves generated code (runs go build and go test)")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH:", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod := t.TempDir()
+	mod := gomodtest.New(t, "..", "fieldgentest", true)
 
 	// The combined catalog: every real register and machines.
-	catDir := filepath.Join(mod, "catalog")
-	real, err := filepath.Glob(filepath.Join(root, "catalog", catalog.RegisterFiles))
+	catDir := filepath.Join(mod.Dir, "catalog")
+	real, err := filepath.Glob(filepath.Join(mod.Root, "catalog", catalog.RegisterFiles))
 	if err != nil || len(real) == 0 {
 		t.Fatalf("no real catalog files (%v)", err)
 	}
 	for _, src := range append(real, filepath.Join("testdata", "serve", "machines.yaml")) {
-		copyFile(t, src, filepath.Join(catDir, filepath.Base(src)))
+		mod.CopyFile(src, filepath.Join("catalog", filepath.Base(src)))
 	}
-	sets, err := filepath.Glob(filepath.Join(root, "catalog", catalog.FieldSetFiles))
+	sets, err := filepath.Glob(filepath.Join(mod.Root, "catalog", catalog.FieldSetFiles))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, src := range sets { // the field sets the real registers use
-		copyFile(t, src, filepath.Join(catDir, "fieldsets", filepath.Base(src)))
+		mod.CopyFile(src, filepath.Join("catalog", "fieldsets", filepath.Base(src)))
 	}
 	cat, err := catalog.LoadDir(catDir)
 	if err != nil {
@@ -63,32 +49,16 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 	if m.Registers[0].Name == "machines" || cat.Register("machines") == nil {
 		t.Fatal("machines is not part of the combined catalog")
 	}
-	writeGenerated(t, m, "fieldgentest/generated", filepath.Join(mod, "generated"))
-	writeGenerated(t, modelOfFS(t, everyCombination()), "fieldgentest/combos", filepath.Join(mod, "combos"))
-	if err := WriteDir(filepath.Join(mod, "golden"), readDir(t, goldenDir, func(string) bool { return true })); err != nil {
+	writeGenerated(t, m, "fieldgentest/generated", filepath.Join(mod.Dir, "generated"))
+	writeGenerated(t, modelOfFS(t, everyCombination()), "fieldgentest/combos", filepath.Join(mod.Dir, "combos"))
+	if err := WriteDir(filepath.Join(mod.Dir, "golden"), readDir(t, goldenDir, func(string) bool { return true })); err != nil {
 		t.Fatal(err)
 	}
-	copyFile(t, filepath.Join("testdata", "serve", "machines_test.go"), filepath.Join(mod, "serve", "machines_test.go"))
-	writeFile(t, filepath.Join(mod, "go.mod"), tempGoMod(t, root))
-	copyFile(t, filepath.Join(root, "go.sum"), filepath.Join(mod, "go.sum"))
+	mod.CopyFile(filepath.Join("testdata", "serve", "machines_test.go"), filepath.Join("serve", "machines_test.go"))
 
-	env := append(os.Environ(),
-		"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local",
-		"FIELDGEN_CATALOG="+catDir,
-	)
-	run := func(args ...string) {
-		t.Helper()
-		start := time.Now()
-		cmd := exec.Command(goBin, args...)
-		cmd.Dir, cmd.Env = mod, env
-		out, err := cmd.CombinedOutput()
-		t.Logf("go %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
-		if err != nil {
-			t.Fatalf("go %s in the temporary module failed: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("vet", "./generated", "./combos", "./golden")
-	run("test", "-count=1", "./serve")
+	mod.Setenv("FIELDGEN_CATALOG=" + catDir)
+	mod.Go("", "vet", "./generated", "./combos", "./golden")
+	mod.Go("", "test", "-count=1", "./serve")
 }
 
 // writeGenerated generates a model as the package pkgPath into dir.
@@ -99,39 +69,6 @@ func writeGenerated(t *testing.T, m *Model, pkgPath, dir string) {
 		t.Fatal(err)
 	}
 	if err := WriteDir(dir, files); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// tempGoMod is the repository's go.mod renamed fieldgentest, requiring
-// fieldapi from the repository itself.
-func tempGoMod(t *testing.T, root string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "module ") {
-			line = "module fieldgentest"
-		}
-		b.WriteString(line + "\n")
-	}
-	b.WriteString("require fieldapi v0.0.0\n\nreplace fieldapi => " + root + "\n")
-	return b.String()
-}
-
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -215,7 +215,7 @@ func addressRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/addresses", Scope: "addresses:read", Handler: listAddresses},
 		{Method: http.MethodGet, Path: "/v1/addresses/:key", Scope: "addresses:read", Handler: getAddress},
-		{Method: http.MethodPost, Path: "/v1/addresses", Scope: "addresses:write", Handler: createAddress},
+		{Method: http.MethodPost, Path: "/v1/addresses", Scope: "addresses:write", Handler: createAddress, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/addresses/:key", Scope: "addresses:write", Handler: updateAddress},
 	}
 }

@@ -167,7 +167,7 @@ func contactRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/contacts", Scope: "contacts:read", Handler: listContacts},
 		{Method: http.MethodGet, Path: "/v1/contacts/:key", Scope: "contacts:read", Handler: getContact},
-		{Method: http.MethodPost, Path: "/v1/contacts", Scope: "contacts:write", Handler: createContact},
+		{Method: http.MethodPost, Path: "/v1/contacts", Scope: "contacts:write", Handler: createContact, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/contacts/:key", Scope: "contacts:write", Handler: updateContact},
 	}
 }

@@ -259,7 +259,7 @@ func contractRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/contracts", Scope: "contracts:read", Handler: listContracts},
 		{Method: http.MethodGet, Path: "/v1/contracts/extra-fields", Scope: "contracts:read", Handler: contractExtraFields},
 		{Method: http.MethodGet, Path: "/v1/contracts/:key", Scope: "contracts:read", Handler: getContract},
-		{Method: http.MethodPost, Path: "/v1/contracts", Scope: "contracts:write", Handler: createContract},
+		{Method: http.MethodPost, Path: "/v1/contracts", Scope: "contracts:write", Handler: createContract, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/contracts/:key", Scope: "contracts:write", Handler: updateContract},
 		{Method: http.MethodGet, Path: "/v1/contracts/:key/location", Scope: "contracts:read", Handler: getContractLocation},
 		{Method: http.MethodPut, Path: "/v1/contracts/:key/location", Scope: "contracts:write", Handler: pinContractLocation},

@@ -227,7 +227,7 @@ func customerRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers", Scope: "customers:read", Handler: listCustomers},
 		{Method: http.MethodGet, Path: "/v1/customers/extra-fields", Scope: "customers:read", Handler: customerExtraFields},
 		{Method: http.MethodGet, Path: "/v1/customers/:key", Scope: "customers:read", Handler: getCustomer},
-		{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer},
+		{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/customers/:key", Scope: "customers:write", Handler: updateCustomer},
 		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: getCustomerLocation},
 		{Method: http.MethodPut, Path: "/v1/customers/:key/location", Scope: "customers:write", Handler: pinCustomerLocation},

@@ -174,7 +174,7 @@ func object1Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects1", Scope: "objects1:read", Handler: listObjects1},
 		{Method: http.MethodGet, Path: "/v1/objects1/extra-fields", Scope: "objects1:read", Handler: object1ExtraFields},
 		{Method: http.MethodGet, Path: "/v1/objects1/:key", Scope: "objects1:read", Handler: getObject1},
-		{Method: http.MethodPost, Path: "/v1/objects1", Scope: "objects1:write", Handler: createObject1},
+		{Method: http.MethodPost, Path: "/v1/objects1", Scope: "objects1:write", Handler: createObject1, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects1/:key", Scope: "objects1:write", Handler: updateObject1},
 		{Method: http.MethodGet, Path: "/v1/objects1/:key/location", Scope: "objects1:read", Handler: getObject1Location},
 		{Method: http.MethodPut, Path: "/v1/objects1/:key/location", Scope: "objects1:write", Handler: pinObject1Location},

@@ -174,7 +174,7 @@ func object2Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects2", Scope: "objects2:read", Handler: listObjects2},
 		{Method: http.MethodGet, Path: "/v1/objects2/extra-fields", Scope: "objects2:read", Handler: object2ExtraFields},
 		{Method: http.MethodGet, Path: "/v1/objects2/:key", Scope: "objects2:read", Handler: getObject2},
-		{Method: http.MethodPost, Path: "/v1/objects2", Scope: "objects2:write", Handler: createObject2},
+		{Method: http.MethodPost, Path: "/v1/objects2", Scope: "objects2:write", Handler: createObject2, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects2/:key", Scope: "objects2:write", Handler: updateObject2},
 		{Method: http.MethodGet, Path: "/v1/objects2/:key/location", Scope: "objects2:read", Handler: getObject2Location},
 		{Method: http.MethodPut, Path: "/v1/objects2/:key/location", Scope: "objects2:write", Handler: pinObject2Location},

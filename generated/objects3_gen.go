@@ -174,7 +174,7 @@ func object3Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects3", Scope: "objects3:read", Handler: listObjects3},
 		{Method: http.MethodGet, Path: "/v1/objects3/extra-fields", Scope: "objects3:read", Handler: object3ExtraFields},
 		{Method: http.MethodGet, Path: "/v1/objects3/:key", Scope: "objects3:read", Handler: getObject3},
-		{Method: http.MethodPost, Path: "/v1/objects3", Scope: "objects3:write", Handler: createObject3},
+		{Method: http.MethodPost, Path: "/v1/objects3", Scope: "objects3:write", Handler: createObject3, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects3/:key", Scope: "objects3:write", Handler: updateObject3},
 		{Method: http.MethodGet, Path: "/v1/objects3/:key/location", Scope: "objects3:read", Handler: getObject3Location},
 		{Method: http.MethodPut, Path: "/v1/objects3/:key/location", Scope: "objects3:write", Handler: pinObject3Location},

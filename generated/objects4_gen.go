@@ -174,7 +174,7 @@ func object4Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects4", Scope: "objects4:read", Handler: listObjects4},
 		{Method: http.MethodGet, Path: "/v1/objects4/extra-fields", Scope: "objects4:read", Handler: object4ExtraFields},
 		{Method: http.MethodGet, Path: "/v1/objects4/:key", Scope: "objects4:read", Handler: getObject4},
-		{Method: http.MethodPost, Path: "/v1/objects4", Scope: "objects4:write", Handler: createObject4},
+		{Method: http.MethodPost, Path: "/v1/objects4", Scope: "objects4:write", Handler: createObject4, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects4/:key", Scope: "objects4:write", Handler: updateObject4},
 		{Method: http.MethodGet, Path: "/v1/objects4/:key/location", Scope: "objects4:read", Handler: getObject4Location},
 		{Method: http.MethodPut, Path: "/v1/objects4/:key/location", Scope: "objects4:write", Handler: pinObject4Location},

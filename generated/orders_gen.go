@@ -280,8 +280,11 @@ func orderRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/orders", Scope: "orders:read", Handler: listOrders},
 		{Method: http.MethodGet, Path: "/v1/orders/extra-fields", Scope: "orders:read", Handler: orderExtraFields},
 		{Method: http.MethodGet, Path: "/v1/orders/:key", Scope: "orders:read", Handler: getOrder},
-		{Method: http.MethodPost, Path: "/v1/orders", Scope: "orders:write", Handler: createOrder},
+		{Method: http.MethodPost, Path: "/v1/orders", Scope: "orders:write", Handler: createOrder, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/orders/:key", Scope: "orders:write", Handler: updateOrder},
-		{Method: http.MethodPost, Path: "/v1/orders/:key/lines", Scope: "orders:write", Handler: addOrderLines},
+		{Method: http.MethodPost, Path: "/v1/orders/:key/lines", Scope: "orders:write", Handler: addOrderLines, Created: &runtime.Created{
+			Base:   "/v1/orderlines",
+			Member: "id",
+		}},
 	}
 }

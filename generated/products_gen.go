@@ -179,7 +179,7 @@ func productRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/products", Scope: "products:read", Handler: listProducts},
 		{Method: http.MethodGet, Path: "/v1/products/extra-fields", Scope: "products:read", Handler: productExtraFields},
 		{Method: http.MethodGet, Path: "/v1/products/:key", Scope: "products:read", Handler: getProduct},
-		{Method: http.MethodPost, Path: "/v1/products", Scope: "products:write", Handler: createProduct},
+		{Method: http.MethodPost, Path: "/v1/products", Scope: "products:write", Handler: createProduct, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/products/:key", Scope: "products:write", Handler: updateProduct},
 	}
 }

@@ -228,7 +228,7 @@ func projectRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/projects", Scope: "projects:read", Handler: listProjects},
 		{Method: http.MethodGet, Path: "/v1/projects/extra-fields", Scope: "projects:read", Handler: projectExtraFields},
 		{Method: http.MethodGet, Path: "/v1/projects/:key", Scope: "projects:read", Handler: getProject},
-		{Method: http.MethodPost, Path: "/v1/projects", Scope: "projects:write", Handler: createProject},
+		{Method: http.MethodPost, Path: "/v1/projects", Scope: "projects:write", Handler: createProject, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/projects/:key", Scope: "projects:write", Handler: updateProject},
 		{Method: http.MethodGet, Path: "/v1/projects/:key/location", Scope: "projects:read", Handler: getProjectLocation},
 		{Method: http.MethodPut, Path: "/v1/projects/:key/location", Scope: "projects:write", Handler: pinProjectLocation},

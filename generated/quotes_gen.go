@@ -273,7 +273,7 @@ func quoteRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/quotes", Scope: "quotes:read", Handler: listQuotes},
 		{Method: http.MethodGet, Path: "/v1/quotes/extra-fields", Scope: "quotes:read", Handler: quoteExtraFields},
 		{Method: http.MethodGet, Path: "/v1/quotes/:key", Scope: "quotes:read", Handler: getQuote},
-		{Method: http.MethodPost, Path: "/v1/quotes", Scope: "quotes:write", Handler: createQuote},
+		{Method: http.MethodPost, Path: "/v1/quotes", Scope: "quotes:write", Handler: createQuote, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/quotes/:key", Scope: "quotes:write", Handler: updateQuote},
 	}
 }

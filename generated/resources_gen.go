@@ -177,7 +177,7 @@ func resourceRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/resources", Scope: "resources:read", Handler: listResources},
 		{Method: http.MethodGet, Path: "/v1/resources/extra-fields", Scope: "resources:read", Handler: resourceExtraFields},
 		{Method: http.MethodGet, Path: "/v1/resources/:key", Scope: "resources:read", Handler: getResource},
-		{Method: http.MethodPost, Path: "/v1/resources", Scope: "resources:write", Handler: createResource},
+		{Method: http.MethodPost, Path: "/v1/resources", Scope: "resources:write", Handler: createResource, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/resources/:key", Scope: "resources:write", Handler: updateResource},
 		{Method: http.MethodGet, Path: "/v1/resources/:key/location", Scope: "resources:read", Handler: getResourceLocation},
 		{Method: http.MethodPut, Path: "/v1/resources/:key/location", Scope: "resources:write", Handler: pinResourceLocation},

@@ -167,7 +167,7 @@ func supplierContactRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:read", Handler: listSupplierContacts},
 		{Method: http.MethodGet, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:read", Handler: getSupplierContact},
-		{Method: http.MethodPost, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:write", Handler: createSupplierContact},
+		{Method: http.MethodPost, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:write", Handler: createSupplierContact, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:write", Handler: updateSupplierContact},
 	}
 }

@@ -227,7 +227,7 @@ func supplierRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/suppliers", Scope: "suppliers:read", Handler: listSuppliers},
 		{Method: http.MethodGet, Path: "/v1/suppliers/extra-fields", Scope: "suppliers:read", Handler: supplierExtraFields},
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key", Scope: "suppliers:read", Handler: getSupplier},
-		{Method: http.MethodPost, Path: "/v1/suppliers", Scope: "suppliers:write", Handler: createSupplier},
+		{Method: http.MethodPost, Path: "/v1/suppliers", Scope: "suppliers:write", Handler: createSupplier, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/suppliers/:key", Scope: "suppliers:write", Handler: updateSupplier},
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key/location", Scope: "suppliers:read", Handler: getSupplierLocation},
 		{Method: http.MethodPut, Path: "/v1/suppliers/:key/location", Scope: "suppliers:write", Handler: pinSupplierLocation},

@@ -195,7 +195,7 @@ func timeRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/times", Scope: "times:read", Handler: listTimes},
 		{Method: http.MethodGet, Path: "/v1/times/:key", Scope: "times:read", Handler: getTime},
-		{Method: http.MethodPost, Path: "/v1/times", Scope: "times:write", Handler: createTime},
+		{Method: http.MethodPost, Path: "/v1/times", Scope: "times:write", Handler: createTime, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/times/:key", Scope: "times:write", Handler: updateTime},
 	}
 }

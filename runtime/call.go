@@ -97,6 +97,11 @@ func (c *Call) send(status int, contentType string, body []byte) {
 	if c.claim != nil && h.Get("Idempotency-Replayed") == "" {
 		h.Set("Idempotency-Replayed", "false")
 	}
+	if status == http.StatusCreated && c.route != nil && c.route.Created != nil {
+		if loc := c.route.Created.location(c.R.URL.EscapedPath(), body); loc != "" {
+			h.Set("Location", loc)
+		}
+	}
 	c.W.WriteHeader(status)
 	c.W.Write(body)
 }

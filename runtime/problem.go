@@ -33,40 +33,41 @@ func problem(code ProblemCode, detail string) *Problem {
 // problem's title and the last segment of its type) and what it tells a
 // client. Each constructor below builds its problem from one of these.
 type ProblemCode struct {
-	Status  int
-	Code    string
-	Meaning string
+	Status     int
+	Code       string
+	Meaning    string
+	RetryAfter bool // the answer carries Retry-After
 }
 
 // The problem codes, one per failure kind, in status order. This is the
 // one place a code is defined: the constructors use them and
 // ProblemCodes lists them for the reference page.
 var (
-	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice)."}
-	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can."}
-	codeReadOnlyField          = ProblemCode{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent."}
-	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format."}
-	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent."}
-	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter is unknown or cannot be parsed; for an unknown one validValues lists the valid ones."}
-	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header."}
-	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired."}
-	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token."}
-	codeInsufficientScope      = ProblemCode{http.StatusForbidden, "insufficient_scope", "The key lacks the scope the route needs."}
-	codeIPNotAllowed           = ProblemCode{http.StatusForbidden, "ip_not_allowed", "The key may not be used from the caller's address."}
-	codePermissionDenied       = ProblemCode{http.StatusForbidden, "permission_denied", "The engine's own permissions for the key's signature refuse the call."}
-	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company."}
-	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods."}
-	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content."}
-	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After."}
-	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB."}
-	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json."}
-	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line."}
-	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After."}
-	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals."}
-	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents)."}
-	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe."}
-	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full; it never received the call, so retrying after Retry-After is safe."}
-	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key."}
+	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
+	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
+	codeReadOnlyField          = ProblemCode{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent.", false}
+	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format.", false}
+	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
+	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter is unknown or cannot be parsed; for an unknown one validValues lists the valid ones.", false}
+	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
+	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
+	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
+	codeInsufficientScope      = ProblemCode{http.StatusForbidden, "insufficient_scope", "The key lacks the scope the route needs.", false}
+	codeIPNotAllowed           = ProblemCode{http.StatusForbidden, "ip_not_allowed", "The key may not be used from the caller's address.", false}
+	codePermissionDenied       = ProblemCode{http.StatusForbidden, "permission_denied", "The engine's own permissions for the key's signature refuse the call.", false}
+	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
+	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
+	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
+	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After.", true}
+	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
+	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
+	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
+	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
+	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
+	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents).", false}
+	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
+	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full; it never received the call, so retrying after Retry-After is safe.", true}
+	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
 )
 
 // ProblemCodes is every problem code the service answers with, in status order.

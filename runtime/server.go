@@ -5,9 +5,12 @@
 package runtime
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +97,38 @@ type Route struct {
 	Scope   string // needed scope; "" with Public false means any valid key
 	Public  bool   // needs no key
 	Handler Handler
+	Created *Created // a route answering 201: where the resource it creates lives
+}
+
+// Created finds the address of a created resource in a 201 answer, for
+// its Location header: Base (the request's path when empty), "/", and the
+// answer's member Member, path-escaped.
+type Created struct {
+	Base   string // /v1/materials; "" for the request's own path
+	Member string // Nr, nr, id: the member holding the new key
+}
+
+// location is the Location of the resource a 201 answer body describes,
+// or "" when the body does not name it.
+func (cr *Created) location(requestPath string, body []byte) string {
+	var answer map[string]any
+	if json.Unmarshal(body, &answer) != nil {
+		return ""
+	}
+	var key string
+	switch v := answer[cr.Member].(type) {
+	case string:
+		key = v
+	case float64:
+		key = strconv.FormatFloat(v, 'f', -1, 64)
+	default:
+		return ""
+	}
+	base := cr.Base
+	if base == "" {
+		base = requestPath
+	}
+	return strings.TrimRight(base, "/") + "/" + url.PathEscape(key)
 }
 
 // API is what the generated code describes: its routes, every scope a key
@@ -115,6 +150,7 @@ type Server struct {
 	scopes  []string
 	auth    *authenticator
 	limits  *rateLimits
+	routes  []Route // every route served, built-in ones first
 }
 
 // NewServer builds the service over an engine and the generated API; the
@@ -140,7 +176,11 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 // Scopes lists every scope a key may hold, sorted.
 func (s *Server) Scopes() []string { return s.scopes }
 
+// Routes is every route the server serves, built-in ones first.
+func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
+
 func (s *Server) add(r Route) {
+	s.routes = append(s.routes, r)
 	route := &r
 	if !slices.Contains(s.methods, r.Method) {
 		s.methods = append(s.methods, r.Method)

@@ -1,7 +1,8 @@
 // Command fieldgen generates the HTTP layer of every register from the
-// catalog, and the engine's name constants:
+// catalog, the engine's name constants and the typed Go client's register
+// files:
 //
-//	go run ./cmd/fieldgen -catalog catalog -out generated -names engine/names
+//	go run ./cmd/fieldgen -catalog catalog -out generated -names engine/names -client client
 package main
 
 import (
@@ -19,14 +20,15 @@ func main() {
 	pkgPath := flag.String("pkg", "fieldapi/generated", "import path of the generated package")
 	namesDir := flag.String("names", "", "directory of the engine's names package; empty: not generated")
 	namesPkg := flag.String("names-pkg", "fieldapi/engine/names", "import path of the names package")
+	clientDir := flag.String("client", "", "directory of the typed Go client (package fieldapi/client); empty: no client files")
 	flag.Parse()
-	if err := run(*catalogDir, *outDir, *pkgPath, *namesDir, *namesPkg); err != nil {
+	if err := run(*catalogDir, *outDir, *pkgPath, *namesDir, *namesPkg, *clientDir); err != nil {
 		fmt.Fprintln(os.Stderr, "fieldgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(catalogDir, outDir, pkgPath, namesDir, namesPkg string) error {
+func run(catalogDir, outDir, pkgPath, namesDir, namesPkg, clientDir string) error {
 	cat, err := catalog.LoadDir(catalogDir)
 	if err != nil {
 		return err
@@ -42,12 +44,23 @@ func run(catalogDir, outDir, pkgPath, namesDir, namesPkg string) error {
 	if err := codegen.WriteDir(outDir, files); err != nil {
 		return err
 	}
-	if namesDir == "" {
-		return nil
+	if namesDir != "" {
+		names, err := codegen.GenerateNames(model, namesPkg)
+		if err != nil {
+			return err
+		}
+		if err := codegen.WriteDir(namesDir, names); err != nil {
+			return err
+		}
 	}
-	names, err := codegen.GenerateNames(model, namesPkg)
-	if err != nil {
-		return err
+	if clientDir != "" {
+		clientFiles, err := codegen.GenerateClient(model)
+		if err != nil {
+			return err
+		}
+		if err := codegen.WriteDir(clientDir, clientFiles); err != nil {
+			return err
+		}
 	}
-	return codegen.WriteDir(namesDir, names)
+	return nil
 }

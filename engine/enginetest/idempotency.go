@@ -163,14 +163,16 @@ func testLeaseTakeover(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
 	old := s.newClaim("lease", "fp")
-	old.Lease = 50 * time.Millisecond
+	// Long enough that a loaded machine answers the second claim within
+	// it, short enough to wait out.
+	old.Lease = time.Second
 	if res := s.claimState(t, old); res.State != engine.Claimed {
 		t.Fatalf("Claim = %s; want Claimed", stateName(res.State))
 	}
 	if res := s.claimAgain(t, old); res.State != engine.InFlight {
 		t.Fatalf("Claim within the lease = %s; want InFlight", stateName(res.State))
 	}
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(old.Lease + 200*time.Millisecond)
 
 	taker := old
 	taker.Token, taker.Lease = uniqueName("token"), time.Minute

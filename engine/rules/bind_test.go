@@ -49,6 +49,7 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 			name: "a field a rule needs is removed",
 			edit: func(t *testing.T, files map[string]string) {
 				replace(t, files, "tasks.yaml", `  - {name: AssigneeStatuses, type: object, description: "Each assignee's own status on the task, by signature."}`+"\n", "")
+				replace(t, files, "tasks.yaml", `"AssigneeStatuses": {"ERJO": "Finished"}, `, "") // and from the example record
 			},
 			want: "catalog/tasks.yaml: the task status rules need field AssigneeStatuses (object)",
 		},

@@ -116,7 +116,7 @@ func serviceRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/services", Scope: "services:read", Handler: listServices},
 		{Method: http.MethodGet, Path: "/v1/services/:key", Scope: "services:read", Handler: getService},
-		{Method: http.MethodPost, Path: "/v1/services", Scope: "services:write", Handler: createService},
+		{Method: http.MethodPost, Path: "/v1/services", Scope: "services:write", Handler: createService, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/services/:key", Scope: "services:write", Handler: updateService},
 	}
 }

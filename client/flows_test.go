@@ -1,0 +1,187 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"fieldapi/apitest"
+	"fieldapi/client"
+	"fieldapi/runtime"
+)
+
+// TestReadmeFlows runs the README's curl walkthroughs through the client
+// against the real server: a customer with contacts, a task with lines,
+// status, note, assignees and a document, an order with lines, a
+// standalone booking, and refusals as typed problems.
+func TestReadmeFlows(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, b apitest.Backend) {
+		_, c := start(t, b, runtime.Config{})
+		ctx := context.Background()
+
+		t.Run("customer with contacts", func(t *testing.T) {
+			is := is.New(t)
+			customer, err := c.Customers.Create(ctx, client.CustomerCreate{
+				Name: client.Value("Ola Nordmann AS"), City: client.Value("Bergen"), Note: client.Value("gate code 1234"),
+				Contacts: []client.CustomerContactLine{{Name: client.Value("Kari Nordmann"), Email: client.Value("kari@example.no")}},
+			})
+			is.NoErr(err)
+			is.True(customer.Nr != "")
+			is.Equal(customer.Status, "Active")
+			contacts, err := c.Contacts.List(ctx, client.ContactListParams{CustomerNr: customer.Nr})
+			is.NoErr(err)
+			is.Equal(len(contacts.Items), 1)
+			is.Equal(contacts.Items[0].Email, "kari@example.no")
+
+			// phone set, city left (null), note cleared (""), the rest unset
+			changed, err := c.Customers.Update(ctx, customer.Nr, client.CustomerUpdate{
+				Phone: client.Value("+47 55 12 34 56"), City: client.Null[string](), Note: client.Value(""),
+			})
+			is.NoErr(err)
+			is.Equal(changed.Phone, "+47 55 12 34 56")
+			is.Equal(changed.City, "Bergen")
+			is.Equal(changed.Note, "")
+			is.Equal(changed.Name, "Ola Nordmann AS")
+		})
+
+		t.Run("task with lines, status, note, assignees and a document", func(t *testing.T) {
+			is := is.New(t)
+			created, err := c.Tasks.Create(ctx, client.TaskCreate{
+				CustomerNr: client.Value("1031"), TaskText: client.Value("Årsservice värmepump"),
+				Status: client.Value("Sent"), UserSigns: client.Value([]string{"ANLI"}), PriceListNr: client.Value("2"),
+				PlanStartDate: client.Value(client.Date("2026-05-04T08:00:00")), PlanStopDate: client.Value(client.Date("2026-05-04T12:00:00")),
+				ExtraFields: client.Value(map[string]string{"Visit.Type": "Service"}),
+				Materials:   []client.TaskMaterialLine{{ProductNr: client.Value("4025"), Quantity: client.Value(1.0)}},
+				Times:       []client.TaskTimeLine{{TimeType: client.Value("Resa, km/dag"), Hours: client.Value(34.0)}},
+			})
+			is.NoErr(err)
+			is.Equal(created.Status, "Sent")
+			is.Equal(len(created.Materials), 1)
+			is.Equal(created.Materials[0].ProductNr, "4025")
+			is.Equal(created.Times[0].TimeType, "Resa, km/dag")
+			nr := created.Nr
+
+			task, err := c.Tasks.SetStatus(ctx, nr, "Received")
+			is.NoErr(err)
+			is.Equal(task.Status, "Received")
+			_, err = c.Tasks.AddNote(ctx, nr, "Porten är låst, nyckel i receptionen")
+			is.NoErr(err)
+
+			task, err = c.Tasks.Update(ctx, nr, client.TaskUpdate{UserSigns: client.Value([]string{"ANLI", "MASV"})})
+			is.NoErr(err)
+			is.Equal(task.AssigneeStatuses, map[string]string{"ANLI": "Received", "MASV": "Planned"})
+			start, err := task.PlanStartDate.Time()
+			is.NoErr(err)
+			is.Equal(start.Hour(), 8)
+
+			material, err := c.Tasks.AddMaterial(ctx, nr, client.TaskMaterialLine{ProductNr: client.Value("4025"), Quantity: client.Value(2.0)})
+			is.NoErr(err)
+			is.Equal(material.OwnerNr, nr)
+			is.Equal(material.Quantity, 2.0)
+			_, err = c.Tasks.AddTime(ctx, nr, client.TaskTimeLine{TimeType: client.Value("Resa, km/dag"), Hours: client.Value(10.0)})
+			is.NoErr(err)
+			task, err = c.Tasks.Get(ctx, nr)
+			is.NoErr(err)
+			is.Equal(len(task.Materials), 2)
+			is.Equal(len(task.Times), 2)
+
+			// A move the transition rules refuse: 422 with the allowed moves.
+			_, err = c.Tasks.SetStatus(ctx, nr, "Archived")
+			is.True(errors.Is(err, client.ErrRejected))
+			var p *client.Problem
+			is.True(errors.As(err, &p))
+			is.Equal(p.Code, "command_failed")
+			is.True(slices.Contains(p.ValidValues, "InProgress"))
+			is.True(p.RequestID != "")
+
+			doc, err := c.Tasks.UploadDocument(ctx, nr, "notes.txt", strings.NewReader("Filter bytt"))
+			is.NoErr(err)
+			is.Equal(doc.Name, "notes.txt")
+			docs, err := c.Tasks.ListDocuments(ctx, nr)
+			is.NoErr(err)
+			is.True(slices.ContainsFunc(docs, func(d client.DocumentInfo) bool { return d.ID == doc.ID && d.Name == "notes.txt" }))
+			content, err := c.Tasks.DownloadDocument(ctx, nr, doc.ID)
+			is.NoErr(err)
+			data, err := io.ReadAll(content.Body)
+			content.Body.Close()
+			is.NoErr(err)
+			is.Equal(string(data), "Filter bytt")
+			is.Equal(content.FileName, "notes.txt")
+			is.True(strings.HasPrefix(content.ContentType, "text/plain"))
+
+			_, err = c.Tasks.DownloadDocument(ctx, nr, doc.ID+1000)
+			is.True(errors.Is(err, client.ErrNotFound))
+
+			loc, err := c.Tasks.Location(ctx, nr, client.LocateOptions{Locate: true})
+			is.NoErr(err)
+			is.True(loc.Status != "")
+			pinned, err := c.Tasks.PinLocation(ctx, nr, client.Pin{Latitude: 60.39, Longitude: 5.32, Address: "Bergen"})
+			is.NoErr(err)
+			is.True(pinned.Fixed)
+		})
+
+		t.Run("a failing line is named", func(t *testing.T) {
+			is := is.New(t)
+			_, err := c.Quotes.Create(ctx, client.QuoteCreate{
+				CustomerNr: client.Value("1001"),
+				Times: []client.QuoteTimeLine{
+					{TimeType: client.Value("Normaltid"), Hours: client.Value(1.0)},
+					{TimeType: client.Value("Resa"), Hours: client.Value(1.0)},
+				},
+			})
+			var p *client.Problem
+			is.True(errors.As(err, &p))
+			is.Equal(p.Status, 422)
+			is.Equal(p.Line, "times[1]")
+			is.True(slices.Contains(p.ValidValues, "Normaltid"))
+		})
+
+		t.Run("order with lines", func(t *testing.T) {
+			is := is.New(t)
+			order, err := c.Orders.Create(ctx, client.OrderCreate{
+				CustomerNr: client.Value("1001"), SupplierNr: client.Value("203"), DeliveryDate: client.Value(client.Date("2026-12-15")),
+				Note: client.Value("Enligt offert 20007"),
+				Lines: []client.OrderLineInput{
+					{ProductNr: client.Value("4001"), Quantity: client.Value(1.0), Price: client.Value(98500.0), DiscountPct: client.Value(5.0)},
+					{ProductNr: client.Value("4004"), Quantity: client.Value(3.0), Price: client.Value(890.0)},
+					{ProductNr: client.Value("4018"), Quantity: client.Value(2.0), SupplierNr: client.Value("202")},
+				},
+			})
+			is.NoErr(err)
+			is.Equal(order.Status, "Planned")
+			is.Equal(len(order.Lines), 3)
+			is.Equal(order.Lines[2].SupplierNr, "202")
+			is.Equal(order.Lines[1].DeliveryDate, client.Date("2026-12-15")) // inherited
+
+			added, err := c.Orders.AddLine(ctx, order.Nr, client.OrderLineInput{ProductNr: client.Value("4028"), Quantity: client.Value(1.0)})
+			is.NoErr(err)
+			is.Equal(added.OrderNr, order.Nr)
+			line, err := c.OrderLines.Update(ctx, added.Id, client.OrderLineUpdate{Price: client.Value(495.0), DiscountPct: client.Value(10.0)})
+			is.NoErr(err)
+			is.Equal(line.TotalPrice, 445.5)
+		})
+
+		t.Run("standalone booking", func(t *testing.T) {
+			is := is.New(t)
+			booking, err := c.Times.Create(ctx, client.TimeCreate{
+				TimeType: client.Value("Semester"), UserSign: client.Value("ANLI"),
+				Date: client.Value(client.Date("2027-07-05T00:00:00")), StopDate: client.Value(client.Date("2027-07-24T00:00:00")),
+				Hours: client.Value(15.0), Spec: client.Value("Sommarsemester"),
+			})
+			is.NoErr(err)
+			is.Equal(booking.OwnerNr, "")
+			is.Equal(booking.StopDate, client.Date("2027-07-24T00:00:00")) // as sent
+			found := false
+			for rec, err := range c.Times.All(ctx, client.TimeListParams{OwnerType: "none", UserSign: "ANLI", Limit: 2}) {
+				is.NoErr(err)
+				found = found || rec.Id == booking.Id
+			}
+			is.True(found)
+		})
+	})
+}

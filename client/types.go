@@ -1,0 +1,74 @@
+package client
+
+import "io"
+
+// Page is one page of a list, newest first.
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"nextCursor"` // pass as Cursor for the next page; "" on the last page
+	Page       int    `json:"page"`       // the page number, when paging by Page
+	Total      *int   `json:"total"`      // rows matching the filters; nil for registers the engine does not count
+}
+
+// ExtraFieldDef describes one of the company's own fields of a register.
+type ExtraFieldDef struct {
+	Key      string   `json:"Key"` // the key in ExtraFields
+	Name     string   `json:"Name"`
+	Category string   `json:"Category"`
+	Type     string   `json:"Type"`
+	Writable bool     `json:"Writable"`
+	ReadOnly bool     `json:"ReadOnly"`
+	Computed bool     `json:"Computed"`
+	Options  []string `json:"Options"` // the values a choice allows
+}
+
+// Location is the position of a record.
+type Location struct {
+	Latitude   *float64 `json:"Latitude"` // nil until located
+	Longitude  *float64 `json:"Longitude"`
+	Address    string   `json:"Address"`
+	Status     string   `json:"Status"`     // such as Pending, Located, Failed
+	SourceType string   `json:"SourceType"` // what the position came from
+	Provider   string   `json:"Provider"`   // the geocoder, or pinned
+	Fixed      bool     `json:"Fixed"`      // pinned: geocoding never overwrites it
+	Ambiguous  bool     `json:"Ambiguous"`  // the geocoder found several places
+}
+
+// LocateOptions are the parameters of reading a location.
+type LocateOptions struct {
+	Locate bool // recalculate the position first, unless it is fixed
+	Force  bool // recalculate even a position that was already found
+}
+
+// Pin is a fixed position for PinLocation.
+type Pin struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Address   string  `json:"address,omitempty"`
+}
+
+// Document is the answer to an upload.
+type Document struct {
+	ID   int64  `json:"id"`   // the document's id, for DownloadDocument
+	Nr   string `json:"nr"`   // the owner's key
+	Name string `json:"name"` // the file name as stored
+}
+
+// DocumentInfo describes one document of a record, without its content.
+type DocumentInfo struct {
+	ID         int64  `json:"Id"`
+	Name       string `json:"Name"`
+	DocType    string `json:"DocType"`
+	Kind       string `json:"Kind"` // embedded, link, html or other
+	IsInternal bool   `json:"IsInternal"`
+	HasContent bool   `json:"HasContent"`
+	Modified   Date   `json:"Modified"`
+}
+
+// DocumentContent is a downloaded document; the caller closes Body.
+type DocumentContent struct {
+	Body        io.ReadCloser
+	ContentType string // sniffed by the server from the content
+	FileName    string // from Content-Disposition
+	Size        int64  // -1 when unknown
+}

@@ -1,0 +1,195 @@
+package codegen
+
+import (
+	"strconv"
+
+	"fieldapi/runtime"
+)
+
+// The parts of the OpenAPI document that belong to no register: the
+// built-in routes runtime serves (runtime/builtin.go, documents.go,
+// location.go), their schemas, and the shared headers and parameters.
+
+// sharedHeaders are the response headers operations refer to.
+func sharedHeaders() map[string]*Header {
+	str := func() *Schema { return &Schema{Type: types("string")} }
+	return map[string]*Header{
+		"XRequestId": {Required: true, Schema: str(),
+			Description: "Identifies the call in the service's log: the caller's X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one."},
+		"IdempotencyKey": {Schema: str(), Description: "The Idempotency-Key the write was sent with."},
+		"IdempotencyReplayed": {Schema: &Schema{Type: types("string"), Enum: []any{"true", "false"}},
+			Description: "true when this is the stored response of an earlier call with the same Idempotency-Key."},
+		"RetryAfter": {Required: true, Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
+			Description: "Seconds to wait before retrying."},
+		"RetryAfterSometimes": {Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
+			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight)."},
+		"Location":           {Required: true, Schema: str(), Description: "The path of the resource created."},
+		"ContentDisposition": {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
+	}
+}
+
+// builtins adds the built-in routes and the schemas shared by registers.
+func (b *docBuilder) builtins() {
+	d := b.doc
+	d.Components.Parameters["IdempotencyKey"] = &Parameter{Name: "Idempotency-Key", In: "header", Required: true,
+		Schema:      &Schema{Type: types("string"), MinLength: ptr(1), MaxLength: ptr(255)},
+		Description: "Chosen per operation. The same key with the same content replays the first response; with other content: 409."}
+	d.Tags = append(d.Tags,
+		Tag{Name: "service", Description: "The service itself: health, its OpenAPI document, the caller, tokens, field names."})
+	for name, s := range builtinSchemas() {
+		b.schema(name, s)
+	}
+	public := &[]SecurityRequirement{}
+	op := func(id, summary string, write bool, body string, public *[]SecurityRequirement, ok *Response, statuses ...int) *Operation {
+		o := &Operation{OperationID: id, Summary: summary, Tags: []string{"service"}, Security: public, Responses: map[string]*Response{"200": ok}}
+		if body != "" {
+			o.RequestBody = jsonBody(body)
+		}
+		for _, st := range statuses {
+			o.Responses[strconv.Itoa(st)] = b.problemResponse(st, write)
+		}
+		return o
+	}
+	b.operation("/openapi.json", "GET", op("openAPI", "This OpenAPI document", false, "", public,
+		&Response{Description: "The OpenAPI 3.1 document of every route", Headers: responseHeaders(false),
+			Content: map[string]*MediaType{"application/json": {Schema: &Schema{Type: types("object")}}}}))
+	b.operation("/docs", "GET", op("docs", "The API reference page for people", false, "", public,
+		&Response{Description: "One self-contained HTML page: every register, route, field and problem code", Headers: responseHeaders(false),
+			Content: map[string]*MediaType{"text/html": {Schema: &Schema{Type: types("string")}}}}))
+	health := op("health", "Engine reachability and latency", false, "", public, successResponse(200, "The engine answers", false, ref("Health")))
+	unavailable := successResponse(503, "The engine does not answer; route calls to another process", false, ref("Health"))
+	unavailable.Headers["Retry-After"] = headerRef("RetryAfter")
+	health.Responses["503"] = unavailable
+	b.operation("/health", "GET", health)
+	b.operation("/v1/whoami", "GET", op("whoami", "The key's integration, tenant and scopes", false, "", nil,
+		successResponse(200, "Who the caller is", false, ref("Whoami")), 401, 403, 429, 500, 503, 504))
+	token := op("token", "Exchange a key for an access token (client credentials)", true, "TokenRequest", public,
+		successResponse(200, "An access token", false, ref("Token")), 400, 401, 403, 413, 415, 429, 500, 503, 504)
+	token.Description = "No Idempotency-Key is needed. Limited per address, so keys cannot be guessed at speed."
+	b.operation("/v1/token", "POST", token)
+	b.operation("/v1/field-names", "GET", op("fieldNames", "The company's labels for standard fields", false, "", nil,
+		successResponse(200, "The labels", false, ref("FieldNameList")), 401, 403, 429, 500, 503, 504))
+}
+
+func builtinSchemas() map[string]*Schema {
+	str := func(desc string) *Schema { return &Schema{Type: types("string"), Description: desc} }
+	boolean := func(desc string) *Schema { return &Schema{Type: types("boolean"), Description: desc} }
+	object := func(desc string, props map[string]*Schema, optional ...string) *Schema {
+		s := &Schema{Type: types("object"), Description: desc, Properties: props}
+		for name := range props {
+			s.Required = append(s.Required, name)
+		}
+		s.Required = sortedUnique(s.Required)
+		for _, o := range optional {
+			s.Required = removeString(s.Required, o)
+		}
+		return s
+	}
+	list := func(desc, item string) *Schema {
+		return object(desc, map[string]*Schema{"items": {Type: types("array"), Items: ref(item)}, "count": {Type: types("integer")}})
+	}
+	var codes []any
+	for _, p := range runtime.ProblemCodes() {
+		codes = append(codes, p.Code)
+	}
+	return map[string]*Schema{
+		"Problem": object("An RFC 9457 problem.", map[string]*Schema{
+			"type":        {Type: types("string"), Format: "uri", Description: "A URL ending in the problem code."},
+			"title":       {Type: types("string"), Enum: codes, Description: "The problem code."},
+			"status":      {Type: types("integer"), Description: "The HTTP status."},
+			"detail":      str("What went wrong, for a person."),
+			"validValues": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "What would have been accepted, when known."},
+			"requestId":   str("The X-Request-Id of the call."),
+		}, "validValues"),
+		"Location": object("A record's position.", map[string]*Schema{
+			"Latitude":  {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
+			"Longitude": {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
+			"Address":   str("The address located."),
+			"Status": {Type: types("string"), Enum: []any{"Found", "Pending", "NoAddress", "AddressNotFound", "AddressInvalid", "Error"},
+				Description: "Found when a position is known; Pending until located (ask with locate=true)."},
+			"SourceType": str("What the position stands for, e.g. Address, CityCentre or Manual; \"\" when none."),
+			"Provider":   str("The geocoder that placed it; \"\" when none."),
+			"Fixed":      boolean("Pinned with PUT: geocoding never overwrites it."),
+			"Ambiguous":  boolean("The geocoder found several places."),
+		}),
+		"LocationPin": {Type: types("object"), Description: "A fixed position.", AdditionalProperties: Never(), Required: []string{"latitude", "longitude"},
+			Properties: map[string]*Schema{
+				"latitude":  {Type: types("number"), Format: "double", Minimum: ptr(-90.0), Maximum: ptr(90.0)},
+				"longitude": {Type: types("number"), Format: "double", Minimum: ptr(-180.0), Maximum: ptr(180.0)},
+				"address":   str("The address the position stands for."),
+			},
+			Examples: []any{map[string]any{"latitude": 59.3326, "longitude": 18.0649, "address": "Drottninggatan 1, Stockholm"}}},
+		"DocumentUpload": {Type: types("object"), Description: "A file to store on the record.", AdditionalProperties: Never(), Required: []string{"name", "contentBase64"},
+			Properties: map[string]*Schema{
+				"name":          str("A file name without directories."),
+				"contentBase64": {Type: types("string"), ContentEncoding: "base64", Description: "The content, standard base64."},
+			},
+			Examples: []any{map[string]any{"name": "notes.txt", "contentBase64": "RmlsdGVyIGJ5dHQ="}}},
+		"DocumentCreated": object("The document stored.", map[string]*Schema{
+			"id":   {Type: types("integer"), Description: "The document's Id."},
+			"nr":   str("The key of the record it is stored on."),
+			"name": str("Its file name."),
+		}),
+		"DocumentInfo": object("A document on a record, without its content.", map[string]*Schema{
+			"Id":         {Type: types("integer")},
+			"Name":       str("File name."),
+			"DocType":    str("The file type the engine records."),
+			"Kind":       {Type: types("string"), Enum: []any{"embedded", "link", "html", "other"}, Description: "embedded: uploaded; link: a path or URL fetched on download; html and other: templates rendered as PDF."},
+			"IsInternal": boolean("Internal to the company."),
+			"HasContent": boolean("Can be downloaded."),
+			"Modified":   {Type: types("string"), Pattern: DatePattern},
+		}),
+		"DocumentList": list("A record's documents.", "DocumentInfo"),
+		"ExtraFieldDef": object("An extra field the company defines.", map[string]*Schema{
+			"Key":      str("The key in ExtraFields."),
+			"Name":     str("The label."),
+			"Category": str("Its group."),
+			"Type":     str("The engine's type of the value."),
+			"Writable": boolean("May be sent in extraFields."),
+			"ReadOnly": boolean("Never written through the API."),
+			"Computed": boolean("Computed by the engine."),
+			"Options":  {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "The values allowed, when the field is a choice."},
+		}, "Options"),
+		"ExtraFieldList": list("The extra fields of a register.", "ExtraFieldDef"),
+		"FieldName": object("The company's label for a standard field.", map[string]*Schema{
+			"DbFieldName":   str("The engine's field name."),
+			"UserFieldName": str("The company's label."),
+			"ListOnly":      boolean("Shown in lists only."),
+			"Hidden":        boolean("Hidden from users."),
+		}),
+		"FieldNameList": object("The company's labels.", map[string]*Schema{"items": {Type: types("array"), Items: ref("FieldName")}}),
+		"Health": object("Whether the engine answers.", map[string]*Schema{
+			"status":    {Type: types("string"), Enum: []any{"ok", "unavailable"}},
+			"engine":    {Type: types("string"), Enum: []any{"reachable", "unreachable"}},
+			"latencyMs": {Type: types("number"), Format: "double", Description: "How long the engine took to answer, in milliseconds."},
+		}),
+		"Whoami": object("The caller.", map[string]*Schema{
+			"integration": str("The key's client id."),
+			"tenant":      str("The company."),
+			"scopes":      {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "Every scope the key holds; * spelled out."},
+		}),
+		"TokenRequest": {Type: types("object"), Description: "Client credentials.", AdditionalProperties: Never(), Required: []string{"clientId", "clientSecret"},
+			Properties: map[string]*Schema{
+				"clientId":     str("The key's client id."),
+				"clientSecret": str("The key (mk_…)."),
+				"grantType":    {Type: types("string"), Enum: []any{"client_credentials"}},
+			},
+			Examples: []any{map[string]any{"clientId": "demo-cli", "clientSecret": "mk_demo-cli_…", "grantType": "client_credentials"}}},
+		"Token": object("An access token.", map[string]*Schema{
+			"access_token": str("Send as Authorization: Bearer."),
+			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
+			"expires_in":   {Type: types("integer"), Description: "Seconds until it expires."},
+			"scope":        str("The scopes, space-separated."),
+		}),
+	}
+}
+
+func removeString(xs []string, x string) []string {
+	var out []string
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}
