@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine/dataset"
 )
 
@@ -30,7 +28,7 @@ const bulkMaxRows = 500
 // register is not keyed by the engine: take numbers with ReserveNumbers.
 func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dataset.Register) error {
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			for _, r := range registers {
 				t, err := e.table(r.Name)
 				if err != nil {
@@ -49,7 +47,7 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 // bulkRegister inserts records of one register with as many rows per
 // statement as the placeholder limit allows. The columns are the fields any
 // of the records sets; a record without one stores NULL there.
-func (e *Engine) bulkRegister(ctx context.Context, tx *sqlx.Tx, company string, t *table, records []dataset.Record) error {
+func (e *Engine) bulkRegister(ctx context.Context, tx *txn, company string, t *table, records []dataset.Record) error {
 	if len(records) == 0 {
 		return nil
 	}
@@ -112,7 +110,7 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 			return 0, fmt.Errorf("%s has no number series", register)
 		}
 		var first int64
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err = e.inTx(ctx, func(tx *txn) error {
 			_, err := exec(ctx, tx, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 1)
 				ON CONFLICT ("company", "register") DO NOTHING`, company, register)
 			if err != nil {

@@ -2,8 +2,6 @@ package sqlengine
 
 import (
 	"context"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Record counts: the unfiltered total of a list is read from the
@@ -22,7 +20,7 @@ import (
 // (backfillCounts) and never replaces a row.
 
 // addCount adds n to a register's count for a company inside tx.
-func addCount(ctx context.Context, tx *sqlx.Tx, company string, t *table, n int64) error {
+func addCount(ctx context.Context, tx *txn, company string, t *table, n int64) error {
 	_, err := exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES (?, ?, ?)
 		ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`,
 		company, t.reg.Name, n)
@@ -35,7 +33,7 @@ func addCount(ctx context.Context, tx *sqlx.Tx, company string, t *table, n int6
 // is not scanned again (a start of serve on a million rows stays quick),
 // and a company's existing row is never replaced: counting again could
 // miss a create committing meanwhile.
-func backfillCounts(ctx context.Context, tx *sqlx.Tx, t *table) error {
+func backfillCounts(ctx context.Context, tx *txn, t *table) error {
 	// The NOT EXISTS is evaluated once, before any row is read. The WHERE
 	// also keeps SQLite's parser from reading ON CONFLICT as a join clause.
 	_, err := exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n")

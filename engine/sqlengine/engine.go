@@ -32,8 +32,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
@@ -158,11 +156,12 @@ func call[T any](e *Engine, ctx context.Context, fn func(ctx context.Context) (T
 
 // inTx runs fn in one write transaction: committed when fn returns nil,
 // rolled back otherwise.
-func (e *Engine) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := e.db.BeginTxx(ctx, nil)
+func (e *Engine) inTx(ctx context.Context, fn func(tx *txn) error) error {
+	sqlTx, err := e.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
 	}
+	tx := &txn{Tx: sqlTx, pool: e.db}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return err

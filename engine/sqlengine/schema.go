@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 )
 
@@ -126,7 +124,7 @@ var internalIndexes = []string{
 // again changes nothing.
 func (e *Engine) Migrate(ctx context.Context) error {
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			if err := e.dialect.lockMigration(ctx, tx); err != nil {
 				return err
 			}
@@ -162,7 +160,7 @@ func (e *Engine) Migrate(ctx context.Context) error {
 
 // migrateTable creates a register's table with all its columns, or adds
 // the columns an existing table lacks; then its indexes.
-func (e *Engine) migrateTable(ctx context.Context, tx *sqlx.Tx, t *table) error {
+func (e *Engine) migrateTable(ctx context.Context, tx *txn, t *table) error {
 	columns := []string{e.dialect.seqColumn(), `"company" TEXT NOT NULL`, `"modified" TEXT NOT NULL`}
 	var names []string
 	for _, f := range t.stored {

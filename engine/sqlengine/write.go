@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/rules"
@@ -68,7 +66,7 @@ func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r en
 		return engine.Response{}, err
 	}
 	var resp engine.Response
-	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := e.inTx(ctx, func(tx *txn) error {
 		rec, err := do(ctx, e.apiWriter(tx, s))
 		if err != nil {
 			return err
@@ -82,7 +80,7 @@ func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r en
 // storeReceipt renders the response from the record as written and marks
 // the idempotency claim done with it, inside the write's transaction: the
 // write and its stored response commit together or not at all.
-func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine.Record) (engine.Response, error) {
+func storeReceipt(ctx context.Context, tx *txn, r engine.Receipt, rec engine.Record) (engine.Response, error) {
 	if r.Render == nil {
 		return engine.Response{}, nil
 	}
@@ -108,12 +106,12 @@ func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine
 // writer performs the writes of one call inside its transaction.
 type writer struct {
 	e   *Engine
-	tx  *sqlx.Tx
+	tx  *txn
 	s   engine.Session
 	now string // Modified of every record this call writes
 }
 
-func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
+func (e *Engine) apiWriter(tx *txn, s engine.Session) *writer {
 	return &writer{e: e, tx: tx, s: s, now: e.now()}
 }
 
