@@ -13,6 +13,7 @@ require (
 	github.com/matryer/is v1.4.1
 	github.com/oapi-codegen/runtime v1.8.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.44.0
 	golang.org/x/time v0.16.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -45,7 +46,6 @@ require (
 	github.com/vmware-labs/yaml-jsonpath v0.3.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/singleflight"
 )
 
 // pool is the connection pool with a cache of prepared statements: the
@@ -189,6 +190,7 @@ type ttlCache[V any] struct {
 
 	mu      sync.Mutex
 	entries map[string]ttlEntry[V]
+	loading singleflight.Group // one load per key at a time
 }
 
 type ttlEntry[V any] struct {
@@ -214,17 +216,36 @@ func (c *ttlCache[V]) get(key string, load func() (V, error)) (V, error) {
 	if ok && now.Before(e.expires) {
 		return e.value, nil
 	}
-	v, err := load()
-	if err != nil {
+	// When an entry expires under load, every call in flight misses it at
+	// once; one of them loads it and the others wait for that (the load
+	// stampede was the p99 of GET one under 64 clients).
+	shared, err, wasShared := c.loading.Do(key, func() (any, error) {
+		v, err := load()
+		if err == nil {
+			c.put(key, v, now)
+		}
+		return v, err
+	})
+	if err != nil && wasShared {
+		// The error may be the loading call's own (its context ended):
+		// this call loads for itself.
+		v, err := load()
+		if err == nil {
+			c.put(key, v, now)
+		}
 		return v, err
 	}
+	v, _ := shared.(V)
+	return v, err
+}
+
+func (c *ttlCache[V]) put(key string, v V, loaded time.Time) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(c.entries) >= maxCacheEntries {
 		clear(c.entries)
 	}
-	c.entries[key] = ttlEntry[V]{value: v, expires: now.Add(c.ttl)}
-	c.mu.Unlock()
-	return v, nil
+	c.entries[key] = ttlEntry[V]{value: v, expires: loaded.Add(c.ttl)}
 }
 
 // forget drops every cached value, after the engine itself changed them.
