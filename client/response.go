@@ -15,7 +15,7 @@ import (
 //	// resp.ETag is the task's version, resp.RequestID the server's log id
 type Response struct {
 	StatusCode int    // 200, 201, 304, or a problem's status; 0 when no answer came
-	ETag       string // the record's version, as sent (quotes included), on Get, Create, Update, actions and line posts; "" on other answers and on replays
+	ETag       string // the record's version, as sent (quotes included), on Get, Create, Update and actions (a line post's is the new line's, not its owner's); "" on other answers and on replays
 	RequestID  string // X-Request-Id, for the server's access log
 	Replayed   bool   // Idempotency-Replayed: the answer is a stored one, the write ran before (a replay carries no ETag: Get the record for its version)
 
