@@ -126,14 +126,17 @@ func TestOptimisticConcurrency(t *testing.T) {
 			is.Equal(now.Status, "Sent") // neither stale write ran
 			is.Equal(len(now.Materials), 0)
 
-			var added client.Response
-			_, err = c.Tasks.AddMaterial(client.WithResponse(client.WithIfMatch(ctx, moved.ETag), &added), task.Nr, client.TaskMaterialLine{ProductNr: client.Value("4025"), Quantity: client.Value(1.0)})
+			var added, line, owner client.Response
+			material, err := c.Tasks.AddMaterial(client.WithResponse(client.WithIfMatch(ctx, moved.ETag), &added), task.Nr, client.TaskMaterialLine{ProductNr: client.Value("4025"), Quantity: client.Value(1.0)})
 			is.NoErr(err)
 			is.Equal(added.StatusCode, 201)
-			is.True(added.ETag != "") // the line's own version
-			now, err = c.Tasks.Get(ctx, task.Nr)
+			_, err = c.Materials.Get(client.WithResponse(ctx, &line), material.Id)
+			is.NoErr(err)
+			is.Equal(added.ETag, line.ETag) // the line's own version...
+			now, err = c.Tasks.Get(client.WithResponse(ctx, &owner), task.Nr)
 			is.NoErr(err)
 			is.Equal(len(now.Materials), 1)
+			is.True(owner.ETag != added.ETag && owner.ETag != moved.ETag) // ...not the owner's, which moved on
 		})
 
 		t.Run("two writers with one ETag: one wins", func(t *testing.T) {
