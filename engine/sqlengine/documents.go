@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gabriel-vasile/mimetype"
-	"github.com/jmoiron/sqlx"
 
 	"fieldapi/engine"
 	"fieldapi/engine/docrender"
@@ -95,7 +94,7 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 			return engine.Response{}, err
 		}
 		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err = e.inTx(ctx, func(tx *txn) error {
 			rec, seq, err := e.findRecord(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/rules"
@@ -69,7 +67,7 @@ func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r en
 		return engine.Response{}, err
 	}
 	var resp engine.Response
-	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := e.inTx(ctx, func(tx *txn) error {
 		rec, err := do(ctx, e.apiWriter(tx, s))
 		if err != nil {
 			return err
@@ -91,7 +89,7 @@ func (e *Engine) authorizeWrite(ctx context.Context, s engine.Session, register 
 // storeReceipt renders the response from the record as written and marks
 // the idempotency claim done with it, inside the write's transaction: the
 // write and its stored response commit together or not at all.
-func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine.Record) (engine.Response, error) {
+func storeReceipt(ctx context.Context, tx *txn, r engine.Receipt, rec engine.Record) (engine.Response, error) {
 	if r.Render == nil {
 		return engine.Response{}, nil
 	}
@@ -117,12 +115,12 @@ func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine
 // writer performs the writes of one call inside its transaction.
 type writer struct {
 	e   *Engine
-	tx  *sqlx.Tx
+	tx  *txn
 	s   engine.Session
 	now string // Modified of every record this call writes
 }
 
-func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
+func (e *Engine) apiWriter(tx *txn, s engine.Session) *writer {
 	return &writer{e: e, tx: tx, s: s, now: e.now()}
 }
 
@@ -269,7 +267,7 @@ func lineValues(lt *table, l *catalog.Line, ownerKey string) map[string]any {
 	return fixed
 }
 
-// insert writes a new row and returns its seq.
+// insert writes a new row, counts it (see counts.go) and returns its seq.
 func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (int64, error) {
 	cols := []string{quote(companyColumn), quote(modifiedColumn)}
 	args := []any{w.s.Company, w.now}
@@ -290,7 +288,10 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 		key, _ := values[t.key.Name].(string)
 		return 0, alreadyExists(t, key)
 	}
-	return seq, err
+	if err != nil {
+		return 0, err
+	}
+	return seq, addCount(ctx, w.tx, w.s.Company, t, 1)
 }
 
 // checkFinite refuses a number about to be stored that is not finite. The
