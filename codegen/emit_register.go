@@ -298,8 +298,8 @@ func writeStruct(f *jen.File, b *Body) {
 //		switch name {
 //		case "nr":
 //			return w.Nr.Decode(raw)
-//		case "status":
-//			return w.Status.DecodeNoClear(raw) // never null: "" is refused
+//		case "orderDate": // (orders) a field that always has a value
+//			return w.OrderDate.DecodeNoClear(raw) // "" is refused
 //		case "contacts":
 //			w.Contacts, err = runtime.DecodeLines[ContactWrite](raw, "contacts", customerContactsShape)
 //			return err
