@@ -83,7 +83,7 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 		if err != nil {
 			return engine.Response{}, err
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+		if err := e.authorizeWrite(ctx, s, register); err != nil {
 			return engine.Response{}, err
 		}
 		name := strings.TrimSpace(doc.Name)

@@ -149,7 +149,7 @@ func (e *Engine) PinLocation(ctx context.Context, s engine.Session, register, ke
 		if err != nil {
 			return engine.Response{}, err
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+		if err := e.authorizeWrite(ctx, s, register); err != nil {
 			return engine.Response{}, err
 		}
 		var resp engine.Response

@@ -63,8 +63,8 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // allowed to write it; do runs in one transaction and returns the record
 // the receipt renders, which is stored with the write.
 func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
-	if err := e.authorize(ctx, e.db, s, t.reg.Name, writeAccess); err != nil {
-		return engine.Response{}, notCommitted(err) // nothing written yet
+	if err := e.authorizeWrite(ctx, s, t.reg.Name); err != nil {
+		return engine.Response{}, err
 	}
 	var resp engine.Response
 	err := e.inTx(ctx, func(tx *txn) error {
@@ -76,6 +76,14 @@ func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r en
 		return err
 	})
 	return resp, err
+}
+
+// authorizeWrite checks that the signature may write the register, before
+// a write's transaction: a fault there (say a timeout) is one of a write
+// that never began, so it is not committed (503, safe to retry), never a
+// "may have written" 504.
+func (e *Engine) authorizeWrite(ctx context.Context, s engine.Session, register string) error {
+	return notCommitted(e.authorize(ctx, e.db, s, register, writeAccess))
 }
 
 // storeReceipt renders the response from the record as written and marks

@@ -22,6 +22,8 @@ type Vehicle struct {
 	DriverNr       string            `json:"DriverNr"`
 	DriverName     string            `json:"DriverName"`
 	InspectionDate Date              `json:"InspectionDate"`
+	RegisteredDate Date              `json:"RegisteredDate"`
+	Fuel           string            `json:"Fuel"`
 	Mileage        float64           `json:"Mileage"`
 	Electric       bool              `json:"Electric"`
 	Equipment      []string          `json:"Equipment"`
@@ -51,6 +53,8 @@ type VehicleCreate struct {
 	Vin            Field[string]            `json:"vin,omitzero"`   // Vehicle identification number, fixed once created.
 	DriverNr       Field[string]            `json:"driverNr,omitzero"`
 	InspectionDate Field[Date]              `json:"inspectionDate,omitzero"`
+	RegisteredDate Field[Date]              `json:"registeredDate,omitzero"`
+	Fuel           Field[string]            `json:"fuel,omitzero"`
 	Mileage        Field[float64]           `json:"mileage,omitzero"`
 	Electric       Field[bool]              `json:"electric,omitzero"`
 	Equipment      Field[[]string]          `json:"equipment,omitzero"`
@@ -66,6 +70,8 @@ type VehicleUpdate struct {
 	Plate          Field[string]            `json:"plate,omitzero"`
 	DriverNr       Field[string]            `json:"driverNr,omitzero"`
 	InspectionDate Field[Date]              `json:"inspectionDate,omitzero"`
+	RegisteredDate Field[Date]              `json:"registeredDate,omitzero"`
+	Fuel           Field[string]            `json:"fuel,omitzero"`
 	Mileage        Field[float64]           `json:"mileage,omitzero"`
 	Electric       Field[bool]              `json:"electric,omitzero"`
 	Equipment      Field[[]string]          `json:"equipment,omitzero"`
