@@ -8,6 +8,8 @@ GO       ?= go
 DB       ?= sqlite:fieldapi.db
 ADDR     ?= 127.0.0.1:8080
 FUZZTIME ?= 10s
+BENCH_DB    ?= sqlite:bin/bench.db
+BENCH_TASKS ?= 100000
 
 BIN            := bin/fieldapi
 DEMO_CLIENT_ID := demo-cli
@@ -20,7 +22,7 @@ ifdef FIELDAPI_TEST_POSTGRES
 export FIELDAPI_TEST_POSTGRES
 endif
 
-.PHONY: generate build run test check-generated vet fuzz bench fmt clean help lint-openapi
+.PHONY: generate build run test check-generated vet fuzz bench bench-go fmt clean help lint-openapi
 
 ## generate: render the generated HTTP layer from catalog/*.yaml
 generate:
@@ -99,8 +101,13 @@ fuzz:
 			done; \
 		done
 
-## bench: run every benchmark
-bench:
+## bench: HTTP benchmark, fieldapi against a hand-written net/http + sqlx server (seeds $(BENCH_DB) first); table and chart in bench/results/
+# BENCH_FLAGS takes more flags of ./bench, e.g. BENCH_FLAGS='--concurrency 32 --duration 20s'.
+bench: build
+	$(GO) run ./bench --fieldapi $(BIN) --db '$(BENCH_DB)' --tasks $(BENCH_TASKS) $(BENCH_FLAGS)
+
+## bench-go: run the Go benchmarks (one serial client each)
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## lint-openapi: lint generated/openapi.json with Redocly's recommended rules (needs npx and the npm registry; not part of make test)

@@ -43,6 +43,8 @@ func seededEnv(b *testing.B) (*Env, *sqlx.DB) {
 			b.Fatal(err)
 		}
 	}
+	// The rows went in behind the engine's back: count them as it would.
+	tx.MustExec(`UPDATE "record_counts" SET "n" = "n" + ? WHERE "company" = 'demo' AND "register" = 'customers'`, seededCustomers)
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}

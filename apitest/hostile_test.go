@@ -199,6 +199,12 @@ func bodyMutations(kind string) []mutation {
 	refuse(textRefusals...)
 	refuse(`-1e400`, strings.Repeat("[", 200)+strings.Repeat("]", 200))
 	switch kind {
+	case "object", "lines":
+		refuse(`""`)
+	default:
+		accept(`""`) // clears the field, or is refused where it always has a value
+	}
+	switch kind {
 	case "string":
 		refuse(`12`, `{}`)
 		accept(`"' OR '1'='1'; DROP TABLE customers; --"`, `"../../etc/passwd %00 \\ud800 Za\u0301 😀"`,
@@ -262,11 +268,13 @@ var keyMutations = []mutation{
 }
 
 // queryMutations are hostile query values, escaped. Refused ones are not
-// valid UTF-8 or hold NUL: 400 invalid_parameter on every route.
+// valid UTF-8, hold NUL or are malformed percent-escapes: 400
+// invalid_parameter on every route that reads parameters.
 var queryMutations = []mutation{
 	{Text: "%FF", Refuse: true}, {Text: "a%00b", Refuse: true}, {Text: "%C0%AF%ED%A0%80", Refuse: true},
+	{Text: "%zz", Refuse: true}, {Text: "a%2", Refuse: true}, {Text: "%", Refuse: true}, // malformed escapes, never dropped
 	{Text: ""}, {Text: strings.Repeat("x", 10_000)}, {Text: "1e400"}, {Text: "NaN"}, {Text: "-1"},
-	{Text: "'%20OR%201%3D1--%20..%2F..%2Fetc"}, {Text: "a,,b"}, {Text: "2026-13-45"}, {Text: "%zz"},
+	{Text: "'%20OR%201%3D1--%20..%2F..%2Fetc"}, {Text: "a,,b"}, {Text: "2026-13-45"},
 }
 
 // fillPath puts values into the path's parameters.

@@ -117,6 +117,11 @@ func TestPagingParameters(t *testing.T) {
 			{"malformed date", "modifiedSince=yesterday", "modifiedSince"},
 			{"unknown parameter", "colour=red", "colour"},
 			{"cursor and page", "page=2&cursor=abc", "cursor"},
+			// A malformed escape is refused, never dropped (which would
+			// answer the list unfiltered).
+			{"malformed escape in a value", "name=%zz", "name"},
+			{"truncated escape in a value", "limit=1&name=ab%2", "name"},
+			{"malformed escape in a name", "na%zzme=x", "na%zzme"},
 		}
 		for _, tc := range bad {
 			t.Run(tc.name, func(t *testing.T) {
@@ -125,8 +130,15 @@ func TestPagingParameters(t *testing.T) {
 				is.Equal(resp.Status, http.StatusBadRequest)
 				p := resp.Problem(t)
 				is.Equal(p.Title, "invalid_parameter")
+				is.True(strings.Contains(p.Detail, `"`+tc.param+`"`)) // names the parameter
 			})
 		}
+		t.Run("malformed escape on a location", func(t *testing.T) {
+			is := is.New(t)
+			resp := env.SkipRequestValidation().Get("/v1/customers/1001/location?locate=%zz")
+			is.Equal(resp.Status, http.StatusBadRequest)
+			is.Equal(resp.Problem(t).Title, "invalid_parameter")
+		})
 		t.Run("cursor bound to its filters", func(t *testing.T) {
 			is := is.New(t)
 			p := env.page(t, "/v1/customers?limit=2&name=a")

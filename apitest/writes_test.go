@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -122,6 +123,16 @@ func TestIdempotency(t *testing.T) {
 			again := send("idem-422", map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}})
 			is.Equal(again.Status, http.StatusUnprocessableEntity)
 			is.Equal(again.Header.Get("Idempotency-Replayed"), "true")
+			// The replayed problem is the first one, answered with this
+			// call's request id in body and header alike (Problem checks they agree).
+			first, replayed := refused.Problem(t), again.Problem(t)
+			is.True(replayed.RequestID != first.RequestID)
+			first.RequestID, replayed.RequestID = "", ""
+			is.Equal(replayed, first)
+			own := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}},
+				Headers: map[string]string{"Idempotency-Key": "idem-422", "X-Request-Id": "replay-trace-1"}})
+			is.Equal(own.Header.Get("Idempotency-Replayed"), "true")
+			is.Equal(own.Problem(t).RequestID, "replay-trace-1") // a client's own id is used on a replay too
 
 			bad := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: `{"name":`, Headers: map[string]string{"Idempotency-Key": "idem-400"}, SkipRequestValidation: true})
 			is.Equal(bad.Status, http.StatusBadRequest)
@@ -199,5 +210,62 @@ func TestCustomerWithContactsIsAllOrNothing(t *testing.T) {
 		Expect(t, ok, http.StatusCreated)
 		nr := ok.Object(t)["Nr"].(string)
 		is.Equal(env.count(t, "/v1/contacts?customerNr="+nr), 1)
+	})
+}
+
+// TestClearMatchesTheDocument: "" clears a field (spec 4.1 rule 4) the way
+// the OpenAPI document says: an enum to null (the read schema admits null,
+// not ""), while a field that always has a value (a create default such as
+// OrderDate, QuoteDate, an order line's Price) refuses it with 400
+// invalid_field naming the field and changes nothing. Env.Do checks every
+// answer against the document.
+func TestClearMatchesTheDocument(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		for _, tc := range []struct{ register, field string }{
+			{"orders", "orderDate"}, {"quotes", "quoteDate"}, {"orderlines", "price"}, {"orderlines", "quantity"},
+		} {
+			t.Run(tc.register+"."+tc.field, func(t *testing.T) {
+				is := is.New(t)
+				key, ok := env.FirstKey(tc.register, env.Key)
+				is.True(ok)
+				before := env.Get(KeyPath(tc.register, key))
+				Expect(t, before, http.StatusOK)
+				resp := env.Do(Request{Method: http.MethodPatch, Path: KeyPath(tc.register, key), Key: env.Key,
+					Body: map[string]any{tc.field: ""}, SkipRequestValidation: true}) // the document refuses it too
+				is.Equal(resp.Status, http.StatusBadRequest)
+				p := resp.Problem(t)
+				is.Equal(p.Title, "invalid_field")
+				is.True(strings.Contains(p.Detail, `"`+tc.field+`"`))
+				is.True(strings.Contains(p.Detail, "cannot be cleared"))
+				is.Equal(string(env.Get(KeyPath(tc.register, key)).Body), string(before.Body))
+			})
+		}
+		t.Run("an enum clears to null", func(t *testing.T) {
+			is := is.New(t)
+			created := env.Post("/v1/tasks", map[string]any{"customerNr": "1031", "taskText": "Clear the plan type", "planStartDate": "2026-05-04", "planDateType": "Week"})
+			Expect(t, created, http.StatusCreated)
+			path := KeyPath("tasks", fmt.Sprint(created.Object(t)["nr"]))
+			is.Equal(env.Get(path).Object(t)["PlanDateType"], "Week")
+
+			// With plan dates the engine infers the type again, as when omitted.
+			inferred := env.Patch(path, map[string]any{"planDateType": ""})
+			Expect(t, inferred, http.StatusOK)
+			is.Equal(inferred.Object(t)["PlanDateType"], "Day")
+
+			// Without them nothing is inferred: the type is null, not "".
+			cleared := env.Patch(path, map[string]any{"planStartDate": "", "planDateType": ""})
+			Expect(t, cleared, http.StatusOK)
+			is.Equal(cleared.Object(t)["PlanStartDate"], nil)
+			is.Equal(cleared.Object(t)["PlanDateType"], nil)
+			is.Equal(env.Get(path).Object(t)["PlanDateType"], nil)
+		})
+		t.Run("a status, which is never null, refuses it", func(t *testing.T) {
+			is := is.New(t)
+			resp := env.Do(Request{Method: http.MethodPost, Path: "/v1/tasks", Key: env.Key,
+				Body: map[string]any{"customerNr": "1031", "taskText": "No status", "status": ""}, SkipRequestValidation: true})
+			is.Equal(resp.Status, http.StatusBadRequest)
+			is.True(strings.Contains(resp.Problem(t).Detail, `"status"`))
+		})
 	})
 }

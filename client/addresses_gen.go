@@ -129,9 +129,9 @@ func (s *AddressService) All(ctx context.Context, p AddressListParams) iter.Seq2
 	return walk[Address](ctx, s.c, "/v1/addresses", p.query())
 }
 
-// Get reads one record: GET /v1/addresses/{Id}.
+// Get reads one record: GET /v1/addresses/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *AddressService) Get(ctx context.Context, id string) (Address, error) {
-	return getOne[Address](ctx, s.c, itemPath("/v1/addresses", id), nil)
+	return getRecord[Address](ctx, s.c, itemPath("/v1/addresses", id))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/addresses.
@@ -139,7 +139,7 @@ func (s *AddressService) Create(ctx context.Context, body AddressCreate) (Addres
 	return write[Address](ctx, s.c, http.MethodPost, "/v1/addresses", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/addresses/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/addresses/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *AddressService) Update(ctx context.Context, id string, body AddressUpdate) (Address, error) {
-	return write[Address](ctx, s.c, http.MethodPatch, itemPath("/v1/addresses", id), body)
+	return writeRecord[Address](ctx, s.c, http.MethodPatch, itemPath("/v1/addresses", id), body)
 }

@@ -29,9 +29,20 @@ func getOne[T any](ctx context.Context, c *Client, path string, query url.Values
 	return call[T](ctx, c, request{method: http.MethodGet, path: path, query: query})
 }
 
+// getRecord reads one record, sending the context's If-None-Match.
+func getRecord[T any](ctx context.Context, c *Client, path string) (T, error) {
+	return call[T](ctx, c, request{method: http.MethodGet, path: path, conditional: true})
+}
+
 // write sends a body with a fresh (or the context's) Idempotency-Key.
 func write[T any](ctx context.Context, c *Client, method, path string, body any) (T, error) {
 	return call[T](ctx, c, request{method: method, path: path, body: body})
+}
+
+// writeRecord is write on the record the path names (a PATCH, an action,
+// a line post), sending the context's If-Match.
+func writeRecord[T any](ctx context.Context, c *Client, method, path string, body any) (T, error) {
+	return call[T](ctx, c, request{method: method, path: path, body: body, conditional: true})
 }
 
 // listPage reads one page of a list.

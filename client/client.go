@@ -5,7 +5,8 @@
 // cannot drift from the routes it calls; the files named *_gen.go are
 // written by fieldgen and never edited. This file and the other hand-written
 // ones hold what every register shares: authentication, retries with one
-// Idempotency-Key per call, problems as errors, paging and field types.
+// Idempotency-Key per call, problems as errors, response metadata and
+// preconditions (ETag, If-Match, If-None-Match), paging and field types.
 //
 //	c := client.New("https://fieldapi.example.com", client.WithKey(key))
 //	customer, err := c.Customers.Get(ctx, "1001")

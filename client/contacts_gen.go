@@ -102,9 +102,9 @@ func (s *ContactService) All(ctx context.Context, p ContactListParams) iter.Seq2
 	return walk[Contact](ctx, s.c, "/v1/contacts", p.query())
 }
 
-// Get reads one record: GET /v1/contacts/{Id}.
+// Get reads one record: GET /v1/contacts/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ContactService) Get(ctx context.Context, id string) (Contact, error) {
-	return getOne[Contact](ctx, s.c, itemPath("/v1/contacts", id), nil)
+	return getRecord[Contact](ctx, s.c, itemPath("/v1/contacts", id))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/contacts.
@@ -112,7 +112,7 @@ func (s *ContactService) Create(ctx context.Context, body ContactCreate) (Contac
 	return write[Contact](ctx, s.c, http.MethodPost, "/v1/contacts", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/contacts/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/contacts/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ContactService) Update(ctx context.Context, id string, body ContactUpdate) (Contact, error) {
-	return write[Contact](ctx, s.c, http.MethodPatch, itemPath("/v1/contacts", id), body)
+	return writeRecord[Contact](ctx, s.c, http.MethodPatch, itemPath("/v1/contacts", id), body)
 }

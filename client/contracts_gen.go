@@ -174,9 +174,9 @@ func (s *ContractService) All(ctx context.Context, p ContractListParams) iter.Se
 	return walk[Contract](ctx, s.c, "/v1/contracts", p.query())
 }
 
-// Get reads one record: GET /v1/contracts/{Nr}.
+// Get reads one record: GET /v1/contracts/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ContractService) Get(ctx context.Context, nr string) (Contract, error) {
-	return getOne[Contract](ctx, s.c, itemPath("/v1/contracts", nr), nil)
+	return getRecord[Contract](ctx, s.c, itemPath("/v1/contracts", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/contracts.
@@ -184,9 +184,9 @@ func (s *ContractService) Create(ctx context.Context, body ContractCreate) (Cont
 	return write[Contract](ctx, s.c, http.MethodPost, "/v1/contracts", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/contracts/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/contracts/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ContractService) Update(ctx context.Context, nr string, body ContractUpdate) (Contract, error) {
-	return write[Contract](ctx, s.c, http.MethodPatch, itemPath("/v1/contracts", nr), body)
+	return writeRecord[Contract](ctx, s.c, http.MethodPatch, itemPath("/v1/contracts", nr), body)
 }
 
 // ExtraFields describes the company's own fields of contracts: GET /v1/contracts/extra-fields.

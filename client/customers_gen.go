@@ -133,9 +133,9 @@ func (s *CustomerService) All(ctx context.Context, p CustomerListParams) iter.Se
 	return walk[Customer](ctx, s.c, "/v1/customers", p.query())
 }
 
-// Get reads one record: GET /v1/customers/{Nr}.
+// Get reads one record: GET /v1/customers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *CustomerService) Get(ctx context.Context, nr string) (Customer, error) {
-	return getOne[Customer](ctx, s.c, itemPath("/v1/customers", nr), nil)
+	return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/customers.
@@ -143,9 +143,9 @@ func (s *CustomerService) Create(ctx context.Context, body CustomerCreate) (Cust
 	return write[Customer](ctx, s.c, http.MethodPost, "/v1/customers", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/customers/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/customers/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *CustomerService) Update(ctx context.Context, nr string, body CustomerUpdate) (Customer, error) {
-	return write[Customer](ctx, s.c, http.MethodPatch, itemPath("/v1/customers", nr), body)
+	return writeRecord[Customer](ctx, s.c, http.MethodPatch, itemPath("/v1/customers", nr), body)
 }
 
 // ExtraFields describes the company's own fields of customers: GET /v1/customers/extra-fields.

@@ -174,3 +174,52 @@ func ExampleProblem() {
 	}
 	// Output: no such customer
 }
+
+func ExampleWithIfMatch() {
+	c := client.New(serverURL, client.WithKey(demoKey))
+	ctx := context.Background()
+
+	// Read the record and its version.
+	var read client.Response
+	customer, err := c.Customers.Get(client.WithResponse(ctx, &read), "1004")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Change it only while nobody else has: the first change goes ahead,
+	// the second, still naming the version read, is refused and writes
+	// nothing.
+	_, err = c.Customers.Update(client.WithIfMatch(ctx, read.ETag), customer.Nr, client.CustomerUpdate{Note: client.Value("first")})
+	fmt.Println(err)
+	_, err = c.Customers.Update(client.WithIfMatch(ctx, read.ETag), customer.Nr, client.CustomerUpdate{Note: client.Value("second")})
+	fmt.Println(errors.Is(err, client.ErrPreconditionFailed))
+
+	// A conditional Get sends the record only once it has changed.
+	var now client.Response
+	_, err = c.Customers.Get(client.WithResponse(ctx, &now), customer.Nr)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = c.Customers.Get(client.WithIfNoneMatch(ctx, now.ETag), customer.Nr)
+	fmt.Println(errors.Is(err, client.ErrNotModified))
+	// Output:
+	// <nil>
+	// true
+	// true
+}
+
+func ExampleWithResponse() {
+	c := client.New(serverURL, client.WithKey(demoKey))
+	var resp client.Response
+	ctx := client.WithResponse(context.Background(), &resp)
+	_, err := c.Customers.Update(ctx, "1005", client.CustomerUpdate{Note: client.Value("called back")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The record's new version, the request id for the server's log, and
+	// whether the server replayed an earlier answer to the same key.
+	fmt.Println(resp.StatusCode, resp.ETag != "", resp.RequestID != "", resp.Replayed)
+	// Output: 200 true true false
+}

@@ -106,12 +106,12 @@ func (s *MaterialService) All(ctx context.Context, p MaterialListParams) iter.Se
 	return walk[Material](ctx, s.c, "/v1/materials", p.query())
 }
 
-// Get reads one record: GET /v1/materials/{Id}.
+// Get reads one record: GET /v1/materials/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *MaterialService) Get(ctx context.Context, id string) (Material, error) {
-	return getOne[Material](ctx, s.c, itemPath("/v1/materials", id), nil)
+	return getRecord[Material](ctx, s.c, itemPath("/v1/materials", id))
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/materials/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/materials/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *MaterialService) Update(ctx context.Context, id string, body MaterialUpdate) (Material, error) {
-	return write[Material](ctx, s.c, http.MethodPatch, itemPath("/v1/materials", id), body)
+	return writeRecord[Material](ctx, s.c, http.MethodPatch, itemPath("/v1/materials", id), body)
 }

@@ -97,9 +97,9 @@ func (s *Object1Service) All(ctx context.Context, p Object1ListParams) iter.Seq2
 	return walk[Object1](ctx, s.c, "/v1/objects1", p.query())
 }
 
-// Get reads one record: GET /v1/objects1/{Nr}.
+// Get reads one record: GET /v1/objects1/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *Object1Service) Get(ctx context.Context, nr string) (Object1, error) {
-	return getOne[Object1](ctx, s.c, itemPath("/v1/objects1", nr), nil)
+	return getRecord[Object1](ctx, s.c, itemPath("/v1/objects1", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects1.
@@ -107,9 +107,9 @@ func (s *Object1Service) Create(ctx context.Context, body Object1Create) (Object
 	return write[Object1](ctx, s.c, http.MethodPost, "/v1/objects1", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects1/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects1/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *Object1Service) Update(ctx context.Context, nr string, body Object1Update) (Object1, error) {
-	return write[Object1](ctx, s.c, http.MethodPatch, itemPath("/v1/objects1", nr), body)
+	return writeRecord[Object1](ctx, s.c, http.MethodPatch, itemPath("/v1/objects1", nr), body)
 }
 
 // ExtraFields describes the company's own fields of objects1: GET /v1/objects1/extra-fields.

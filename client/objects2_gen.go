@@ -97,9 +97,9 @@ func (s *Object2Service) All(ctx context.Context, p Object2ListParams) iter.Seq2
 	return walk[Object2](ctx, s.c, "/v1/objects2", p.query())
 }
 
-// Get reads one record: GET /v1/objects2/{Nr}.
+// Get reads one record: GET /v1/objects2/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *Object2Service) Get(ctx context.Context, nr string) (Object2, error) {
-	return getOne[Object2](ctx, s.c, itemPath("/v1/objects2", nr), nil)
+	return getRecord[Object2](ctx, s.c, itemPath("/v1/objects2", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects2.
@@ -107,9 +107,9 @@ func (s *Object2Service) Create(ctx context.Context, body Object2Create) (Object
 	return write[Object2](ctx, s.c, http.MethodPost, "/v1/objects2", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects2/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects2/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *Object2Service) Update(ctx context.Context, nr string, body Object2Update) (Object2, error) {
-	return write[Object2](ctx, s.c, http.MethodPatch, itemPath("/v1/objects2", nr), body)
+	return writeRecord[Object2](ctx, s.c, http.MethodPatch, itemPath("/v1/objects2", nr), body)
 }
 
 // ExtraFields describes the company's own fields of objects2: GET /v1/objects2/extra-fields.

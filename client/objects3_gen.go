@@ -97,9 +97,9 @@ func (s *Object3Service) All(ctx context.Context, p Object3ListParams) iter.Seq2
 	return walk[Object3](ctx, s.c, "/v1/objects3", p.query())
 }
 
-// Get reads one record: GET /v1/objects3/{Nr}.
+// Get reads one record: GET /v1/objects3/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *Object3Service) Get(ctx context.Context, nr string) (Object3, error) {
-	return getOne[Object3](ctx, s.c, itemPath("/v1/objects3", nr), nil)
+	return getRecord[Object3](ctx, s.c, itemPath("/v1/objects3", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects3.
@@ -107,9 +107,9 @@ func (s *Object3Service) Create(ctx context.Context, body Object3Create) (Object
 	return write[Object3](ctx, s.c, http.MethodPost, "/v1/objects3", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects3/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects3/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *Object3Service) Update(ctx context.Context, nr string, body Object3Update) (Object3, error) {
-	return write[Object3](ctx, s.c, http.MethodPatch, itemPath("/v1/objects3", nr), body)
+	return writeRecord[Object3](ctx, s.c, http.MethodPatch, itemPath("/v1/objects3", nr), body)
 }
 
 // ExtraFields describes the company's own fields of objects3: GET /v1/objects3/extra-fields.

@@ -97,9 +97,9 @@ func (s *Object4Service) All(ctx context.Context, p Object4ListParams) iter.Seq2
 	return walk[Object4](ctx, s.c, "/v1/objects4", p.query())
 }
 
-// Get reads one record: GET /v1/objects4/{Nr}.
+// Get reads one record: GET /v1/objects4/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *Object4Service) Get(ctx context.Context, nr string) (Object4, error) {
-	return getOne[Object4](ctx, s.c, itemPath("/v1/objects4", nr), nil)
+	return getRecord[Object4](ctx, s.c, itemPath("/v1/objects4", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects4.
@@ -107,9 +107,9 @@ func (s *Object4Service) Create(ctx context.Context, body Object4Create) (Object
 	return write[Object4](ctx, s.c, http.MethodPost, "/v1/objects4", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects4/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/objects4/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *Object4Service) Update(ctx context.Context, nr string, body Object4Update) (Object4, error) {
-	return write[Object4](ctx, s.c, http.MethodPatch, itemPath("/v1/objects4", nr), body)
+	return writeRecord[Object4](ctx, s.c, http.MethodPatch, itemPath("/v1/objects4", nr), body)
 }
 
 // ExtraFields describes the company's own fields of objects4: GET /v1/objects4/extra-fields.

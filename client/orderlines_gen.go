@@ -91,12 +91,12 @@ func (s *OrderLineService) All(ctx context.Context, p OrderLineListParams) iter.
 	return walk[OrderLine](ctx, s.c, "/v1/orderlines", p.query())
 }
 
-// Get reads one record: GET /v1/orderlines/{Id}.
+// Get reads one record: GET /v1/orderlines/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *OrderLineService) Get(ctx context.Context, id string) (OrderLine, error) {
-	return getOne[OrderLine](ctx, s.c, itemPath("/v1/orderlines", id), nil)
+	return getRecord[OrderLine](ctx, s.c, itemPath("/v1/orderlines", id))
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/orderlines/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/orderlines/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *OrderLineService) Update(ctx context.Context, id string, body OrderLineUpdate) (OrderLine, error) {
-	return write[OrderLine](ctx, s.c, http.MethodPatch, itemPath("/v1/orderlines", id), body)
+	return writeRecord[OrderLine](ctx, s.c, http.MethodPatch, itemPath("/v1/orderlines", id), body)
 }

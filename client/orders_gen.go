@@ -166,9 +166,9 @@ func (s *OrderService) All(ctx context.Context, p OrderListParams) iter.Seq2[Ord
 	return walk[Order](ctx, s.c, "/v1/orders", p.query())
 }
 
-// Get reads one record: GET /v1/orders/{Nr}.
+// Get reads one record: GET /v1/orders/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *OrderService) Get(ctx context.Context, nr string) (Order, error) {
-	return getOne[Order](ctx, s.c, itemPath("/v1/orders", nr), nil)
+	return getRecord[Order](ctx, s.c, itemPath("/v1/orders", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/orders.
@@ -176,9 +176,9 @@ func (s *OrderService) Create(ctx context.Context, body OrderCreate) (Order, err
 	return write[Order](ctx, s.c, http.MethodPost, "/v1/orders", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/orders/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/orders/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *OrderService) Update(ctx context.Context, nr string, body OrderUpdate) (Order, error) {
-	return write[Order](ctx, s.c, http.MethodPatch, itemPath("/v1/orders", nr), body)
+	return writeRecord[Order](ctx, s.c, http.MethodPatch, itemPath("/v1/orders", nr), body)
 }
 
 // ExtraFields describes the company's own fields of orders: GET /v1/orders/extra-fields.
@@ -186,7 +186,7 @@ func (s *OrderService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error)
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/orders/extra-fields")
 }
 
-// AddLine adds one line to lines: POST /v1/orders/{Nr}/lines.
+// AddLine adds one line to lines: POST /v1/orders/{Nr}/lines. Under WithIfMatch it adds the line only while the owner is still at that ETag, else ErrPreconditionFailed.
 func (s *OrderService) AddLine(ctx context.Context, nr string, line OrderLineInput) (OrderLinesReply, error) {
-	return write[OrderLinesReply](ctx, s.c, http.MethodPost, itemPath("/v1/orders", nr, "/lines"), line)
+	return writeRecord[OrderLinesReply](ctx, s.c, http.MethodPost, itemPath("/v1/orders", nr, "/lines"), line)
 }

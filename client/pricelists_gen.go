@@ -54,7 +54,7 @@ func (s *PriceListService) All(ctx context.Context, p PriceListListParams) iter.
 	return walk[PriceList](ctx, s.c, "/v1/pricelists", p.query())
 }
 
-// Get reads one record: GET /v1/pricelists/{Nr}.
+// Get reads one record: GET /v1/pricelists/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *PriceListService) Get(ctx context.Context, nr string) (PriceList, error) {
-	return getOne[PriceList](ctx, s.c, itemPath("/v1/pricelists", nr), nil)
+	return getRecord[PriceList](ctx, s.c, itemPath("/v1/pricelists", nr))
 }

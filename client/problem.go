@@ -15,15 +15,16 @@ import (
 //
 //	if errors.Is(err, client.ErrNotFound) { ... }
 var (
-	ErrUnauthorized  = errors.New("fieldapi: unauthorized")       // 401: no, a wrong, revoked or expired key or token
-	ErrTokenRequired = errors.New("fieldapi: token required")     // 401 token_required: use WithClientCredentials
-	ErrForbidden     = errors.New("fieldapi: forbidden")          // 403: scope, address or the signature's permissions
-	ErrNotFound      = errors.New("fieldapi: not found")          // 404: no such record (in the caller's company)
-	ErrConflict      = errors.New("fieldapi: conflict")           // 409: an Idempotency-Key reused with other content, or still running
-	ErrRejected      = errors.New("fieldapi: rejected")           // 422: the engine refused the command (its rules)
-	ErrRateLimited   = errors.New("fieldapi: rate limited")       // 429: too many calls, after every retry
-	ErrInvalid       = errors.New("fieldapi: invalid request")    // 400: the request's shape, a field or a parameter
-	ErrUnavailable   = errors.New("fieldapi: engine unavailable") // 503 and 504: the engine was not reached or did not answer in time
+	ErrUnauthorized       = errors.New("fieldapi: unauthorized")        // 401: no, a wrong, revoked or expired key or token
+	ErrTokenRequired      = errors.New("fieldapi: token required")      // 401 token_required: use WithClientCredentials
+	ErrForbidden          = errors.New("fieldapi: forbidden")           // 403: scope, address or the signature's permissions
+	ErrNotFound           = errors.New("fieldapi: not found")           // 404: no such record (in the caller's company)
+	ErrConflict           = errors.New("fieldapi: conflict")            // 409: an Idempotency-Key reused with other content, or still running
+	ErrPreconditionFailed = errors.New("fieldapi: precondition failed") // 412: the record changed since the ETag sent with WithIfMatch; nothing was written
+	ErrRejected           = errors.New("fieldapi: rejected")            // 422: the engine refused the command (its rules)
+	ErrRateLimited        = errors.New("fieldapi: rate limited")        // 429: too many calls, after every retry
+	ErrInvalid            = errors.New("fieldapi: invalid request")     // 400: the request's shape, a field or a parameter
+	ErrUnavailable        = errors.New("fieldapi: engine unavailable")  // 503 and 504: the engine was not reached or did not answer in time
 )
 
 // Problem is an error answer of the server (RFC 9457,
@@ -69,6 +70,7 @@ var statusErrors = map[int]error{
 	http.StatusForbidden:           ErrForbidden,
 	http.StatusNotFound:            ErrNotFound,
 	http.StatusConflict:            ErrConflict,
+	http.StatusPreconditionFailed:  ErrPreconditionFailed,
 	http.StatusUnprocessableEntity: ErrRejected,
 	http.StatusTooManyRequests:     ErrRateLimited,
 }

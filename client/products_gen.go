@@ -103,9 +103,9 @@ func (s *ProductService) All(ctx context.Context, p ProductListParams) iter.Seq2
 	return walk[Product](ctx, s.c, "/v1/products", p.query())
 }
 
-// Get reads one record: GET /v1/products/{Nr}.
+// Get reads one record: GET /v1/products/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ProductService) Get(ctx context.Context, nr string) (Product, error) {
-	return getOne[Product](ctx, s.c, itemPath("/v1/products", nr), nil)
+	return getRecord[Product](ctx, s.c, itemPath("/v1/products", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/products.
@@ -113,9 +113,9 @@ func (s *ProductService) Create(ctx context.Context, body ProductCreate) (Produc
 	return write[Product](ctx, s.c, http.MethodPost, "/v1/products", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/products/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/products/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ProductService) Update(ctx context.Context, nr string, body ProductUpdate) (Product, error) {
-	return write[Product](ctx, s.c, http.MethodPatch, itemPath("/v1/products", nr), body)
+	return writeRecord[Product](ctx, s.c, http.MethodPatch, itemPath("/v1/products", nr), body)
 }
 
 // ExtraFields describes the company's own fields of products: GET /v1/products/extra-fields.

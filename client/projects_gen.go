@@ -124,9 +124,9 @@ func (s *ProjectService) All(ctx context.Context, p ProjectListParams) iter.Seq2
 	return walk[Project](ctx, s.c, "/v1/projects", p.query())
 }
 
-// Get reads one record: GET /v1/projects/{Nr}.
+// Get reads one record: GET /v1/projects/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ProjectService) Get(ctx context.Context, nr string) (Project, error) {
-	return getOne[Project](ctx, s.c, itemPath("/v1/projects", nr), nil)
+	return getRecord[Project](ctx, s.c, itemPath("/v1/projects", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/projects.
@@ -134,9 +134,9 @@ func (s *ProjectService) Create(ctx context.Context, body ProjectCreate) (Projec
 	return write[Project](ctx, s.c, http.MethodPost, "/v1/projects", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/projects/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/projects/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ProjectService) Update(ctx context.Context, nr string, body ProjectUpdate) (Project, error) {
-	return write[Project](ctx, s.c, http.MethodPatch, itemPath("/v1/projects", nr), body)
+	return writeRecord[Project](ctx, s.c, http.MethodPatch, itemPath("/v1/projects", nr), body)
 }
 
 // ExtraFields describes the company's own fields of projects: GET /v1/projects/extra-fields.

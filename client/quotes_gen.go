@@ -186,9 +186,9 @@ func (s *QuoteService) All(ctx context.Context, p QuoteListParams) iter.Seq2[Quo
 	return walk[Quote](ctx, s.c, "/v1/quotes", p.query())
 }
 
-// Get reads one record: GET /v1/quotes/{Nr}.
+// Get reads one record: GET /v1/quotes/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *QuoteService) Get(ctx context.Context, nr string) (Quote, error) {
-	return getOne[Quote](ctx, s.c, itemPath("/v1/quotes", nr), nil)
+	return getRecord[Quote](ctx, s.c, itemPath("/v1/quotes", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/quotes.
@@ -196,9 +196,9 @@ func (s *QuoteService) Create(ctx context.Context, body QuoteCreate) (Quote, err
 	return write[Quote](ctx, s.c, http.MethodPost, "/v1/quotes", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/quotes/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/quotes/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *QuoteService) Update(ctx context.Context, nr string, body QuoteUpdate) (Quote, error) {
-	return write[Quote](ctx, s.c, http.MethodPatch, itemPath("/v1/quotes", nr), body)
+	return writeRecord[Quote](ctx, s.c, http.MethodPatch, itemPath("/v1/quotes", nr), body)
 }
 
 // ExtraFields describes the company's own fields of quotes: GET /v1/quotes/extra-fields.

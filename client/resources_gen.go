@@ -97,9 +97,9 @@ func (s *ResourceService) All(ctx context.Context, p ResourceListParams) iter.Se
 	return walk[Resource](ctx, s.c, "/v1/resources", p.query())
 }
 
-// Get reads one record: GET /v1/resources/{Nr}.
+// Get reads one record: GET /v1/resources/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ResourceService) Get(ctx context.Context, nr string) (Resource, error) {
-	return getOne[Resource](ctx, s.c, itemPath("/v1/resources", nr), nil)
+	return getRecord[Resource](ctx, s.c, itemPath("/v1/resources", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/resources.
@@ -107,9 +107,9 @@ func (s *ResourceService) Create(ctx context.Context, body ResourceCreate) (Reso
 	return write[Resource](ctx, s.c, http.MethodPost, "/v1/resources", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/resources/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/resources/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ResourceService) Update(ctx context.Context, nr string, body ResourceUpdate) (Resource, error) {
-	return write[Resource](ctx, s.c, http.MethodPatch, itemPath("/v1/resources", nr), body)
+	return writeRecord[Resource](ctx, s.c, http.MethodPatch, itemPath("/v1/resources", nr), body)
 }
 
 // ExtraFields describes the company's own fields of resources: GET /v1/resources/extra-fields.

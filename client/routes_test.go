@@ -12,19 +12,27 @@ import (
 
 	"fieldapi/apitest"
 	"fieldapi/client"
+	"fieldapi/codegen"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
 
-// recorder remembers the method and path of every request.
+// recorder remembers the method and path of every request, and its
+// preconditions.
 type recorder struct {
 	mu       sync.Mutex
-	requests []string
+	requests []recorded
+}
+
+// recorded is one request as sent.
+type recorded struct {
+	request              string // GET /v1/tasks/10065
+	ifMatch, ifNoneMatch string
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
-	r.requests = append(r.requests, req.Method+" "+req.URL.EscapedPath())
+	r.requests = append(r.requests, recorded{req.Method + " " + req.URL.EscapedPath(), req.Header.Get("If-Match"), req.Header.Get("If-None-Match")})
 	r.mu.Unlock()
 	return http.DefaultTransport.RoundTrip(req)
 }
@@ -62,11 +70,78 @@ func routeOf(routes []runtime.Route, request string) (runtime.Route, bool) {
 // reach every route of the generated route table, and none goes anywhere
 // else. A route the generator adds without a client method fails here.
 func TestClientCoversEveryRoute(t *testing.T) {
+	rec := callEveryMethod(t, context.Background())
+	routes := generated.Routes()
+	reached := map[string]bool{}
+	for _, sent := range rec.requests {
+		route, ok := routeOf(routes, sent.request)
+		if !ok {
+			t.Errorf("%s is no route of the table", sent.request)
+			continue
+		}
+		reached[route.Method+" "+route.Path] = true
+	}
+	for _, route := range routes {
+		if !reached[route.Method+" "+route.Path] {
+			t.Errorf("no client method calls %s %s", route.Method, route.Path)
+		}
+	}
+	t.Logf("%d routes, %d requests", len(routes), len(rec.requests))
+}
+
+// TestPreconditionsGoWhereTheServerHonoursThem calls every method with a
+// context asking for both preconditions: If-Match goes exactly with the
+// writes the server checks it on (Update, actions, line posts: the route
+// kinds the OpenAPI document gives If-Match), If-None-Match exactly with
+// Get, and no other write is sent at all, since it would run blind.
+func TestPreconditionsGoWhereTheServerHonoursThem(t *testing.T) {
+	const etag = `"0000"`
+	ctx := client.WithIfNoneMatch(client.WithIfMatch(context.Background(), etag), etag)
+	rec := callEveryMethod(t, ctx)
+	kinds := map[string]codegen.RouteKind{}
+	for _, r := range builtinModel(t).Registers {
+		for _, rt := range r.Routes {
+			kinds[rt.Method+" "+rt.Path] = rt.Kind
+		}
+	}
+	conditional := func(kind codegen.RouteKind) (ifMatch, ifNoneMatch bool) {
+		switch kind {
+		case codegen.KindUpdate, codegen.KindAction, codegen.KindAddLine:
+			return true, false
+		case codegen.KindGet:
+			return false, true
+		}
+		return false, false
+	}
+	routes := generated.Routes()
+	reached := map[string]bool{}
+	for _, sent := range rec.requests {
+		route, _ := routeOf(routes, sent.request)
+		kind := kinds[route.Method+" "+route.Path]
+		reached[route.Method+" "+route.Path] = true
+		ifMatch, ifNoneMatch := conditional(kind)
+		if !ifMatch && route.Method != http.MethodGet {
+			t.Errorf("%s (%s) was sent under If-Match, which it cannot honour", sent.request, kind)
+		}
+		if (sent.ifMatch == etag) != ifMatch || (sent.ifNoneMatch == etag) != ifNoneMatch {
+			t.Errorf("%s (%s): If-Match %q, If-None-Match %q", sent.request, kind, sent.ifMatch, sent.ifNoneMatch)
+		}
+	}
+	for route, kind := range kinds {
+		if ifMatch, ifNoneMatch := conditional(kind); (ifMatch || ifNoneMatch) && !reached[route] {
+			t.Errorf("%s (%s) was not sent", route, kind)
+		}
+	}
+}
+
+// callEveryMethod calls every method of every service once, with ctx and
+// sample arguments, against the real server on SQLite, and returns the
+// requests sent. Answers are not looked at: many are refusals.
+func callEveryMethod(t *testing.T, ctx context.Context) *recorder {
 	env := apitest.Start(t, apitest.Backends(t)[0], runtime.Config{})
 	rec := &recorder{}
 	c := client.New(env.URL, client.WithKey(env.Key), client.WithHTTPClient(&http.Client{Transport: rec}),
 		client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 1}))
-	ctx := context.Background()
 	for _, r := range builtinModel(t).Registers {
 		svc := service(t, c, r)
 		key, ok := env.FirstKey(r.Name, env.Key)
@@ -88,23 +163,7 @@ func TestClientCoversEveryRoute(t *testing.T) {
 			}
 		}
 	}
-
-	routes := generated.Routes()
-	reached := map[string]bool{}
-	for _, request := range rec.requests {
-		route, ok := routeOf(routes, request)
-		if !ok {
-			t.Errorf("%s is no route of the table", request)
-			continue
-		}
-		reached[route.Method+" "+route.Path] = true
-	}
-	for _, route := range routes {
-		if !reached[route.Method+" "+route.Path] {
-			t.Errorf("no client method calls %s %s", route.Method, route.Path)
-		}
-	}
-	t.Logf("%d routes, %d requests", len(routes), len(rec.requests))
+	return rec
 }
 
 // sampleArg is an argument of a parameter's type: the record key for the

@@ -102,9 +102,9 @@ func (s *SupplierContactService) All(ctx context.Context, p SupplierContactListP
 	return walk[SupplierContact](ctx, s.c, "/v1/suppliercontacts", p.query())
 }
 
-// Get reads one record: GET /v1/suppliercontacts/{Id}.
+// Get reads one record: GET /v1/suppliercontacts/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *SupplierContactService) Get(ctx context.Context, id string) (SupplierContact, error) {
-	return getOne[SupplierContact](ctx, s.c, itemPath("/v1/suppliercontacts", id), nil)
+	return getRecord[SupplierContact](ctx, s.c, itemPath("/v1/suppliercontacts", id))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/suppliercontacts.
@@ -112,7 +112,7 @@ func (s *SupplierContactService) Create(ctx context.Context, body SupplierContac
 	return write[SupplierContact](ctx, s.c, http.MethodPost, "/v1/suppliercontacts", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/suppliercontacts/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/suppliercontacts/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *SupplierContactService) Update(ctx context.Context, id string, body SupplierContactUpdate) (SupplierContact, error) {
-	return write[SupplierContact](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliercontacts", id), body)
+	return writeRecord[SupplierContact](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliercontacts", id), body)
 }

@@ -133,9 +133,9 @@ func (s *SupplierService) All(ctx context.Context, p SupplierListParams) iter.Se
 	return walk[Supplier](ctx, s.c, "/v1/suppliers", p.query())
 }
 
-// Get reads one record: GET /v1/suppliers/{Nr}.
+// Get reads one record: GET /v1/suppliers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *SupplierService) Get(ctx context.Context, nr string) (Supplier, error) {
-	return getOne[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr), nil)
+	return getRecord[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/suppliers.
@@ -143,9 +143,9 @@ func (s *SupplierService) Create(ctx context.Context, body SupplierCreate) (Supp
 	return write[Supplier](ctx, s.c, http.MethodPost, "/v1/suppliers", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/suppliers/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/suppliers/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *SupplierService) Update(ctx context.Context, nr string, body SupplierUpdate) (Supplier, error) {
-	return write[Supplier](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliers", nr), body)
+	return writeRecord[Supplier](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliers", nr), body)
 }
 
 // ExtraFields describes the company's own fields of suppliers: GET /v1/suppliers/extra-fields.

@@ -229,9 +229,9 @@ func (s *TaskService) All(ctx context.Context, p TaskListParams) iter.Seq2[Task,
 	return walk[Task](ctx, s.c, "/v1/tasks", p.query())
 }
 
-// Get reads one record: GET /v1/tasks/{Nr}.
+// Get reads one record: GET /v1/tasks/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *TaskService) Get(ctx context.Context, nr string) (Task, error) {
-	return getOne[Task](ctx, s.c, itemPath("/v1/tasks", nr), nil)
+	return getRecord[Task](ctx, s.c, itemPath("/v1/tasks", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/tasks.
@@ -239,9 +239,9 @@ func (s *TaskService) Create(ctx context.Context, body TaskCreate) (TaskCreated,
 	return write[TaskCreated](ctx, s.c, http.MethodPost, "/v1/tasks", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/tasks/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/tasks/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *TaskService) Update(ctx context.Context, nr string, body TaskUpdate) (Task, error) {
-	return write[Task](ctx, s.c, http.MethodPatch, itemPath("/v1/tasks", nr), body)
+	return writeRecord[Task](ctx, s.c, http.MethodPatch, itemPath("/v1/tasks", nr), body)
 }
 
 // ExtraFields describes the company's own fields of tasks: GET /v1/tasks/extra-fields.
@@ -249,24 +249,24 @@ func (s *TaskService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) 
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/tasks/extra-fields")
 }
 
-// AddMaterial adds one line to materials: POST /v1/tasks/{Nr}/materials.
+// AddMaterial adds one line to materials: POST /v1/tasks/{Nr}/materials. Under WithIfMatch it adds the line only while the owner is still at that ETag, else ErrPreconditionFailed.
 func (s *TaskService) AddMaterial(ctx context.Context, nr string, line TaskMaterialLine) (Material, error) {
-	return write[Material](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/materials"), line)
+	return writeRecord[Material](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/materials"), line)
 }
 
-// AddTime adds one line to times: POST /v1/tasks/{Nr}/times.
+// AddTime adds one line to times: POST /v1/tasks/{Nr}/times. Under WithIfMatch it adds the line only while the owner is still at that ETag, else ErrPreconditionFailed.
 func (s *TaskService) AddTime(ctx context.Context, nr string, line TaskTimeLine) (Time, error) {
-	return write[Time](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/times"), line)
+	return writeRecord[Time](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/times"), line)
 }
 
-// SetStatus sets the status through the engine's transition rules. It answers with the record: POST /v1/tasks/{Nr}/status.
+// SetStatus sets the status through the engine's transition rules. It answers with the record: POST /v1/tasks/{Nr}/status. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *TaskService) SetStatus(ctx context.Context, nr string, status string) (Task, error) {
-	return write[Task](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/status"), map[string]any{"status": status})
+	return writeRecord[Task](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/status"), map[string]any{"status": status})
 }
 
-// AddNote adds an entry to the task's log. It answers with the record: POST /v1/tasks/{Nr}/notes.
+// AddNote adds an entry to the task's log. It answers with the record: POST /v1/tasks/{Nr}/notes. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *TaskService) AddNote(ctx context.Context, nr string, text string) (Task, error) {
-	return write[Task](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/notes"), map[string]any{"text": text})
+	return writeRecord[Task](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/notes"), map[string]any{"text": text})
 }
 
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/tasks/{Nr}/location.

@@ -119,9 +119,9 @@ func (s *TimeService) All(ctx context.Context, p TimeListParams) iter.Seq2[Time,
 	return walk[Time](ctx, s.c, "/v1/times", p.query())
 }
 
-// Get reads one record: GET /v1/times/{Id}.
+// Get reads one record: GET /v1/times/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *TimeService) Get(ctx context.Context, id string) (Time, error) {
-	return getOne[Time](ctx, s.c, itemPath("/v1/times", id), nil)
+	return getRecord[Time](ctx, s.c, itemPath("/v1/times", id))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/times.
@@ -129,7 +129,7 @@ func (s *TimeService) Create(ctx context.Context, body TimeCreate) (Time, error)
 	return write[Time](ctx, s.c, http.MethodPost, "/v1/times", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/times/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/times/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *TimeService) Update(ctx context.Context, id string, body TimeUpdate) (Time, error) {
-	return write[Time](ctx, s.c, http.MethodPatch, itemPath("/v1/times", id), body)
+	return writeRecord[Time](ctx, s.c, http.MethodPatch, itemPath("/v1/times", id), body)
 }

@@ -67,7 +67,7 @@ func (s *TimeTypeService) All(ctx context.Context, p TimeTypeListParams) iter.Se
 	return walk[TimeType](ctx, s.c, "/v1/timetypes", p.query())
 }
 
-// Get reads one record: GET /v1/timetypes/{Name}.
+// Get reads one record: GET /v1/timetypes/{Name}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *TimeTypeService) Get(ctx context.Context, name string) (TimeType, error) {
-	return getOne[TimeType](ctx, s.c, itemPath("/v1/timetypes", name), nil)
+	return getRecord[TimeType](ctx, s.c, itemPath("/v1/timetypes", name))
 }

@@ -20,6 +20,10 @@ type request struct {
 	query  url.Values
 	body   any  // sent as JSON; nil sends no body
 	public bool // sent without credentials (POST /v1/token)
+
+	// conditional marks a call on one record that honours the context's
+	// preconditions: a Get sends If-None-Match, a write If-Match.
+	conditional bool
 }
 
 // isWrite reports whether the call needs an Idempotency-Key.
@@ -49,9 +53,22 @@ func idempotencyKey(ctx context.Context) string {
 }
 
 // do sends a call, retrying as the policy allows, and returns a 2xx
-// response whose body the caller closes. Any other answer is a *Problem;
-// a failure to reach the server is returned as it is.
+// response whose body the caller closes. A 304 is ErrNotModified, any
+// other answer a *Problem; a failure to reach the server is returned as it
+// is. The last answer fills the caller's Response (WithResponse).
 func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
+	var (
+		last     *http.Response
+		key      string
+		attempts int
+	)
+	if !req.public { // a token fetch is not the caller's call
+		defer func() { recordResponse(ctx, last, key, attempts) }()
+	}
+	ifMatch, ifNoneMatch, err := preconditions(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	var payload []byte
 	if req.body != nil {
 		var err error
@@ -59,10 +76,10 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 			return nil, fmt.Errorf("fieldapi: encoding the request body: %w", err)
 		}
 	}
-	var key string
 	if req.isWrite() {
 		key = idempotencyKey(ctx) // one key for every attempt of this call
 	}
+	headers := callHeaders(key, ifMatch, ifNoneMatch)
 	refreshed := false
 	for attempt := 1; ; attempt++ {
 		authorization := ""
@@ -72,7 +89,9 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		resp, err := c.send(ctx, req, payload, key, authorization)
+		attempts++
+		resp, err := c.send(ctx, req, payload, headers, authorization)
+		last = resp
 		if err != nil {
 			if ctx.Err() != nil || !c.retry.more(attempt) || c.retry.wait(ctx, attempt, 0) != nil {
 				return nil, err
@@ -81,6 +100,10 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 		}
 		if resp.StatusCode < 300 {
 			return resp, nil
+		}
+		if resp.StatusCode == http.StatusNotModified {
+			resp.Body.Close()
+			return nil, ErrNotModified
 		}
 		p := readProblem(resp)
 		if p.Status == http.StatusUnauthorized && p.Code == "unauthorized" && !req.public && !refreshed && c.auth.forget(authorization) {
@@ -94,8 +117,20 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 	}
 }
 
+// callHeaders are the headers every attempt of a call sends alike; ""
+// values are left out.
+func callHeaders(idempotencyKey, ifMatch, ifNoneMatch string) http.Header {
+	h := http.Header{}
+	for name, value := range map[string]string{"Idempotency-Key": idempotencyKey, "If-Match": ifMatch, "If-None-Match": ifNoneMatch} {
+		if value != "" {
+			h.Set(name, value)
+		}
+	}
+	return h
+}
+
 // send makes one HTTP attempt.
-func (c *Client) send(ctx context.Context, req request, payload []byte, key, authorization string) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, req request, payload []byte, headers http.Header, authorization string) (*http.Response, error) {
 	u := c.baseURL + req.path
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
@@ -113,8 +148,8 @@ func (c *Client) send(ctx context.Context, req request, payload []byte, key, aut
 	if payload != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
-	if key != "" {
-		hr.Header.Set("Idempotency-Key", key)
+	for name, values := range headers {
+		hr.Header[name] = values
 	}
 	if authorization != "" {
 		hr.Header.Set("Authorization", authorization)

@@ -63,7 +63,7 @@ func (s *UserService) All(ctx context.Context, p UserListParams) iter.Seq2[User,
 	return walk[User](ctx, s.c, "/v1/users", p.query())
 }
 
-// Get reads one record: GET /v1/users/{Sign}.
+// Get reads one record: GET /v1/users/{Sign}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *UserService) Get(ctx context.Context, sign string) (User, error) {
-	return getOne[User](ctx, s.c, itemPath("/v1/users", sign), nil)
+	return getRecord[User](ctx, s.c, itemPath("/v1/users", sign))
 }

@@ -408,6 +408,9 @@ func fieldRow(r *Register, f *Field, row docsField, required bool) docsField {
 			row.Notes = append(row.Notes, when+code(def)+".")
 		}
 	}
+	if row.Write != "" && !f.Clearable() {
+		row.Notes = append(row.Notes, "Always has a value: "+code(`""`)+" is refused (400 "+code("invalid_field")+").")
+	}
 	return row
 }
 

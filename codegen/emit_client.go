@@ -321,16 +321,28 @@ func clientListParams(f *jen.File, r *clientRegister) {
 	f.Line()
 }
 
+// The sentences the conditional calls' docs end with.
+const (
+	conditionalGetDoc   = "Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag."
+	conditionalWriteDoc = "Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed."
+	conditionalLineDoc  = "Under WithIfMatch it adds the line only while the owner is still at that ETag, else ErrPreconditionFailed."
+)
+
 // clientService emits the service type and one method per route of the
 // register, each a line calling the shared core (client/calls.go):
 //
 //	// CustomerService calls the customers register, /v1/customers: Customers of the company.
 //	type CustomerService struct{ c *Client }
 //
-//	// Get reads one record: GET /v1/customers/{Nr}.
+//	// Get reads one record: GET /v1/customers/{Nr}. ...
 //	func (s *CustomerService) Get(ctx context.Context, nr string) (Customer, error) {
-//		return getOne[Customer](ctx, s.c, itemPath("/v1/customers", nr), nil)
+//		return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr))
 //	}
+//
+// The calls on one existing record go through the conditional core:
+// getRecord (Get, with WithIfNoneMatch) and writeRecord (Update, actions,
+// line posts, with WithIfMatch); their docs say so, since the server
+// answers them with the record's ETag and honours the precondition.
 func clientService(f *jen.File, r *clientRegister) {
 	f.Comment(fmt.Sprintf("%s calls the %s register, %s: %s", r.Service, r.Name, r.CollectionPath, describe(r.Register)))
 	f.Comment(fmt.Sprintf("Use it as Client.%s.", r.Plural))
@@ -366,18 +378,18 @@ func clientService(f *jen.File, r *clientRegister) {
 	method(fmt.Sprintf("All yields every record of %s from the page p names on, following the cursors; it stops at the first error, which it yields.", r.Name), "All",
 		[]jen.Code{ctx, jen.Id("p").Id(r.ListParams)}, jen.Qual(iterPkg, "Seq2").Index(jen.List(jen.Id(rec), jen.Error())),
 		generic("walk", rec, jen.Id("ctx"), c, coll, jen.Id("p").Dot("query").Call()))
-	method(fmt.Sprintf("Get reads one record: GET %s.", r.ItemDocPath), "Get",
+	method(fmt.Sprintf("Get reads one record: GET %s. %s", r.ItemDocPath, conditionalGetDoc), "Get",
 		[]jen.Code{ctx, key}, answer(jen.Id(rec)),
-		generic("getOne", rec, jen.Id("ctx"), c, item(), jen.Nil()))
+		generic("getRecord", rec, jen.Id("ctx"), c, item()))
 	if r.CreateType != "" {
 		method(fmt.Sprintf("Create creates a record, lines included, all or nothing: POST %s.", r.CollectionPath), "Create",
 			[]jen.Code{ctx, jen.Id("body").Id(r.CreateType)}, answer(jen.Id(r.CreateAnswer)),
 			generic("write", r.CreateAnswer, jen.Id("ctx"), c, httpMethod("MethodPost"), coll, jen.Id("body")))
 	}
 	if r.UpdateType != "" {
-		method(fmt.Sprintf("Update changes the fields set in body and answers with the whole record: PATCH %s.", r.ItemDocPath), "Update",
+		method(fmt.Sprintf("Update changes the fields set in body and answers with the whole record: PATCH %s. %s", r.ItemDocPath, conditionalWriteDoc), "Update",
 			[]jen.Code{ctx, key, jen.Id("body").Id(r.UpdateType)}, answer(jen.Id(rec)),
-			generic("write", rec, jen.Id("ctx"), c, httpMethod("MethodPatch"), item(), jen.Id("body")))
+			generic("writeRecord", rec, jen.Id("ctx"), c, httpMethod("MethodPatch"), item(), jen.Id("body")))
 	}
 	if r.ExtraFields {
 		method(fmt.Sprintf("ExtraFields describes the company's own fields of %s: GET %s/extra-fields.", r.Name, r.CollectionPath), "ExtraFields",
@@ -388,9 +400,9 @@ func clientService(f *jen.File, r *clientRegister) {
 		if !l.Post {
 			continue
 		}
-		method(fmt.Sprintf("%s adds one line to %s: POST %s.", l.PostMethod, l.Name, l.DocPath), l.PostMethod,
+		method(fmt.Sprintf("%s adds one line to %s: POST %s. %s", l.PostMethod, l.Name, l.DocPath, conditionalLineDoc), l.PostMethod,
 			[]jen.Code{ctx, key, jen.Id("line").Id(l.InputType)}, answer(jen.Id(l.PostAnswer)),
-			generic("write", l.PostAnswer, jen.Id("ctx"), c, httpMethod("MethodPost"), item("/"+l.Name), jen.Id("line")))
+			generic("writeRecord", l.PostAnswer, jen.Id("ctx"), c, httpMethod("MethodPost"), item("/"+l.Name), jen.Id("line")))
 	}
 	for _, a := range r.Actions {
 		doc := a.Description
@@ -409,9 +421,9 @@ func clientService(f *jen.File, r *clientRegister) {
 		} else {
 			params = append(params, jen.Id("body").Id(a.Body.Type))
 		}
-		method(fmt.Sprintf("%s %s It answers with the record: POST %s.", a.Method, unexported(doc), a.DocPath), a.Method,
+		method(fmt.Sprintf("%s %s It answers with the record: POST %s. %s", a.Method, unexported(doc), a.DocPath, conditionalWriteDoc), a.Method,
 			params, answer(jen.Id(rec)),
-			generic("write", rec, jen.Id("ctx"), c, httpMethod("MethodPost"), item("/"+a.Name), body))
+			generic("writeRecord", rec, jen.Id("ctx"), c, httpMethod("MethodPost"), item("/"+a.Name), body))
 	}
 	if r.Location {
 		method(fmt.Sprintf("Location reads the record's stored position; opt.Locate recalculates it first: GET %s/location.", r.ItemDocPath), "Location",

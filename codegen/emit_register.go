@@ -168,8 +168,9 @@ func recordAccessor(t catalog.FieldType) string {
 	return "Text"
 }
 
-// writeType is the Go type of a field in the request body.
-func writeType(t catalog.FieldType) jen.Code {
+// writeType is the Go type of a field in the request body; a text field
+// from an enum is a runtime.Choice, which "" clears to null.
+func writeType(t catalog.FieldType, enum bool) jen.Code {
 	var v jen.Code
 	switch t {
 	case catalog.Number:
@@ -184,6 +185,9 @@ func writeType(t catalog.FieldType) jen.Code {
 		v = jen.Map(jen.String()).String()
 	default:
 		v = jen.String()
+		if enum {
+			v = jen.Qual(runtimePkg, "Choice")
+		}
 	}
 	return jen.Qual(runtimePkg, "Optional").Types(v)
 }
@@ -270,14 +274,14 @@ func viewFunc(f *jen.File, r *Register) {
 func writeStruct(f *jen.File, b *Body) {
 	var fields []jen.Code
 	for _, fd := range b.Fields {
-		field := jen.Id(fd.GoName).Add(writeType(fd.Type)).Tag(tag(fd.WriteName))
+		field := jen.Id(fd.GoName).Add(writeType(fd.Type, len(fd.Enum) > 0)).Tag(tag(fd.WriteName))
 		if fd.CreateOnly {
 			field.Comment("create only")
 		}
 		fields = append(fields, field)
 	}
 	if b.ExtraFields {
-		fields = append(fields, jen.Id("ExtraFields").Add(writeType(catalog.Object)).Tag(tag("extraFields")))
+		fields = append(fields, jen.Id("ExtraFields").Add(writeType(catalog.Object, false)).Tag(tag("extraFields")))
 	}
 	for _, l := range b.Lines {
 		fields = append(fields, jen.Id(l.GoName).Index().Id(l.Of.WriteType).Tag(tag(l.Name)).Commentf("%s lines created with the record, all or nothing", l.Of.Name))
@@ -294,6 +298,8 @@ func writeStruct(f *jen.File, b *Body) {
 //		switch name {
 //		case "nr":
 //			return w.Nr.Decode(raw)
+//		case "orderDate": // (orders) a field that always has a value
+//			return w.OrderDate.DecodeNoClear(raw) // "" is refused
 //		case "contacts":
 //			w.Contacts, err = runtime.DecodeLines[ContactWrite](raw, "contacts", customerContactsShape)
 //			return err
@@ -303,8 +309,12 @@ func writeStruct(f *jen.File, b *Body) {
 func decodeFieldMethod(f *jen.File, b *Body) {
 	var cases []jen.Code
 	for _, fd := range b.Fields {
+		decode := "Decode"
+		if !fd.Clearable() {
+			decode = "DecodeNoClear"
+		}
 		cases = append(cases, jen.Case(jen.Lit(fd.WriteName)).Block(
-			jen.Return(jen.Id("w").Dot(fd.GoName).Dot("Decode").Call(jen.Id("raw"))),
+			jen.Return(jen.Id("w").Dot(fd.GoName).Dot(decode).Call(jen.Id("raw"))),
 		))
 	}
 	if b.ExtraFields {

@@ -107,7 +107,24 @@ const (
 type Field struct {
 	*catalog.Field
 	GoName string // Go field name of both shapes
+	// NeverNull: the server never reads the field as null. It is the key,
+	// marked notNull, or set by the engine on create when omitted (defaults).
+	NeverNull bool
 }
+
+// Clearable reports whether a body may send "" for the field. "" clears a
+// field to null, except plain text, where "" is itself the value; a field
+// that is never null refuses a clear that would make it null.
+func (f *Field) Clearable() bool {
+	return !f.NeverNull || f.plainText()
+}
+
+// ClearsToNull reports whether "" on the field stores null rather than the
+// text "": every type but plain text, including text from an enum (""
+// is not one of its values).
+func (f *Field) ClearsToNull() bool { return !f.plainText() }
+
+func (f *Field) plainText() bool { return f.Type == catalog.Text && len(f.Enum) == 0 }
 
 // Line is a line list of a create, with the register of its lines.
 type Line struct {
@@ -276,7 +293,8 @@ func newRegister(cr *catalog.Register) *Register {
 	}
 	r.HasBody = r.HasWrites
 	for _, cf := range cr.Fields {
-		r.Fields = append(r.Fields, &Field{Field: cf, GoName: cf.Name})
+		_, defaulted := cr.Defaults[cf.Name]
+		r.Fields = append(r.Fields, &Field{Field: cf, GoName: cf.Name, NeverNull: cf.Name == cr.Key || cf.NotNull || defaulted})
 	}
 	return r
 }

@@ -192,14 +192,9 @@ func fieldSchema(f *catalog.Field, nullable bool) *Schema {
 }
 
 // readNullable reports whether the server can read a field as null: never
-// the key, a list or an object, a field the catalog marks notNull, nor a
-// field the engine sets on create when it is omitted (defaults).
-func readNullable(r *Register, f *catalog.Field) bool {
-	if f.Name == r.Key || f.NotNull || f.Type == catalog.List || f.Type == catalog.Object {
-		return false
-	}
-	_, defaulted := r.Defaults[f.Name]
-	return !defaulted
+// a field that is never null (Field.NeverNull), a list or an object.
+func readNullable(f *Field) bool {
+	return !f.NeverNull && f.Type != catalog.List && f.Type != catalog.Object
 }
 
 func fieldNotes(f *catalog.Field) string {
@@ -227,7 +222,7 @@ func readSchema(r *Register) *Schema {
 		Properties:  map[string]*Schema{},
 	}
 	for _, f := range r.Fields {
-		p := fieldSchema(f.Field, readNullable(r, f.Field))
+		p := fieldSchema(f.Field, readNullable(f))
 		p.Description = fieldNotes(f.Field)
 		s.Properties[f.Name] = p
 		s.Required = append(s.Required, f.Name)
@@ -269,16 +264,22 @@ func pageSchema(r *Register) *Schema {
 // field's schema stays a single type: "" on a text, date or enum field.
 // A number or bool field also takes "" (documented in prose): a schema of
 // two non-null types would turn into an untyped value in most client
-// generators, and lose what the field is.
+// generators, and lose what the field is. A field that is never null
+// admits no "" (Field.Clearable), so what a body may clear is what a read
+// may answer null.
 func writeProperty(f *Field, required bool) *Schema {
 	p := fieldSchema(f.Field, !required)
+	p.Description = fieldNotes(f.Field)
+	if !f.Clearable() {
+		p.Description = strings.TrimSpace(p.Description + ` Always has a value: "" is refused.`)
+		return p
+	}
 	if f.Type == catalog.Date {
 		p.Pattern = clearableDatePattern
 	}
 	if p.Enum != nil {
 		p.Enum = append(p.Enum, "")
 	}
-	p.Description = fieldNotes(f.Field)
 	return p
 }
 
@@ -292,7 +293,7 @@ func bodyObject(desc string, fields []*Field, required []string) *Schema {
 	return s
 }
 
-const leaveClear = ` A field sent as null, or omitted, is left as it is; "" clears it (on any field type).`
+const leaveClear = ` A field sent as null, or omitted, is left as it is; "" clears it: a text to "", a list to [], any other field (an enum, date, number, bool) to null, and a field that always has a value refuses it.`
 
 func createSchema(r *Register) *Schema {
 	s := bodyObject("The body of POST "+r.CollectionPath+"."+leaveClear, r.BodyFields(), r.RequiredNames())
@@ -393,18 +394,18 @@ func (r *Register) replies() []*Reply {
 }
 
 // replyProperties are camelCase copies of record fields, always present.
-func replyProperties(owner *Register, fields []*Field) (map[string]*Schema, []string) {
+func replyProperties(fields []*Field) (map[string]*Schema, []string) {
 	props := map[string]*Schema{}
 	var required []string
 	for _, f := range fields {
-		props[f.WriteName] = fieldSchema(f.Field, readNullable(owner, f.Field))
+		props[f.WriteName] = fieldSchema(f.Field, readNullable(f))
 		required = append(required, f.WriteName)
 	}
 	return props, required
 }
 
 func replySchema(rp *Reply) *Schema {
-	props, required := replyProperties(rp.Owner, rp.Fields)
+	props, required := replyProperties(rp.Fields)
 	for _, rl := range rp.Lines {
 		props[rl.Name] = &Schema{Type: types("array"), Items: ref(rl.ItemType)}
 		required = append(required, rl.Name)
@@ -417,7 +418,7 @@ func replySchema(rp *Reply) *Schema {
 }
 
 func replyLineSchema(rl *ReplyLine) *Schema {
-	props, required := replyProperties(rl.Of, rl.Fields)
+	props, required := replyProperties(rl.Fields)
 	return &Schema{Type: types("object"), Description: "One of the " + rl.Name + " lines created.", Properties: props, Required: required}
 }
 

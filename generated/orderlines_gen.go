@@ -92,11 +92,11 @@ func (w *OrderLineWrite) DecodeField(name string, raw json.RawMessage) (err erro
 	case "productNr":
 		return w.ProductNr.Decode(raw)
 	case "quantity":
-		return w.Quantity.Decode(raw)
+		return w.Quantity.DecodeNoClear(raw)
 	case "unit":
 		return w.Unit.Decode(raw)
 	case "price":
-		return w.Price.Decode(raw)
+		return w.Price.DecodeNoClear(raw)
 	case "purchasePrice":
 		return w.PurchasePrice.Decode(raw)
 	case "priceListNr":

@@ -121,7 +121,7 @@ func (w *OrderWrite) DecodeField(name string, raw json.RawMessage) (err error) {
 	case "userSign":
 		return w.UserSign.Decode(raw)
 	case "orderDate":
-		return w.OrderDate.Decode(raw)
+		return w.OrderDate.DecodeNoClear(raw)
 	case "deliveryDate":
 		return w.DeliveryDate.Decode(raw)
 	case "deliveryName":

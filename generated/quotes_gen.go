@@ -133,7 +133,7 @@ func (w *QuoteWrite) DecodeField(name string, raw json.RawMessage) (err error) {
 	case "ownerSign":
 		return w.OwnerSign.Decode(raw)
 	case "quoteDate":
-		return w.QuoteDate.Decode(raw)
+		return w.QuoteDate.DecodeNoClear(raw)
 	case "validUntilDate":
 		return w.ValidUntilDate.Decode(raw)
 	case "acceptedDate":

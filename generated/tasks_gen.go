@@ -106,7 +106,7 @@ func viewTask(rec engine.Record) Task {
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type TaskWrite struct {
 	Nr              runtime.Optional[string]            `json:"nr"`         // create only
-	Status          runtime.Optional[string]            `json:"status"`     // create only
+	Status          runtime.Optional[runtime.Choice]    `json:"status"`     // create only
 	CustomerNr      runtime.Optional[string]            `json:"customerNr"` // create only
 	TaskText        runtime.Optional[string]            `json:"taskText"`
 	TaskNote        runtime.Optional[string]            `json:"taskNote"`
@@ -118,7 +118,7 @@ type TaskWrite struct {
 	UserSigns       runtime.Optional[[]string]          `json:"userSigns"`
 	PlanStartDate   runtime.Optional[runtime.Date]      `json:"planStartDate"`
 	PlanStopDate    runtime.Optional[runtime.Date]      `json:"planStopDate"`
-	PlanDateType    runtime.Optional[string]            `json:"planDateType"`
+	PlanDateType    runtime.Optional[runtime.Choice]    `json:"planDateType"`
 	EstimatedTime   runtime.Optional[float64]           `json:"estimatedTime"`
 	ProjectNr       runtime.Optional[string]            `json:"projectNr"`
 	PriorityName    runtime.Optional[string]            `json:"priorityName"`
@@ -144,7 +144,7 @@ func (w *TaskWrite) DecodeField(name string, raw json.RawMessage) (err error) {
 	case "nr":
 		return w.Nr.Decode(raw)
 	case "status":
-		return w.Status.Decode(raw)
+		return w.Status.DecodeNoClear(raw)
 	case "customerNr":
 		return w.CustomerNr.Decode(raw)
 	case "taskText":
@@ -328,7 +328,7 @@ var taskTimesShape = runtime.Shape{
 // TaskStatusBody is the body of POST /v1/tasks/{Nr}/status (catalog/tasks.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type TaskStatusBody struct {
-	Status runtime.Optional[string] `json:"status"`
+	Status runtime.Optional[runtime.Choice] `json:"status"`
 }
 
 // DecodeField decodes one member of the body; the shape has checked the name.

@@ -20,7 +20,7 @@ type Presence uint8
 const (
 	Omitted Presence = iota // not in the body
 	Null                    // sent as null: leave untouched
-	Cleared                 // sent as "" on a non-text field: clear it
+	Cleared                 // sent as "" on a field other than plain text (an enum is a Choice): clear it to null
 	Set                     // sent with a value (a text "" clears by value)
 )
 
@@ -55,6 +55,19 @@ func (o *Optional[T]) Decode(raw json.RawMessage) error {
 	return nil
 }
 
+// DecodeNoClear decodes a field that always has a value (the catalog makes
+// it a key, notNull or a create default): "" would clear it to null, so it
+// is refused as the wrong shape.
+func (o *Optional[T]) DecodeNoClear(raw json.RawMessage) error {
+	if err := o.Decode(raw); err != nil {
+		return err
+	}
+	if o.Presence == Cleared {
+		return errors.New(`cannot be cleared: the field always has a value (send null or omit it to leave it as it is)`)
+	}
+	return nil
+}
+
 // Put copies a sent field into engine values under its PascalCase name;
 // a clear is nil.
 func (o Optional[T]) Put(values map[string]any, field string) {
@@ -66,10 +79,16 @@ func (o Optional[T]) Put(values map[string]any, field string) {
 	}
 }
 
+// Choice is a text field whose values the catalog lists (an enum): "" is
+// not one of them, so unlike a plain text it clears the field to null.
+type Choice string
+
 // plain turns named types into the engine's plain values.
 func plain(v any) any {
 	switch x := v.(type) {
 	case Date:
+		return string(x)
+	case Choice:
 		return string(x)
 	case []string:
 		if x == nil {
@@ -81,7 +100,7 @@ func plain(v any) any {
 
 func expected(v any) string {
 	switch v.(type) {
-	case string:
+	case string, Choice:
 		return "expected a string"
 	case float64:
 		return "expected a number"

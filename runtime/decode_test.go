@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -33,6 +34,40 @@ func TestTextEmptyStringIsAValue(t *testing.T) {
 	in, err := DecodeBody[sampleBody]([]byte(`{"name":""}`), sampleShape)
 	is.NoErr(err)
 	is.Equal(in.Values["Name"], "") // a text "" is stored as "": it clears by value
+}
+
+// TestChoiceEmptyStringClears: "" is not a value of an enum, so it clears
+// the field to null, where a plain text keeps "" as its value.
+func TestChoiceEmptyStringClears(t *testing.T) {
+	is := is.New(t)
+	var kind Optional[Choice]
+	is.NoErr(kind.Decode([]byte(`""`)))
+	is.Equal(kind.Presence, Cleared)
+	values := map[string]any{}
+	kind.Put(values, "Kind")
+	is.Equal(values, map[string]any{"Kind": nil})
+
+	is.NoErr(kind.Decode([]byte(`"Day"`)))
+	kind.Put(values, "Kind")
+	is.Equal(values["Kind"], "Day") // handed to the engine as a plain string
+	is.Equal(kind.Decode([]byte(`12`)).Error(), "expected a string")
+}
+
+// TestDecodeNoClearRefusesEmptyString: a field that always has a value
+// refuses "", and takes null (leave) and values as Decode does.
+func TestDecodeNoClearRefusesEmptyString(t *testing.T) {
+	is := is.New(t)
+	var date Optional[Date]
+	err := date.DecodeNoClear([]byte(`""`))
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "cannot be cleared"))
+	is.NoErr(date.DecodeNoClear([]byte(`null`)))
+	is.Equal(date.Presence, Null)
+	is.NoErr(date.DecodeNoClear([]byte(`"2026-05-01"`)))
+	is.Equal(date.Value, Date("2026-05-01"))
+	var name Optional[string]
+	is.NoErr(name.DecodeNoClear([]byte(`""`))) // a text "" is a value, not a clear
+	is.Equal(name.Presence, Set)
 }
 
 func TestValidDate(t *testing.T) {

@@ -11,7 +11,11 @@ import (
 
 // List serves GET /v1/<register>: one page, newest first.
 func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R) error {
-	req, err := ParseList(c.R.URL.Query(), filters)
+	query, err := c.Query()
+	if err != nil {
+		return err
+	}
+	req, err := ParseList(query, filters)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func (s *Server) claim(c *Call) error {
 		case engine.Replay:
 			c.record.Replayed = true
 			c.W.Header().Set("Idempotency-Replayed", "true")
-			c.send(res.Response.Status, contentTypeFor(res.Response.Status), res.Response.Body)
+			c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
 			return nil
 		case engine.Mismatch:
 			return IdempotencyMismatch()
@@ -69,6 +69,26 @@ func (s *Server) claim(c *Call) error {
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
+}
+
+// replayBody is a stored response as this call answers it. A problem's
+// requestId is this call's X-Request-Id, as on every problem (spec 6:
+// error bodies repeat it), so the body, the header and this call's access
+// log line agree; the first call's id stays in its own log line.
+func replayBody(stored engine.Response, requestID string) []byte {
+	if stored.Status < 400 {
+		return stored.Body
+	}
+	var p Problem
+	if err := json.Unmarshal(stored.Body, &p); err != nil {
+		return stored.Body // not a problem of ours: replayed as stored
+	}
+	p.RequestID = requestID
+	body, err := json.Marshal(p)
+	if err != nil {
+		return stored.Body
+	}
+	return body
 }
 
 // bodyFingerprint hashes the canonical form of a JSON body, so the same

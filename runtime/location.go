@@ -14,8 +14,12 @@ func GetLocation(c *Call, register string) error {
 	if err != nil {
 		return err
 	}
+	query, err := c.Query()
+	if err != nil {
+		return err
+	}
 	var opt engine.Locate
-	for name, vs := range c.R.URL.Query() {
+	for name, vs := range query {
 		b, err := strconv.ParseBool(vs[0])
 		switch {
 		case name != "locate" && name != "force":

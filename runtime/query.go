@@ -68,6 +68,33 @@ type ListRequest struct {
 	total       *int   // the total counted on the walk's first page
 }
 
+// Query is the request's query parameters, parsed strictly: a name or
+// value that is not a valid percent-escape (a % without two hex digits) is
+// a 400 naming the parameter. url.URL.Query would silently drop the pair,
+// and with it a filter the client meant to apply.
+func (c *Call) Query() (url.Values, error) { return parseQuery(c.R.URL.RawQuery) }
+
+func parseQuery(raw string) (url.Values, error) {
+	const badEscape = "not a valid percent-escape: a % must be followed by two hex digits"
+	values := url.Values{}
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil {
+			return nil, InvalidParameter(rawName, "the name is "+badEscape)
+		}
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			return nil, InvalidParameter(name, "the value is "+badEscape)
+		}
+		values[name] = append(values[name], value)
+	}
+	return values, nil
+}
+
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
 func ParseList(values url.Values, filters []Filter) (ListRequest, error) {

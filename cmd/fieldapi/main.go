@@ -2,6 +2,7 @@
 //
 //	fieldapi init  --db DSN [--demo]
 //	fieldapi serve --db DSN --addr HOST:PORT [--require-tokens]
+//	fieldapi seed  --db DSN [--company ID] [--tasks N]
 //	fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
 //	fieldapi keys list   --db DSN [--company ID] [--json]
 //	fieldapi keys revoke --db DSN --client-id ID
@@ -52,6 +53,7 @@ const usage = `fieldapi serves the field-service REST/JSON API and administers i
 usage:
   fieldapi init  --db DSN [--demo]
   fieldapi serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]
+  fieldapi seed  --db DSN [--company ID] [--tasks N]   (bulk data for load tests)
   fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
   fieldapi keys list   --db DSN [--company ID]
   fieldapi keys revoke --db DSN --client-id ID
@@ -92,6 +94,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.serve(ctx, rest)
 	case "keys":
 		err = a.keys(ctx, rest)
+	case "seed":
+		err = a.seed(ctx, rest)
 	case "version":
 		err = a.version(ctx, rest)
 	case "help", "-h", "-help", "--help":

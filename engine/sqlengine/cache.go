@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/singleflight"
 )
 
 // pool is the connection pool with a cache of prepared statements: the
@@ -17,31 +18,68 @@ import (
 type pool struct {
 	*sqlx.DB
 
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
+	mu        sync.Mutex
+	stmts     map[string]*sql.Stmt
+	preparing map[string]bool // queries prepareLater is preparing
+	closed    bool
 }
 
 // maxCachedStatements bounds the cache; queries past it run unprepared.
 // Query texts vary only with the number of IN placeholders (page sizes).
 const maxCachedStatements = 2000
 
-func newPool(db *sqlx.DB) *pool { return &pool{DB: db, stmts: map[string]*sql.Stmt{}} }
+func newPool(db *sqlx.DB) *pool {
+	return &pool{DB: db, stmts: map[string]*sql.Stmt{}, preparing: map[string]bool{}}
+}
 
+// stmt returns the query's cached statement, preparing it on first use.
+// No lock is held while preparing: it waits for a free connection, and a
+// write transaction looking up its statements (txn) must never wait on that.
 func (p *pool) stmt(ctx context.Context, query string) *sql.Stmt {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s, ok := p.stmts[query]; ok {
+	s, ok := p.stmts[query]
+	full := p.closed || len(p.stmts) >= maxCachedStatements
+	p.mu.Unlock()
+	if ok || full {
 		return s
-	}
-	if len(p.stmts) >= maxCachedStatements {
-		return nil
 	}
 	s, err := p.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil // let the plain call report the error
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cached, ok := p.stmts[query]; ok || p.closed {
+		s.Close() // prepared meanwhile by another call, or the pool closed
+		return cached
+	}
 	p.stmts[query] = s
 	return s
+}
+
+// cached returns the query's statement if it is prepared already.
+func (p *pool) cached(query string) *sql.Stmt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stmts[query]
+}
+
+// prepareLater prepares a query for the cache in the background.
+func (p *pool) prepareLater(query string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.preparing[query] || p.closed || len(p.stmts)+len(p.preparing) >= maxCachedStatements {
+		return
+	}
+	p.preparing[query] = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		p.stmt(ctx, query)
+		p.mu.Lock()
+		delete(p.preparing, query)
+		p.mu.Unlock()
+	}()
 }
 
 // QueryContext runs a cached statement.
@@ -84,8 +122,64 @@ func (p *pool) Close() error {
 		s.Close()
 	}
 	p.stmts = map[string]*sql.Stmt{}
+	p.closed = true
 	p.mu.Unlock()
 	return p.DB.Close()
+}
+
+// txn is a write transaction that runs the pool's prepared statements: a
+// write runs the same few dozen statements every call, and parsing them
+// again in each transaction was a quarter of a task create's CPU (pprof,
+// SQLite). database/sql prepares a statement on the transaction's
+// connection once and reuses it there.
+type txn struct {
+	*sqlx.Tx
+	pool *pool
+}
+
+// stmt is the cached statement bound to the transaction, or nil. A query
+// not cached yet runs unprepared this time and is prepared in the
+// background: preparing takes a connection of its own, and waiting for one
+// while holding the transaction's could starve the pool.
+func (t *txn) stmt(ctx context.Context, query string) *sql.Stmt {
+	if s := t.pool.cached(query); s != nil {
+		return t.Tx.StmtContext(ctx, s)
+	}
+	t.pool.prepareLater(query)
+	return nil
+}
+
+// QueryContext runs a cached statement in the transaction.
+func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return t.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryxContext runs a cached statement in the transaction, scanning with sqlx.
+func (t *txn) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	rows, err := t.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlx.Rows{Rows: rows, Mapper: t.Mapper}, nil
+}
+
+// QueryRowxContext runs a cached statement in the transaction for one row.
+func (t *txn) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if s := t.stmt(ctx, query); s != nil {
+		return (&sqlx.Stmt{Stmt: s, Mapper: t.Mapper}).QueryRowxContext(ctx, args...)
+	}
+	return t.Tx.QueryRowxContext(ctx, query, args...)
+}
+
+// ExecContext runs a cached statement in the transaction.
+func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return t.Tx.ExecContext(ctx, query, args...)
 }
 
 // ttlCache keeps values that change rarely and are read on every call (a
@@ -96,6 +190,7 @@ type ttlCache[V any] struct {
 
 	mu      sync.Mutex
 	entries map[string]ttlEntry[V]
+	loading singleflight.Group // one load per key at a time
 }
 
 type ttlEntry[V any] struct {
@@ -121,17 +216,36 @@ func (c *ttlCache[V]) get(key string, load func() (V, error)) (V, error) {
 	if ok && now.Before(e.expires) {
 		return e.value, nil
 	}
-	v, err := load()
-	if err != nil {
+	// When an entry expires under load, every call in flight misses it at
+	// once; one of them loads it and the others wait for that (the load
+	// stampede was the p99 of GET one under 64 clients).
+	shared, err, wasShared := c.loading.Do(key, func() (any, error) {
+		v, err := load()
+		if err == nil {
+			c.put(key, v, now)
+		}
+		return v, err
+	})
+	if err != nil && wasShared {
+		// The error may be the loading call's own (its context ended):
+		// this call loads for itself.
+		v, err := load()
+		if err == nil {
+			c.put(key, v, now)
+		}
 		return v, err
 	}
+	v, _ := shared.(V)
+	return v, err
+}
+
+func (c *ttlCache[V]) put(key string, v V, loaded time.Time) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(c.entries) >= maxCacheEntries {
 		clear(c.entries)
 	}
-	c.entries[key] = ttlEntry[V]{value: v, expires: now.Add(c.ttl)}
-	c.mu.Unlock()
-	return v, nil
+	c.entries[key] = ttlEntry[V]{value: v, expires: loaded.Add(c.ttl)}
 }
 
 // forget drops every cached value, after the engine itself changed them.

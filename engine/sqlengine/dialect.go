@@ -274,7 +274,7 @@ func (d dialect) columnsQuery() string {
 
 // lockMigration keeps two processes from migrating the same database at
 // once. SQLite needs nothing: the migration transaction holds the write lock.
-func (d dialect) lockMigration(ctx context.Context, tx *sqlx.Tx) error {
+func (d dialect) lockMigration(ctx context.Context, tx *txn) error {
 	if !d.postgres {
 		return nil
 	}

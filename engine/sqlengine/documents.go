@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gabriel-vasile/mimetype"
-	"github.com/jmoiron/sqlx"
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
@@ -85,7 +84,7 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 		if err != nil {
 			return engine.Response{}, err
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+		if err := e.authorizeWrite(ctx, s, register); err != nil {
 			return engine.Response{}, err
 		}
 		name := strings.TrimSpace(doc.Name)
@@ -96,7 +95,7 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 			return engine.Response{}, err
 		}
 		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err = e.inTx(ctx, func(tx *txn) error {
 			rec, seq, err := e.findRecord(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err

@@ -8,7 +8,7 @@
 //
 // Files by concern: dialect.go (every SQLite/PostgreSQL difference),
 // errors.go (driver faults → engine errors), schema.go (Migrate), table.go
-// (catalog → columns and values), read.go (List, Get), lines.go (line lists
+// (catalog → columns and values), read.go (List, Get, totals), lines.go (line lists
 // in read shapes), write.go (Create, Update, receipts; the hooks of the
 // register rules in engine/rules), ruletx.go (what those rules may do in a
 // write), commands.go (AddLine, Act), rules.go (defaults, required fields,
@@ -18,9 +18,12 @@
 // engine.Locations; package geocode places addresses), documents.go (the
 // optional engine.Documents; package docrender renders and fetches),
 // calendar.go (each company's settings and time zone), cache.go (prepared
-// statements, short caches of permissions and definitions), keys.go,
+// statements, also inside write transactions; short caches of permissions
+// and definitions), keys.go,
 // idempotency.go, import.go (Import: data written as it is, such as package
-// demo's) and sqlutil.go (small SQL helpers).
+// demo's), bulk.go (BulkInsert: large loads such as fieldapi seed's),
+// counts.go (each register's record count per company, the lists' totals)
+// and sqlutil.go (small SQL helpers).
 //
 // All SQL is written with ? placeholders and rebound for the dialect, with
 // every identifier double-quoted. Times are stored as fixed-width UTC text
@@ -32,8 +35,6 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
@@ -185,11 +186,12 @@ func call[T any](e *Engine, ctx context.Context, fn func(ctx context.Context) (T
 // inTx runs fn in one write transaction: committed when fn returns nil,
 // rolled back otherwise. A failure before COMMIT is sent leaves nothing
 // written, which classify tells apart from a COMMIT left unanswered.
-func (e *Engine) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := e.db.BeginTxx(ctx, nil)
+func (e *Engine) inTx(ctx context.Context, fn func(tx *txn) error) error {
+	sqlTx, err := e.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return notCommitted(err)
 	}
+	tx := &txn{Tx: sqlTx, pool: e.db}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return notCommitted(err)

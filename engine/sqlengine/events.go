@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 )
@@ -281,7 +279,7 @@ func (q deliveryQueue) PruneEvents(ctx context.Context, before time.Time) (int, 
 	return call(e, ctx, func(ctx context.Context) (int, error) {
 		var n int64
 		cutoff := formatTime(before)
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			if _, err := exec(ctx, tx, `UPDATE "event_counters" SET "pruned_through" = (
 				SELECT MAX("position") FROM "events" WHERE "events"."company" = "event_counters"."company" AND "occurred_at" < ?)
 				WHERE EXISTS (SELECT 1 FROM "events" WHERE "events"."company" = "event_counters"."company" AND "occurred_at" < ?)`,

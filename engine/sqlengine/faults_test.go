@@ -163,3 +163,40 @@ func TestHealthProbeMarksASilentServer(t *testing.T) {
 	is.True(errors.Is(err, engine.ErrUnreachable))
 	is.True(time.Since(start) < 50*time.Millisecond) // at once: no connection tried
 }
+
+// TestWriteThatTimesOutBeforeItsTransaction: a write whose permission
+// check (before its transaction) runs past the deadline wrote nothing, so
+// it is engine.ErrBusy (503, safe to retry), never ErrTimeout ("may have
+// written", 504): record writes, documents and locations alike.
+func TestWriteThatTimesOutBeforeItsTransaction(t *testing.T) {
+	t.Parallel()
+	for _, b := range testBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			e := openTestEngine(t, b.dsn(t), Options{}) // a fresh engine: no permissions cached
+			expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+			defer cancel()
+			writes := map[string]func() error{
+				"Create": func() error {
+					_, err := e.Create(expired, demoAPI, "customers", input(map[string]any{"Name": "Sen AB"}), asJSON(zeroClaim))
+					return err
+				},
+				"AddDocument": func() error {
+					_, err := e.AddDocument(expired, demoAPI, "tasks", "10001", engine.NewDocument{Name: "late.txt", Content: []byte("late")}, asJSON(zeroClaim))
+					return err
+				},
+				"PinLocation": func() error {
+					_, err := e.PinLocation(expired, demoAPI, "customers", "1001", engine.Pin{Latitude: 1, Longitude: 1}, asJSON(zeroClaim))
+					return err
+				},
+			}
+			for name, write := range writes {
+				is := is.New(t)
+				err := write()
+				is.True(err != nil)
+				is.True(!errors.Is(err, engine.ErrTimeout)) // nothing was written: not "may have written"
+				is.True(errors.Is(err, engine.ErrBusy) || errors.Is(err, engine.ErrUnreachable))
+				t.Logf("%s: %v", name, err)
+			}
+		})
+	}
+}

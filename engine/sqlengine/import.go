@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine"
 	"fieldapi/engine/dataset"
 )
@@ -22,7 +20,7 @@ import (
 // number series of the company is moved past the highest key in use.
 func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			_, err := exec(ctx, tx, `INSERT INTO "companies" ("id", "name") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING`, c.ID, c.Name)
 			if err != nil {
 				return err
@@ -42,7 +40,7 @@ func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
 // importer writes the batches of one company inside one transaction.
 type importer struct {
 	e       *Engine
-	tx      *sqlx.Tx
+	tx      *txn
 	company string
 	now     string // Modified of everything imported, and the batch markers
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine"
 )
 
@@ -137,7 +135,7 @@ func (ks keyStore) ListKeys(ctx context.Context, company string) ([]engine.Key, 
 func (ks keyStore) RevokeKey(ctx context.Context, clientID string) error {
 	e := ks.e
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			n, err := execAffected(ctx, tx, `UPDATE "api_keys" SET "revoked" = COALESCE("revoked", ?) WHERE "client_id" = ?`,
 				e.now(), clientID)
 			if err != nil {

@@ -40,11 +40,15 @@ func (e *Engine) attachLines(ctx context.Context, q db, t *table, company string
 		tail := " AND " + lt.column(lt.reg.Field(l.Parent)) + " IN (" + placeholders(len(keys)) + ")"
 		args := keys
 		cond, setArgs := lineSetCondition(lt, l)
-		tail += cond + ` ORDER BY "seq"`
+		// No ORDER BY: asked to deliver rows in seq order, SQLite's planner
+		// may walk an index on the fixed value alone (every task line, for
+		// materials with OwnerType task) rather than sort a page's lines.
+		tail += cond
 		lines, seqs, err := e.fetch(ctx, q, lt, company, tail, append(args, setArgs...)...)
 		if err != nil {
 			return err
 		}
+		sortBySeq(lines, seqs)
 		if err := e.complete(ctx, q, lt, company, lines, seqs); err != nil {
 			return err
 		}
@@ -88,4 +92,19 @@ func setValue(f *catalog.Field, text string) any {
 		return text // the catalog validated the field; keep the text as is
 	}
 	return v
+}
+
+// sortBySeq puts records read together into seq order, oldest first.
+func sortBySeq(recs []engine.Record, seqs []int64) {
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]] < seqs[order[b]] })
+	sortedRecs, sortedSeqs := make([]engine.Record, len(recs)), make([]int64, len(seqs))
+	for i, j := range order {
+		sortedRecs[i], sortedSeqs[i] = recs[j], seqs[j]
+	}
+	copy(recs, sortedRecs)
+	copy(seqs, sortedSeqs)
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
@@ -109,7 +107,7 @@ func (e *Engine) Location(ctx context.Context, s engine.Session, register, key s
 	}
 	row, err = call(e, ctx, func(ctx context.Context) (locationRow, error) {
 		saved := row
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			again, err := e.readLocation(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err
@@ -159,11 +157,11 @@ func (e *Engine) PinLocation(ctx context.Context, s engine.Session, register, ke
 		if err != nil {
 			return engine.Response{}, err
 		}
-		if err := e.authorize(ctx, e.db, s, register, writeAccess); err != nil {
+		if err := e.authorizeWrite(ctx, s, register); err != nil {
 			return engine.Response{}, err
 		}
 		var resp engine.Response
-		err = e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err = e.inTx(ctx, func(tx *txn) error {
 			stored, err := e.readLocation(ctx, tx, t, s.Company, key)
 			if err != nil {
 				return err
@@ -246,7 +244,7 @@ func (e *Engine) readLocation(ctx context.Context, q db, t *table, company, key 
 	return stored, nil
 }
 
-func (e *Engine) saveLocation(ctx context.Context, tx *sqlx.Tx, t *table, company string, seq int64, row locationRow) error {
+func (e *Engine) saveLocation(ctx context.Context, tx *txn, t *table, company string, seq int64, row locationRow) error {
 	_, err := exec(ctx, tx, `INSERT INTO "locations"
 		("company", "register", "record_seq", "latitude", "longitude", "address", "status", "source_type", "provider", "fixed", "ambiguous", "modified")
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

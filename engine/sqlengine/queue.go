@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine"
 )
 
@@ -34,7 +32,7 @@ func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 			return 0, err
 		}
 		queued := 0
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			var hooks []webhookRow
 			if err := sel(ctx, tx, &hooks, `SELECT `+webhookColumns+behind+`
 				ORDER BY "id" LIMIT 20`+e.dialect.skipLocked("w"), true); err != nil {
@@ -84,7 +82,7 @@ func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int
 			return nil, err
 		}
 		var claimed []engine.ClaimedDelivery
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			var rows []struct {
 				deliveryRow
 				URL            string `db:"url"`
@@ -127,7 +125,7 @@ func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int
 func (q deliveryQueue) Finish(ctx context.Context, c engine.ClaimedDelivery, o engine.Outcome) error {
 	e := q.e
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			state, next := engine.DeliveryPending, formatTime(o.RetryAt)
 			switch {
 			case o.Done:

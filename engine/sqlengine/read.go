@@ -59,9 +59,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 			return engine.Page{}, err
 		}
 		if !t.reg.Uncounted && !q.KnownTotal {
-			var total int
-			err := get(ctx, e.db, &total, `SELECT COUNT(*) FROM `+t.name()+` WHERE "company" = ?`+filter,
-				append([]any{s.Company}, args...)...)
+			total, err := e.total(ctx, t, s.Company, filter, args)
 			if err != nil {
 				return engine.Page{}, err
 			}
@@ -69,6 +67,20 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 		}
 		return page, nil
 	})
+}
+
+// total counts the company's rows that pass filter. Without a filter it is
+// the register's stored count (counts.go): one row read. A filter on an
+// indexed field (tableIndexes) counts from that index; a "contains" filter
+// has no index to use and counts by scanning the company's rows.
+func (e *Engine) total(ctx context.Context, t *table, company, filter string, args []any) (int, error) {
+	if filter == "" {
+		return storedCount(ctx, e.db, company, t)
+	}
+	var total int
+	err := get(ctx, e.db, &total, `SELECT COUNT(*) FROM `+t.name()+` WHERE "company" = ?`+filter,
+		append([]any{company}, args...)...)
+	return total, err
 }
 
 // Get returns one record of the caller's company by its key, with extra

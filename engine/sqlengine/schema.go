@@ -3,10 +3,9 @@ package sqlengine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 
 	"fieldapi/catalog"
 )
@@ -26,6 +25,11 @@ var internalTables = []struct{ name, ddl string }{
 		"company" TEXT NOT NULL,
 		"register" TEXT NOT NULL,
 		"next" BIGINT NOT NULL,
+		PRIMARY KEY ("company", "register"))`},
+	{"record_counts", `CREATE TABLE IF NOT EXISTS "record_counts" (
+		"company" TEXT NOT NULL,
+		"register" TEXT NOT NULL,
+		"n" BIGINT NOT NULL,
 		PRIMARY KEY ("company", "register"))`},
 	{"change_log", `CREATE TABLE IF NOT EXISTS "change_log" (
 		{seq},
@@ -129,7 +133,7 @@ var internalIndexes = []string{
 // again changes nothing.
 func (e *Engine) Migrate(ctx context.Context) error {
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			if err := e.dialect.lockMigration(ctx, tx); err != nil {
 				return err
 			}
@@ -147,16 +151,25 @@ func (e *Engine) Migrate(ctx context.Context) error {
 				if err := e.migrateTable(ctx, tx, e.tables[r.Name]); err != nil {
 					return fmt.Errorf("migrate %s: %w", r.Name, err)
 				}
+				if err := backfillCounts(ctx, tx, e.tables[r.Name]); err != nil {
+					return fmt.Errorf("count %s: %w", r.Name, err)
+				}
 			}
 			return nil
 		})
 	})
+	if err != nil || e.dialect.postgres {
+		return err
+	}
+	// SQLite plans from table statistics only once they exist: gather them
+	// for tables that lack them (PostgreSQL's autovacuum does this itself).
+	_, err = e.db.ExecContext(ctx, `PRAGMA optimize=0x10002`)
 	return err
 }
 
 // migrateTable creates a register's table with all its columns, or adds
 // the columns an existing table lacks; then its indexes.
-func (e *Engine) migrateTable(ctx context.Context, tx *sqlx.Tx, t *table) error {
+func (e *Engine) migrateTable(ctx context.Context, tx *txn, t *table) error {
 	columns := []string{e.dialect.seqColumn(), `"company" TEXT NOT NULL`, `"modified" TEXT NOT NULL`}
 	var names []string
 	for _, f := range t.stored {
@@ -213,7 +226,9 @@ func (e *Engine) columnType(f *catalog.Field) string {
 
 // tableIndexes are a register table's indexes: the key is unique within a
 // company; (company, seq) makes a cursor page cost the same at any depth;
-// (company, modified) serves modifiedSince; filtered fields get one each.
+// (company, modified) serves modifiedSince; filtered fields get one each,
+// which also serves their filtered totals (a "contains" filter cannot use
+// one: it scans); a line register gets one for finding an owner's lines.
 func (e *Engine) tableIndexes(t *table) []string {
 	name := t.reg.Name
 	index := func(unique bool, suffix string, cols ...string) string {
@@ -234,6 +249,23 @@ func (e *Engine) tableIndexes(t *table) []string {
 	}
 	if !t.engineKeyed {
 		stmts = append(stmts, index(true, "key", companyColumn, t.key.Column))
+	}
+	// A line register is read by its owner: one index on the parent and
+	// the list's fixed values finds an owner's lines exactly. Without it
+	// the planner may pick a filter's index on a fixed value alone
+	// (materials by OwnerType), which holds every line of every owner.
+	lineIndexes := map[string]bool{}
+	for _, o := range t.owners {
+		cols := []string{companyColumn, t.reg.Field(o.line.Parent).Column}
+		set := slices.Sorted(maps.Keys(o.line.Set))
+		for _, name := range set {
+			cols = append(cols, t.reg.Field(name).Column)
+		}
+		suffix := "lines_" + strings.Join(cols[1:], "_")
+		if !lineIndexes[suffix] {
+			lineIndexes[suffix] = true
+			stmts = append(stmts, index(false, suffix, cols...))
+		}
 	}
 	indexed := map[string]bool{t.key.Column: true}
 	for _, fl := range t.reg.Filters {

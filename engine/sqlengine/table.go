@@ -138,7 +138,10 @@ func (t *table) scan(row []any) (engine.Record, int64, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: unexpected seq %T", t.reg.Name, row[0])
 	}
-	rec := engine.Record{"Modified": asText(row[1])}
+	// Sized for every field, ExtraFields and the line lists up front:
+	// growing the map field by field was most of a list's scanning (pprof).
+	rec := make(engine.Record, len(t.stored)+3+len(t.reg.Lines))
+	rec["Modified"] = asText(row[1])
 	if t.engineKeyed {
 		rec[t.key.Name] = formatSeq(seq)
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/engine"
 )
 
@@ -108,7 +106,7 @@ func asRecord(v any) (engine.Record, error) {
 }
 
 // receiptOf stores the receipt of a webhook write, rendered from v.
-func receiptOf(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, v any) (engine.Response, error) {
+func receiptOf(ctx context.Context, tx *txn, r engine.Receipt, v any) (engine.Response, error) {
 	rec, err := asRecord(v)
 	if err != nil {
 		return engine.Response{}, err
@@ -123,7 +121,7 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 		now := e.opt.Now().UTC().Truncate(time.Microsecond)
 		w.Created, w.Modified = now, now
 		var resp engine.Response
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			// Events committed before the subscription are not its business.
 			var cursor int64
 			err := get(ctx, tx, &cursor, `SELECT "last" FROM "event_counters" WHERE "company" = ?`, s.Company)
@@ -184,10 +182,10 @@ func (e *Engine) webhookRow(ctx context.Context, q db, company, id string, lock 
 // it holds for the transaction; change returns what the receipt renders,
 // stored with the write.
 func (e *Engine) writeWebhook(ctx context.Context, s engine.Session, id string, r engine.Receipt,
-	change func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error)) (engine.Response, error) {
+	change func(ctx context.Context, tx *txn, row webhookRow) (any, error)) (engine.Response, error) {
 	return call(e, ctx, func(ctx context.Context) (engine.Response, error) {
 		var resp engine.Response
-		err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := e.inTx(ctx, func(tx *txn) error {
 			row, err := e.webhookRow(ctx, tx, s.Company, id, true)
 			if err != nil {
 				return err
@@ -205,7 +203,7 @@ func (e *Engine) writeWebhook(ctx context.Context, s engine.Session, id string, 
 
 func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error) {
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *txn, row webhookRow) (any, error) {
 		if c.URL != nil {
 			row.URL = *c.URL
 		}
@@ -232,7 +230,7 @@ func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id s
 
 func (st webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, row webhookRow) (any, error) {
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *txn, row webhookRow) (any, error) {
 		until := e.opt.Now().Add(keepOld).UTC().Truncate(time.Microsecond)
 		row.Modified = e.now()
 		_, err := exec(ctx, tx, `UPDATE "webhooks" SET "secret" = ?, "previous_secret" = ?, "previous_until" = ?, "modified" = ?
@@ -246,7 +244,7 @@ func (st webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, s
 func (st webhookStore) DeleteWebhook(ctx context.Context, s engine.Session, id string) error {
 	e := st.e
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, e.inTx(ctx, func(tx *sqlx.Tx) error {
+		return struct{}{}, e.inTx(ctx, func(tx *txn) error {
 			n, err := execAffected(ctx, tx, `DELETE FROM "webhooks" WHERE "company" = ? AND "id" = ?`, s.Company, id)
 			if err != nil {
 				return err
@@ -331,7 +329,7 @@ func (e *Engine) delivery(ctx context.Context, q db, r deliveryRow) (engine.Deli
 
 func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, _ webhookRow) (any, error) {
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *txn, _ webhookRow) (any, error) {
 		n, err := execAffected(ctx, tx, `UPDATE "webhook_deliveries" SET "state" = ?, "next_attempt_at" = ?, "lease_until" = ''
 			WHERE "company" = ? AND "webhook_id" = ? AND "seq" = ?`, engine.DeliveryPending, e.now(), s.Company, id, delivery)
 		if err != nil {
@@ -345,7 +343,7 @@ func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id strin
 }
 
 // readDelivery reads one delivery with its attempts.
-func (e *Engine) readDelivery(ctx context.Context, tx *sqlx.Tx, seq int64) (engine.Delivery, error) {
+func (e *Engine) readDelivery(ctx context.Context, tx *txn, seq int64) (engine.Delivery, error) {
 	var row deliveryRow
 	if err := get(ctx, tx, &row, `SELECT `+deliveryColumns+` FROM "webhook_deliveries" WHERE "seq" = ?`, seq); err != nil {
 		return engine.Delivery{}, err
@@ -358,7 +356,7 @@ const pingType = "webhook.ping"
 
 func (st webhookStore) Ping(ctx context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
 	e := st.e
-	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqlx.Tx, _ webhookRow) (any, error) {
+	return e.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *txn, _ webhookRow) (any, error) {
 		msgID := "msg_" + strings.TrimPrefix(newEventID(), "evt_")
 		payload, _ := json.Marshal(map[string]any{"id": msgID, "type": pingType, "occurredAt": e.now(), "company": s.Company, "webhookId": id})
 		seq, err := e.queueDelivery(ctx, tx, s.Company, id, msgID, pingType, string(payload))

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/rules"
@@ -70,11 +68,11 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // the receipt renders, which is stored with the write, and the events do
 // emitted are recorded last, with that record.
 func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
-	if err := e.authorize(ctx, e.db, s, t.reg.Name, writeAccess); err != nil {
-		return engine.Response{}, notCommitted(err) // nothing written yet
+	if err := e.authorizeWrite(ctx, s, t.reg.Name); err != nil {
+		return engine.Response{}, err
 	}
 	var resp engine.Response
-	err := e.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := e.inTx(ctx, func(tx *txn) error {
 		w := e.apiWriter(tx, s)
 		rec, err := do(ctx, w)
 		if err != nil {
@@ -88,10 +86,18 @@ func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r en
 	return resp, err
 }
 
+// authorizeWrite checks that the signature may write the register, before
+// a write's transaction: a fault there (say a timeout) is one of a write
+// that never began, so it is not committed (503, safe to retry), never a
+// "may have written" 504.
+func (e *Engine) authorizeWrite(ctx context.Context, s engine.Session, register string) error {
+	return notCommitted(e.authorize(ctx, e.db, s, register, writeAccess))
+}
+
 // storeReceipt renders the response from the record as written and marks
 // the idempotency claim done with it, inside the write's transaction: the
 // write and its stored response commit together or not at all.
-func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine.Record) (engine.Response, error) {
+func storeReceipt(ctx context.Context, tx *txn, r engine.Receipt, rec engine.Record) (engine.Response, error) {
 	if r.Render == nil {
 		return engine.Response{}, nil
 	}
@@ -117,14 +123,14 @@ func storeReceipt(ctx context.Context, tx *sqlx.Tx, r engine.Receipt, rec engine
 // writer performs the writes of one call inside its transaction.
 type writer struct {
 	e   *Engine
-	tx  *sqlx.Tx
+	tx  *txn
 	s   engine.Session
 	now string // Modified of every record this call writes
 
 	events []*pendingEvent // emitted by this call, recorded just before commit
 }
 
-func (e *Engine) apiWriter(tx *sqlx.Tx, s engine.Session) *writer {
+func (e *Engine) apiWriter(tx *txn, s engine.Session) *writer {
 	return &writer{e: e, tx: tx, s: s, now: e.now()}
 }
 
@@ -284,7 +290,7 @@ func lineValues(lt *table, l *catalog.Line, ownerKey string) map[string]any {
 	return fixed
 }
 
-// insert writes a new row and returns its seq.
+// insert writes a new row, counts it (see counts.go) and returns its seq.
 func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (int64, error) {
 	cols := []string{quote(companyColumn), quote(modifiedColumn)}
 	args := []any{w.s.Company, w.now}
@@ -305,7 +311,10 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 		key, _ := values[t.key.Name].(string)
 		return 0, alreadyExists(t, key)
 	}
-	return seq, err
+	if err != nil {
+		return 0, err
+	}
+	return seq, addCount(ctx, w.tx, w.s.Company, t, 1)
 }
 
 // checkFinite refuses a number about to be stored that is not finite. The

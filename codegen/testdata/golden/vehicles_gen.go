@@ -19,6 +19,8 @@ type Vehicle struct {
 	DriverNr       *string           `json:"DriverNr"`
 	DriverName     *string           `json:"DriverName"`
 	InspectionDate *string           `json:"InspectionDate"`
+	RegisteredDate *string           `json:"RegisteredDate"`
+	Fuel           *string           `json:"Fuel"`
 	Mileage        *float64          `json:"Mileage"`
 	Electric       *bool             `json:"Electric"`
 	Equipment      []string          `json:"Equipment"`
@@ -38,6 +40,8 @@ func viewVehicle(rec engine.Record) Vehicle {
 		DriverNr:       rec.Text("DriverNr"),
 		DriverName:     rec.Text("DriverName"),
 		InspectionDate: rec.Text("InspectionDate"),
+		RegisteredDate: rec.Text("RegisteredDate"),
+		Fuel:           rec.Text("Fuel"),
 		Mileage:        rec.Number("Mileage"),
 		Electric:       rec.Bool("Electric"),
 		Equipment:      rec.List("Equipment"),
@@ -56,6 +60,8 @@ type VehicleWrite struct {
 	Vin            runtime.Optional[string]            `json:"vin"` // create only
 	DriverNr       runtime.Optional[string]            `json:"driverNr"`
 	InspectionDate runtime.Optional[runtime.Date]      `json:"inspectionDate"`
+	RegisteredDate runtime.Optional[runtime.Date]      `json:"registeredDate"`
+	Fuel           runtime.Optional[runtime.Choice]    `json:"fuel"`
 	Mileage        runtime.Optional[float64]           `json:"mileage"`
 	Electric       runtime.Optional[bool]              `json:"electric"`
 	Equipment      runtime.Optional[[]string]          `json:"equipment"`
@@ -77,6 +83,10 @@ func (w *VehicleWrite) DecodeField(name string, raw json.RawMessage) (err error)
 		return w.DriverNr.Decode(raw)
 	case "inspectionDate":
 		return w.InspectionDate.Decode(raw)
+	case "registeredDate":
+		return w.RegisteredDate.DecodeNoClear(raw)
+	case "fuel":
+		return w.Fuel.Decode(raw)
 	case "mileage":
 		return w.Mileage.Decode(raw)
 	case "electric":
@@ -102,6 +112,8 @@ func (w *VehicleWrite) Input() engine.Input {
 	w.Vin.Put(in.Values, "Vin")
 	w.DriverNr.Put(in.Values, "DriverNr")
 	w.InspectionDate.Put(in.Values, "InspectionDate")
+	w.RegisteredDate.Put(in.Values, "RegisteredDate")
+	w.Fuel.Put(in.Values, "Fuel")
 	w.Mileage.Put(in.Values, "Mileage")
 	w.Electric.Put(in.Values, "Electric")
 	w.Equipment.Put(in.Values, "Equipment")
@@ -144,14 +156,14 @@ func viewVehicleCreated(rec engine.Record) VehicleCreated {
 
 // vehicleCreateShape is what POST /v1/vehicles accepts.
 var vehicleCreateShape = runtime.Shape{
-	Writable: []string{"nr", "plate", "vin", "driverNr", "inspectionDate", "mileage", "electric", "equipment", "settings", "extraFields", "services"},
+	Writable: []string{"nr", "plate", "vin", "driverNr", "inspectionDate", "registeredDate", "fuel", "mileage", "electric", "equipment", "settings", "extraFields", "services"},
 	ReadOnly: []string{"status", "driverName", "modified"},
 	Required: []string{"plate"},
 }
 
 // vehicleUpdateShape is what PATCH /v1/vehicles/{Nr} accepts.
 var vehicleUpdateShape = runtime.Shape{
-	Writable: []string{"nr", "plate", "driverNr", "inspectionDate", "mileage", "electric", "equipment", "settings", "extraFields"},
+	Writable: []string{"nr", "plate", "driverNr", "inspectionDate", "registeredDate", "fuel", "mileage", "electric", "equipment", "settings", "extraFields"},
 	ReadOnly: []string{"driverName", "modified", "services", "status", "vin"},
 	Required: nil,
 }

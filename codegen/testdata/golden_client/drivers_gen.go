@@ -51,7 +51,7 @@ func (s *DriverService) All(ctx context.Context, p DriverListParams) iter.Seq2[D
 	return walk[Driver](ctx, s.c, "/v1/drivers", p.query())
 }
 
-// Get reads one record: GET /v1/drivers/{Nr}.
+// Get reads one record: GET /v1/drivers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *DriverService) Get(ctx context.Context, nr string) (Driver, error) {
-	return getOne[Driver](ctx, s.c, itemPath("/v1/drivers", nr), nil)
+	return getRecord[Driver](ctx, s.c, itemPath("/v1/drivers", nr))
 }

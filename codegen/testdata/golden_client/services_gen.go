@@ -75,9 +75,9 @@ func (s *ServiceService) All(ctx context.Context, p ServiceListParams) iter.Seq2
 	return walk[Service](ctx, s.c, "/v1/services", p.query())
 }
 
-// Get reads one record: GET /v1/services/{Id}.
+// Get reads one record: GET /v1/services/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *ServiceService) Get(ctx context.Context, id string) (Service, error) {
-	return getOne[Service](ctx, s.c, itemPath("/v1/services", id), nil)
+	return getRecord[Service](ctx, s.c, itemPath("/v1/services", id))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/services.
@@ -85,7 +85,7 @@ func (s *ServiceService) Create(ctx context.Context, body ServiceCreate) (Servic
 	return write[Service](ctx, s.c, http.MethodPost, "/v1/services", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/services/{Id}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/services/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *ServiceService) Update(ctx context.Context, id string, body ServiceUpdate) (Service, error) {
-	return write[Service](ctx, s.c, http.MethodPatch, itemPath("/v1/services", id), body)
+	return writeRecord[Service](ctx, s.c, http.MethodPatch, itemPath("/v1/services", id), body)
 }

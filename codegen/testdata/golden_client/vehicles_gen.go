@@ -22,6 +22,8 @@ type Vehicle struct {
 	DriverNr       string            `json:"DriverNr"`
 	DriverName     string            `json:"DriverName"`
 	InspectionDate Date              `json:"InspectionDate"`
+	RegisteredDate Date              `json:"RegisteredDate"`
+	Fuel           string            `json:"Fuel"`
 	Mileage        float64           `json:"Mileage"`
 	Electric       bool              `json:"Electric"`
 	Equipment      []string          `json:"Equipment"`
@@ -51,6 +53,8 @@ type VehicleCreate struct {
 	Vin            Field[string]            `json:"vin,omitzero"`   // Vehicle identification number, fixed once created.
 	DriverNr       Field[string]            `json:"driverNr,omitzero"`
 	InspectionDate Field[Date]              `json:"inspectionDate,omitzero"`
+	RegisteredDate Field[Date]              `json:"registeredDate,omitzero"`
+	Fuel           Field[string]            `json:"fuel,omitzero"`
 	Mileage        Field[float64]           `json:"mileage,omitzero"`
 	Electric       Field[bool]              `json:"electric,omitzero"`
 	Equipment      Field[[]string]          `json:"equipment,omitzero"`
@@ -66,6 +70,8 @@ type VehicleUpdate struct {
 	Plate          Field[string]            `json:"plate,omitzero"`
 	DriverNr       Field[string]            `json:"driverNr,omitzero"`
 	InspectionDate Field[Date]              `json:"inspectionDate,omitzero"`
+	RegisteredDate Field[Date]              `json:"registeredDate,omitzero"`
+	Fuel           Field[string]            `json:"fuel,omitzero"`
 	Mileage        Field[float64]           `json:"mileage,omitzero"`
 	Electric       Field[bool]              `json:"electric,omitzero"`
 	Equipment      Field[[]string]          `json:"equipment,omitzero"`
@@ -141,9 +147,9 @@ func (s *VehicleService) All(ctx context.Context, p VehicleListParams) iter.Seq2
 	return walk[Vehicle](ctx, s.c, "/v1/vehicles", p.query())
 }
 
-// Get reads one record: GET /v1/vehicles/{Nr}.
+// Get reads one record: GET /v1/vehicles/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
 func (s *VehicleService) Get(ctx context.Context, nr string) (Vehicle, error) {
-	return getOne[Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr), nil)
+	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr))
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/vehicles.
@@ -151,9 +157,9 @@ func (s *VehicleService) Create(ctx context.Context, body VehicleCreate) (Vehicl
 	return write[VehicleCreated](ctx, s.c, http.MethodPost, "/v1/vehicles", body)
 }
 
-// Update changes the fields set in body and answers with the whole record: PATCH /v1/vehicles/{Nr}.
+// Update changes the fields set in body and answers with the whole record: PATCH /v1/vehicles/{Nr}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *VehicleService) Update(ctx context.Context, nr string, body VehicleUpdate) (Vehicle, error) {
-	return write[Vehicle](ctx, s.c, http.MethodPatch, itemPath("/v1/vehicles", nr), body)
+	return writeRecord[Vehicle](ctx, s.c, http.MethodPatch, itemPath("/v1/vehicles", nr), body)
 }
 
 // ExtraFields describes the company's own fields of vehicles: GET /v1/vehicles/extra-fields.
@@ -161,14 +167,14 @@ func (s *VehicleService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, erro
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/vehicles/extra-fields")
 }
 
-// AddService adds one line to services: POST /v1/vehicles/{Nr}/services.
+// AddService adds one line to services: POST /v1/vehicles/{Nr}/services. Under WithIfMatch it adds the line only while the owner is still at that ETag, else ErrPreconditionFailed.
 func (s *VehicleService) AddService(ctx context.Context, nr string, line VehicleServiceLine) (VehicleServicesReply, error) {
-	return write[VehicleServicesReply](ctx, s.c, http.MethodPost, itemPath("/v1/vehicles", nr, "/services"), line)
+	return writeRecord[VehicleServicesReply](ctx, s.c, http.MethodPost, itemPath("/v1/vehicles", nr, "/services"), line)
 }
 
-// Retire takes the vehicle out of service. It answers with the record: POST /v1/vehicles/{Nr}/retire.
+// Retire takes the vehicle out of service. It answers with the record: POST /v1/vehicles/{Nr}/retire. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.
 func (s *VehicleService) Retire(ctx context.Context, nr string, body VehicleRetireBody) (Vehicle, error) {
-	return write[Vehicle](ctx, s.c, http.MethodPost, itemPath("/v1/vehicles", nr, "/retire"), body)
+	return writeRecord[Vehicle](ctx, s.c, http.MethodPost, itemPath("/v1/vehicles", nr, "/retire"), body)
 }
 
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/vehicles/{Nr}/location.

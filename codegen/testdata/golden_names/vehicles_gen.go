@@ -14,6 +14,8 @@ const (
 	VehicleDriverNr       = "DriverNr"       // text, references drivers
 	VehicleDriverName     = "DriverName"     // text
 	VehicleInspectionDate = "InspectionDate" // date
+	VehicleRegisteredDate = "RegisteredDate" // date
+	VehicleFuel           = "Fuel"           // text
 	VehicleMileage        = "Mileage"        // number
 	VehicleElectric       = "Electric"       // bool
 	VehicleEquipment      = "Equipment"      // list
