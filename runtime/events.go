@@ -44,7 +44,10 @@ func events(c *Call) error {
 	if err != nil {
 		return err
 	}
-	values := c.R.URL.Query()
+	values, err := c.Query()
+	if err != nil {
+		return err
+	}
 	if err := onlyParams(values, eventParams); err != nil {
 		return err
 	}

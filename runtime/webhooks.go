@@ -225,7 +225,10 @@ func pingWebhook(c *Call) error {
 }
 
 func listDeliveries(c *Call) error {
-	query := c.R.URL.Query()
+	query, err := c.Query()
+	if err != nil {
+		return err
+	}
 	if err := onlyParams(query, []string{"limit"}); err != nil {
 		return err
 	}

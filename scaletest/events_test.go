@@ -74,6 +74,7 @@ func TestFeedIsCompleteAcrossProcesses(t *testing.T) {
 	go func() {
 		cursor, last := start, mustInt(start)
 		for i := 0; ; i++ {
+			done := writersDone.Load() // before the read: an empty page then means caught up
 			events, next, err := servers[i%2].readFeed(key, cursor, 7)
 			if err != nil {
 				readerErr <- err
@@ -88,7 +89,7 @@ func TestFeedIsCompleteAcrossProcesses(t *testing.T) {
 				seen = append(seen, ev)
 			}
 			cursor = next
-			if writersDone.Load() && len(events) == 0 {
+			if done && len(events) == 0 {
 				readerErr <- nil
 				return
 			}
