@@ -85,16 +85,19 @@ func TestDocumentMatchesServedRoutes(t *testing.T) {
 	is.Equal(documented, served)
 }
 
-// routerPath turns an OpenAPI path into the server's: {Nr} → :key, {id} → :id.
+// routerPath turns an OpenAPI path into the server's: the first parameter
+// is the record key ({Nr} → :key), later ones keep their names ({id} → :id).
 func routerPath(path string) string {
 	parts := strings.Split(path, "/")
+	first := true
 	for i, p := range parts {
 		if strings.HasPrefix(p, "{") {
-			if p == "{id}" {
-				parts[i] = ":id"
-			} else {
+			if first {
 				parts[i] = ":key"
+			} else {
+				parts[i] = ":" + strings.Trim(p, "{}")
 			}
+			first = false
 		}
 	}
 	return strings.Join(parts, "/")

@@ -49,11 +49,23 @@ func (e *Env) KeyOnlyIn(t testing.TB, register, owner, other string) string {
 // referenced register.
 func (e *Env) createMinimal(t testing.TB, reg *catalog.Register, key string) string {
 	t.Helper()
-	body := map[string]any{}
+	var required []*catalog.Field
 	for _, f := range reg.Fields {
-		if !f.Required {
-			continue
+		if f.Required {
+			required = append(required, f)
 		}
+	}
+	resp := e.Do(Request{Method: http.MethodPost, Path: "/v1/" + reg.Name, Key: key, Body: e.bodyOf(t, reg, key, required)})
+	Expect(t, resp, http.StatusCreated)
+	return fmt.Sprint(resp.Object(t)[reg.Key])
+}
+
+// bodyOf is a create body giving each of the fields a value of its type;
+// a reference takes a key of the referenced register visible to key.
+func (e *Env) bodyOf(t testing.TB, reg *catalog.Register, key string, fields []*catalog.Field) map[string]any {
+	t.Helper()
+	body := map[string]any{}
+	for _, f := range fields {
 		switch {
 		case f.References != "":
 			ref, ok := e.firstKeyWith(t, f.References, key)
@@ -73,9 +85,7 @@ func (e *Env) createMinimal(t testing.TB, reg *catalog.Register, key string) str
 			body[f.WriteName] = "x"
 		}
 	}
-	resp := e.Do(Request{Method: http.MethodPost, Path: "/v1/" + reg.Name, Key: key, Body: body})
-	Expect(t, resp, http.StatusCreated)
-	return fmt.Sprint(resp.Object(t)[reg.Key])
+	return body
 }
 
 // firstKeyWith is FirstKey with a key of the caller's choosing.

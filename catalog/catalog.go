@@ -140,6 +140,7 @@ type Action struct {
 	Name        string   `yaml:"name"`        // path segment, e.g. status
 	Description string   `yaml:"description"` // one line for docs
 	Fields      []*Field `yaml:"fields"`      // the body; every field is writable
+	Event       string   `yaml:"event"`       // snake_case event name after the record's prefix (status_changed); default: the action's name, snake_case
 }
 
 // Reply is the summary a create answers with, in camelCase.

@@ -164,6 +164,9 @@ func (r *Register) complete() {
 			f.Writable = true
 			f.complete()
 		}
+		if a.Event == "" {
+			a.Event = Column(a.Name)
+		}
 	}
 }
 
@@ -305,6 +308,9 @@ func (r *Register) validate(c *Catalog) error {
 			return fmt.Errorf("actions[%d]: name %q must be a camelCase name not used by a line or another path", i, a.Name)
 		}
 		actions[a.Name] = true
+		if !eventName.MatchString(a.Event) {
+			return fmt.Errorf("action %s: event %q must be a snake_case name such as status_changed", a.Name, a.Event)
+		}
 		for j, f := range a.Fields {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
 				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)

@@ -59,6 +59,7 @@ type docsView struct {
 	Builtins      []docsRoute
 	Shapes        []docsShape
 	ProblemGroups []docsProblemGroup
+	EventTypes    []catalog.EventType // every event the registers emit
 	DefaultLimit  int
 	MaxLimit      int
 	MaxBodyMB     int64
@@ -177,7 +178,7 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 	}
 	links := newSchemaLinks(m, doc)
 	for _, b := range runtime.BuiltinRoutes() {
-		op := doc.Operation(b.Method, b.Path)
+		op := doc.Operation(b.Method, openAPIPath(b.Path))
 		if op == nil {
 			return nil, fmt.Errorf("runtime's built-in route %s %s is not in the OpenAPI document", b.Method, b.Path)
 		}
@@ -185,8 +186,8 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		if op.Description != "" {
 			summary += ". " + op.Description
 		}
-		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: b.Path, Path: b.Path, Public: b.Public,
-			Summary: summary, Body: links.operationBody(op), Anchor: routeAnchor(b.Method, b.Path)})
+		v.Builtins = append(v.Builtins, docsRoute{Method: b.Method, DocPath: openAPIPath(b.Path), Path: b.Path, Public: b.Public,
+			Scope: b.Scope, Summary: summary, Body: links.operationBody(op), Anchor: routeAnchor(b.Method, b.Path)})
 	}
 	for _, name := range slices.Sorted(maps.Keys(builtinSchemas())) {
 		if !slices.Contains(builtinShapes, name) {
@@ -221,6 +222,7 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 			return nil, err
 		}
 		v.Registers = append(v.Registers, d)
+		v.EventTypes = append(v.EventTypes, r.EventTypes()...)
 	}
 	return v, nil
 }

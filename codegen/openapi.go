@@ -77,6 +77,7 @@ func NewDocument(m *Model) (*Document, error) {
 	for _, r := range m.Registers {
 		b.register(r)
 	}
+	b.events(m)
 	if len(b.errs) > 0 {
 		return nil, fmt.Errorf("openapi: %s", strings.Join(b.errs, "; "))
 	}

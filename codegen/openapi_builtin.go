@@ -86,17 +86,7 @@ func (b *docBuilder) builtins() {
 func builtinSchemas() map[string]*Schema {
 	str := func(desc string) *Schema { return &Schema{Type: types("string"), Description: desc} }
 	boolean := func(desc string) *Schema { return &Schema{Type: types("boolean"), Description: desc} }
-	object := func(desc string, props map[string]*Schema, optional ...string) *Schema {
-		s := &Schema{Type: types("object"), Description: desc, Properties: props}
-		for name := range props {
-			s.Required = append(s.Required, name)
-		}
-		s.Required = sortedUnique(s.Required)
-		for _, o := range optional {
-			s.Required = removeString(s.Required, o)
-		}
-		return s
-	}
+	object := objectSchema
 	list := func(desc, item string) *Schema {
 		return object(desc, map[string]*Schema{"items": {Type: types("array"), Items: ref(item)}, "count": {Type: types("integer")}})
 	}
@@ -211,6 +201,20 @@ func removeString(xs []string, x string) []string {
 		}
 	}
 	return out
+}
+
+// objectSchema is an object whose properties are all required but the
+// optional ones.
+func objectSchema(desc string, props map[string]*Schema, optional ...string) *Schema {
+	s := &Schema{Type: types("object"), Description: desc, Properties: props}
+	for name := range props {
+		s.Required = append(s.Required, name)
+	}
+	s.Required = sortedUnique(s.Required)
+	for _, o := range optional {
+		s.Required = removeString(s.Required, o)
+	}
+	return s
 }
 
 // withExample sets the schema's example and returns it.

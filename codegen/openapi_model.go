@@ -15,6 +15,7 @@ type Document struct {
 	Security   []SecurityRequirement `json:"security"`
 	Tags       []Tag                 `json:"tags"`
 	Paths      map[string]*PathItem  `json:"paths"`
+	Webhooks   map[string]*PathItem  `json:"webhooks,omitempty"` // what the service sends to subscribers, by event type
 	Components Components            `json:"components"`
 }
 
@@ -65,11 +66,12 @@ type Tag struct {
 
 // PathItem is the operations of one path.
 type PathItem struct {
-	Get   *Operation `json:"get,omitempty"`
-	Head  *Operation `json:"head,omitempty"`
-	Put   *Operation `json:"put,omitempty"`
-	Post  *Operation `json:"post,omitempty"`
-	Patch *Operation `json:"patch,omitempty"`
+	Get    *Operation `json:"get,omitempty"`
+	Head   *Operation `json:"head,omitempty"`
+	Put    *Operation `json:"put,omitempty"`
+	Post   *Operation `json:"post,omitempty"`
+	Patch  *Operation `json:"patch,omitempty"`
+	Delete *Operation `json:"delete,omitempty"`
 }
 
 // Set puts op under its HTTP method.
@@ -85,6 +87,8 @@ func (p *PathItem) Set(method string, op *Operation) {
 		p.Post = op
 	case "PATCH":
 		p.Patch = op
+	case "DELETE":
+		p.Delete = op
 	default:
 		panic("codegen: no OpenAPI slot for method " + method)
 	}
@@ -101,6 +105,8 @@ func (p *PathItem) Method(method string) *Operation {
 		return p.Post
 	case "PATCH":
 		return p.Patch
+	case "DELETE":
+		return p.Delete
 	}
 	return nil
 }
@@ -194,11 +200,13 @@ type Schema struct {
 	Maximum              *float64           `json:"maximum,omitempty"`
 	MinLength            *int               `json:"minLength,omitempty"`
 	MaxLength            *int               `json:"maxLength,omitempty"`
+	MinItems             *int               `json:"minItems,omitempty"`
 	Items                *Schema            `json:"items,omitempty"`
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	Examples             []any              `json:"examples,omitempty"`
+	AllOf                []*Schema          `json:"allOf,omitempty"` // every one of these applies
 
 	never bool // the schema false: nothing matches (additionalProperties: false)
 }

@@ -97,12 +97,13 @@ func TestOpenAPICoversTheModel(t *testing.T) {
 		}
 	}
 	for _, rt := range runtime.BuiltinRoutes() {
-		if _, ok := documented[rt.Method+" "+rt.Path]; !ok {
-			t.Errorf("built-in route %s %s is not documented", rt.Method, rt.Path)
+		path := openAPIPath(rt.Path)
+		if _, ok := documented[rt.Method+" "+path]; !ok {
+			t.Errorf("built-in route %s %s is not documented", rt.Method, path)
 		}
-		delete(documented, rt.Method+" "+rt.Path)
+		delete(documented, rt.Method+" "+path)
 		if rt.Method == "GET" {
-			delete(documented, "HEAD "+rt.Path)
+			delete(documented, "HEAD "+path)
 		}
 	}
 	for op := range documented {
@@ -168,7 +169,7 @@ func TestEveryRouteDeclaresWhatTheServerSends(t *testing.T) {
 			if strings.HasPrefix(path, "/v1/") {
 				want = append(want, 401, 429, 503, 504)
 			}
-			if method != "GET" && method != "HEAD" {
+			if method != "GET" && method != "HEAD" && method != "DELETE" { // a DELETE reads no body
 				want = append(want, 400, 413, 415)
 			}
 			if method == "GET" && item.Head == nil {

@@ -12,7 +12,7 @@ import (
 
 // builtinRoutes are the routes that belong to no register.
 func builtinRoutes(api API) []Route {
-	return []Route{
+	return append([]Route{
 		{Method: http.MethodGet, Path: "/openapi.json", Public: true, Handler: func(c *Call) error {
 			c.send(http.StatusOK, "application/json", api.OpenAPI)
 			return nil
@@ -28,7 +28,7 @@ func builtinRoutes(api API) []Route {
 		{Method: http.MethodGet, Path: "/v1/whoami", Handler: whoami},
 		{Method: http.MethodPost, Path: "/v1/token", Public: true, Handler: token},
 		{Method: http.MethodGet, Path: "/v1/field-names", Handler: fieldNames},
-	}
+	}, webhookRoutes()...)
 }
 
 // BuiltinRoutes are the routes every server has besides the API's own, for

@@ -60,13 +60,14 @@ var (
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
 	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After.", true}
 	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
+	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
 	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
 	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
 	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
 	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
 	codeHeadersTooLarge        = ProblemCode{http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "The request line and headers are larger than 64 KB.", false}
 	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
-	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents).", false}
+	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents, events and webhooks).", false}
 	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
 	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full, or a write ended before its COMMIT was sent; nothing was written, so retrying after Retry-After is safe.", true}
 	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
@@ -81,6 +82,7 @@ func ProblemCodes() []ProblemCode {
 		codeNotFound,
 		codeMethodNotAllowed,
 		codeIdempotencyMismatch, codeIdempotencyInFlight,
+		codeCursorExpired,
 		codePreconditionFailed,
 		codePayloadTooLarge,
 		codeUnsupportedMediaType,
@@ -186,6 +188,17 @@ func PreconditionFailed() *Problem {
 	return problem(codePreconditionFailed, "the record has changed since the ETag sent in If-Match: GET it again, reapply the change and send its new ETag")
 }
 
+// CursorExpired: the feed no longer holds the events after the cursor.
+func CursorExpired() *Problem {
+	return problem(codeCursorExpired, "the events after this cursor are older than the event retention and were deleted; start again without after")
+}
+
+// withValid lists the accepted values on a problem being built.
+func (p *Problem) withValid(values []string) *Problem {
+	p.ValidValues = values
+	return p
+}
+
 // PayloadTooLarge: the request body is over the limit.
 func PayloadTooLarge(limit int64) *Problem {
 	return problem(codePayloadTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
@@ -261,6 +274,8 @@ func AsProblem(err error) *Problem {
 		return NotFound(err.Error())
 	case errors.Is(err, engine.ErrPreconditionFailed):
 		return PreconditionFailed()
+	case errors.Is(err, engine.ErrCursorExpired):
+		return CursorExpired()
 	case errors.Is(err, engine.ErrBusy):
 		return EngineBusy()
 	case errors.Is(err, engine.ErrUnreachable):

@@ -37,8 +37,12 @@ type Config struct {
 	CORSOrigins    []string      // origins a browser may call from; none turns CORS off
 	GzipMinSize    int           // answers at least this large are gzipped for clients that accept it
 	Observers      []Observer    // hear of every request: the access log, metrics
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// WebhookURLCheck refuses a subscription URL by the operator's policy
+	// (package webhook: private addresses); nil allows every http(s) URL.
+	// Deliveries check the address they dial again.
+	WebhookURLCheck func(u *url.URL) error
+	Logger          *slog.Logger
+	Now             func() time.Time
 }
 
 // Defaults of Config.
@@ -182,7 +186,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		static: map[string]map[string]*Route{},
 		router: httprouter.New(),
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
-		scopes: slices.Sorted(slices.Values(api.Scopes)),
+		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
 	for _, r := range append(builtinRoutes(api), api.Routes...) {

@@ -38,7 +38,7 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 	if err := requireFlags(flagValue{"company", *company}, flagValue{"sign", *sign}, flagValue{"scopes", *scopeList}); err != nil {
 		return err
 	}
-	scopes, err := parseScopes(*scopeList, generated.Scopes())
+	scopes, err := parseScopes(*scopeList, append(generated.Scopes(), runtime.BuiltinScopes()...))
 	if err != nil {
 		return err
 	}

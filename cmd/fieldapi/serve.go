@@ -21,6 +21,7 @@ import (
 	"fieldapi/generated"
 	"fieldapi/metrics"
 	"fieldapi/runtime"
+	"fieldapi/webhook"
 )
 
 // Serving constants an operator has no reason to tune.
@@ -48,6 +49,13 @@ type serveFlags struct {
 	geocoder         string
 	geocoderURL      string
 	linkTimeout      time.Duration
+	eventRetention   time.Duration
+	webhookPrivate   bool
+	webhookPoll      time.Duration
+	webhookLease     time.Duration
+	webhookTimeout   time.Duration
+	webhookRetry     time.Duration
+	webhookGiveUp    time.Duration
 	logFormat        string
 	metricsAddr      string
 	pprof            bool
@@ -63,6 +71,7 @@ type serveConfig struct {
 	pprof       bool
 	runtime     runtime.Config
 	engine      sqlengine.Options
+	webhook     webhook.Options
 }
 
 // parseServeConfig reads the serve flags and their FIELDAPI_* variables.
@@ -83,6 +92,13 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
 	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
+	fs.DurationVar(&f.eventRetention, "event-retention", 30*24*time.Hour, "how long events stay in GET /v1/events; an older cursor answers 410 cursor_expired")
+	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "allow webhook URLs on loopback, private and link-local addresses")
+	fs.DurationVar(&f.webhookPoll, "webhook-poll", time.Second, "how often each process looks for webhook deliveries to send")
+	fs.DurationVar(&f.webhookLease, "webhook-lease", time.Minute, "how long a process holds a delivery it sends; a dead process's deliveries are taken over after it")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "longest one webhook attempt may take")
+	fs.DurationVar(&f.webhookRetry, "webhook-retry", 5*time.Second, "first retry delay of a failed delivery; doubled after each failure, at most 12h")
+	fs.DurationVar(&f.webhookGiveUp, "webhook-give-up", 72*time.Hour, "a delivery failing this long fails for good and disables its subscription")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log lines (one per request, and the service's own) as text or json")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "HOST:PORT of a separate listener serving Prometheus /metrics (default off)")
 	fs.BoolVar(&f.pprof, "pprof", false, "also serve net/http/pprof under /debug/pprof/ on the --metrics-addr listener")
@@ -117,6 +133,12 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--link-timeout must be positive, not %s", f.linkTimeout)
 	case f.claimLease <= 0:
 		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
+	case f.eventRetention <= 0:
+		return fmt.Errorf("--event-retention must be positive, not %s", f.eventRetention)
+	case f.webhookPoll <= 0 || f.webhookLease <= 0 || f.webhookTimeout <= 0 || f.webhookRetry <= 0 || f.webhookGiveUp <= 0:
+		return fmt.Errorf("--webhook-poll, --webhook-lease, --webhook-timeout, --webhook-retry and --webhook-give-up must be positive")
+	case f.webhookLease <= f.webhookTimeout:
+		return fmt.Errorf("--webhook-lease (%s) must be longer than --webhook-timeout (%s): a delivery is held while it is sent", f.webhookLease, f.webhookTimeout)
 	case f.tokenLifetime <= 0 || f.tokenLifetime > time.Hour:
 		return fmt.Errorf("--token-lifetime must be more than 0 and at most 1h, not %s", f.tokenLifetime)
 	case f.logFormat != "text" && f.logFormat != "json":
@@ -141,22 +163,29 @@ func (f serveFlags) config() serveConfig {
 	if f.rateLimit <= 0 {
 		limit = -1 // the runtime reads 0 as "default" and a negative limit as "off"
 	}
+	policy := webhook.AddressPolicy{AllowPrivate: f.webhookPrivate}
 	return serveConfig{
 		dsn:         f.dsn,
 		addr:        f.addr,
 		logFormat:   f.logFormat,
 		metricsAddr: f.metricsAddr,
 		pprof:       f.pprof,
+		webhook: webhook.Options{
+			Poll: f.webhookPoll, Lease: f.webhookLease, Timeout: f.webhookTimeout,
+			RetryBase: f.webhookRetry, GiveUpAfter: f.webhookGiveUp,
+			Retention: f.eventRetention, Policy: policy,
+		},
 		runtime: runtime.Config{
-			CORSOrigins:    f.corsOrigins,
-			ProblemBase:    f.problemBase,
-			RequireTokens:  f.requireTokens,
-			RateLimit:      limit,
-			RateBurst:      f.rateBurst,
-			TokenLifetime:  f.tokenLifetime,
-			IdempotencyTTL: f.idempotencyTTL,
-			ClaimLease:     f.claimLease,
-			InFlightWait:   inFlightWait,
+			WebhookURLCheck: policy.CheckURL,
+			CORSOrigins:     f.corsOrigins,
+			ProblemBase:     f.problemBase,
+			RequireTokens:   f.requireTokens,
+			RateLimit:       limit,
+			RateBurst:       f.rateBurst,
+			TokenLifetime:   f.tokenLifetime,
+			IdempotencyTTL:  f.idempotencyTTL,
+			ClaimLease:      f.claimLease,
+			InFlightWait:    inFlightWait,
 		},
 		engine: sqlengine.Options{
 			MaxOpenConns:     f.maxOpenConns,
@@ -192,6 +221,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		metrics.RegisterProcess(registry)
 		metrics.RegisterDBPool(registry, eng.DBStats)
 		cfg.runtime.Observers = append(cfg.runtime.Observers, metrics.NewRequests(registry))
+		cfg.webhook.Metrics = metrics.NewWebhooks(registry)
 		mln, err := net.Listen("tcp", cfg.metricsAddr)
 		if err != nil {
 			return fmt.Errorf("--metrics-addr: %w", err)
@@ -223,6 +253,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	pruner.Go(func() {
 		pruneIdempotencyKeys(pruneCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
 	})
+	if queue, ok := any(eng).(engine.Events); ok {
+		cfg.webhook.Logger = log
+		worker := webhook.NewWorker(queue.Queue(), cfg.webhook)
+		pruner.Go(func() { worker.Run(pruneCtx) })
+	}
 	defer func() {
 		stopPruning()
 		pruner.Wait()

@@ -3,6 +3,7 @@ package enginetest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ var capabilityTests = []test{
 	{"actions (engine.Commands)", testActNotFound},
 	{"locations (engine.Locations)", testLocations},
 	{"documents (engine.Documents)", testDocuments},
+	{"events (engine.Events)", testEvents},
 }
 
 // fill builds a create of register r that passes the catalog's checks:
@@ -332,5 +334,52 @@ func testDocuments(t *testing.T, s *suite) {
 		if _, err := docs.OpenDocument(ctx, open.sess, r.Name, key, open.id); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("OpenDocument of %s: %v; want engine.ErrNotFound", open.what, err)
 		}
+	}
+}
+
+// testEvents: an engine that records events records one per committed
+// write, of the type the catalog names, about the record written, at the
+// next position of the company's feed; a refused write records none, and
+// another company's feed never shows them.
+func testEvents(t *testing.T, s *suite) {
+	feed := capability[engine.Events](t, s, "engine.Events")
+	ctx := context.Background()
+	read := func(sess engine.Session, after int64) engine.EventPage {
+		t.Helper()
+		page, err := feed.Events(ctx, sess, engine.EventQuery{After: after, Limit: 100})
+		if err != nil {
+			t.Fatalf("Events: %v", err)
+		}
+		return page
+	}
+	start := read(s.Company, 0).Next
+	rec := s.mustCreate(t, s.Company, "Eventful")
+	key := s.keyOf(t, rec)
+	bad := s.subject.input("Refused")
+	bad.AddLine("no-such-list", engine.NewInput())
+	if _, err := s.create(s.Company, bad); !isRefusal(err) {
+		t.Fatalf("a create with an unknown line list: %v, want a refusal", err)
+	}
+	page := read(s.Company, start)
+	if len(page.Events) != 1 {
+		t.Fatalf("%d events after one committed and one refused create, want 1", len(page.Events))
+	}
+	ev := page.Events[0]
+	var payload struct {
+		Type, Register, Key string
+		Position            int64
+	}
+	if err := json.Unmarshal(ev.Payload, &payload); err != nil {
+		t.Fatalf("event payload is not JSON: %v", err)
+	}
+	want := s.subject.reg.EventType(catalog.EventCreated)
+	if ev.Type != want || payload.Type != want || payload.Register != s.subject.reg.Name || payload.Key != key {
+		t.Fatalf("event %+v, want a %s of %s %s", payload, want, s.subject.reg.Name, key)
+	}
+	if ev.Position != start+1 || page.Next != ev.Position {
+		t.Fatalf("position %d, next %d after cursor %d: want the next position", ev.Position, page.Next, start)
+	}
+	if other := read(s.Other, 0); len(other.Events) != 0 {
+		t.Fatalf("the other company's feed shows %d events", len(other.Events))
 	}
 }

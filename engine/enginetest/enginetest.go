@@ -20,7 +20,8 @@
 // and committed with the write, every idempotency claim state, company
 // isolation, the error kinds (busy, unreachable, timeout, refused, denied),
 // the key store, and the optional capabilities (engine.Commands,
-// engine.Locations, engine.Documents) when the engine offers them.
+// engine.Locations, engine.Documents, engine.Events) when the engine
+// offers them.
 //
 // # The catalog
 //

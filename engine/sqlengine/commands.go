@@ -2,7 +2,10 @@ package sqlengine
 
 import (
 	"context"
+	"maps"
+	"slices"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 )
 
@@ -33,6 +36,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 			if err != nil {
 				return nil, err
 			}
+			w.emit(t, l.LineEvent(), key, c.sent)
 			return e.readCreated(ctx, w.tx, s.Company, c)
 		})
 	})
@@ -61,8 +65,20 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			if err := act(ctx, w.ruleTx(), key, in); err != nil {
 				return nil, err
 			}
+			w.emit(t, actionOf(t, name).Event, key, changedNames(slices.Sorted(maps.Keys(in.Values)), in.Extra))
 			rec, _, err := e.getRecord(ctx, w.tx, t, s.Company, key)
 			return rec, err
 		})
 	})
+}
+
+// actionOf returns the register's catalog action with the given name; the
+// engine checks at open that every action it carries out is declared.
+func actionOf(t *table, name string) *catalog.Action {
+	for _, a := range t.reg.Actions {
+		if a.Name == name {
+			return a
+		}
+	}
+	return &catalog.Action{Name: name, Event: catalog.Column(name)}
 }

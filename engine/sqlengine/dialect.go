@@ -403,3 +403,14 @@ func (d dialect) forUpdate() string {
 	}
 	return ""
 }
+
+// skipLocked is forUpdate for a queue: rows another transaction holds are
+// passed over, so workers of several processes claim different rows.
+// SQLite's single writer needs none.
+// alias names the table whose rows are held (the others of a join are not).
+func (d dialect) skipLocked(alias string) string {
+	if d.postgres {
+		return " FOR UPDATE OF " + alias + " SKIP LOCKED"
+	}
+	return ""
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/docrender"
 )
@@ -107,8 +108,12 @@ func (e *Engine) AddDocument(ctx context.Context, s engine.Session, register, ke
 			if err := w.log(ctx, t, key, "add document", name, rec); err != nil {
 				return err
 			}
-			resp, err = storeReceipt(ctx, tx, r, engine.Record{"Id": float64(id), "Nr": key, "Name": name})
-			return err
+			added := engine.Record{"Id": float64(id), "Nr": key, "Name": name}
+			if resp, err = storeReceipt(ctx, tx, r, added); err != nil {
+				return err
+			}
+			w.emit(t, catalog.EventDocumentAdded, key, []string{"Documents"})
+			return w.recordEvents(ctx, added)
 		})
 		return resp, err
 	})

@@ -52,6 +52,9 @@ type Options struct {
 	Now              func() time.Time // clock; nil = time.Now
 	Geocoder         geocode.Geocoder // locates records; nil = the offline geocode.Gazetteer
 	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
+	// NoEvents records no events with writes: the feed and webhooks stay
+	// empty. Only for measuring what recording costs (make bench).
+	NoEvents bool
 }
 
 // Engine is the reference engine. It is safe for concurrent use.

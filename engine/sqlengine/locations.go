@@ -116,7 +116,12 @@ func (e *Engine) Location(ctx context.Context, s engine.Session, register, key s
 				saved = again.row // pinned meanwhile
 				return nil
 			}
-			return e.saveLocation(ctx, tx, t, s.Company, again.seq, saved)
+			if err := e.saveLocation(ctx, tx, t, s.Company, again.seq, saved); err != nil {
+				return err
+			}
+			w := e.apiWriter(tx, s)
+			w.emit(t, catalog.EventLocationChanged, key, locationFields)
+			return w.recordEvents(ctx, saved.record())
 		})
 		return saved, err
 	})
@@ -140,6 +145,9 @@ func (e *Engine) geocode(ctx context.Context, a postalAddress) (locationRow, err
 	}
 	return row, nil
 }
+
+// locationFields are the changed fields of a location_changed event.
+var locationFields = []string{"Latitude", "Longitude", "Address", "Status", "Fixed"}
 
 // PinLocation fixes a record's position. The engine's geocoding never
 // overwrites it; the change is logged on the record.
@@ -174,8 +182,11 @@ func (e *Engine) PinLocation(ctx context.Context, s engine.Session, register, ke
 			if err := w.log(ctx, t, key, "pin location", detail, stored.record); err != nil {
 				return err
 			}
-			resp, err = storeReceipt(ctx, tx, r, row.record())
-			return err
+			if resp, err = storeReceipt(ctx, tx, r, row.record()); err != nil {
+				return err
+			}
+			w.emit(t, catalog.EventLocationChanged, key, locationFields)
+			return w.recordEvents(ctx, row.record())
 		})
 		return resp, err
 	})

@@ -98,6 +98,11 @@ var internalTables = []struct{ name, ddl string }{
 		"modified" TEXT NOT NULL,
 		PRIMARY KEY ("company", "register", "record_seq"))`},
 	{"documents", documentsTable},
+	{"events", eventsTable},
+	{"event_counters", eventCountersTable},
+	{"webhooks", webhooksTable},
+	{"webhook_deliveries", deliveriesTable},
+	{"webhook_attempts", attemptsTable},
 	{"idempotency", `CREATE TABLE IF NOT EXISTS "idempotency" (
 		"scope" TEXT NOT NULL,
 		"key" TEXT NOT NULL,
@@ -116,6 +121,10 @@ var internalIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS "api_tokens_client" ON "api_tokens" ("client_id")`,
 	`CREATE INDEX IF NOT EXISTS "idempotency_created" ON "idempotency" ("state", "created")`,
 	documentsIndex,
+	eventsIndex,
+	deliveriesDueIndex,
+	deliveriesListIndex,
+	attemptsIndex,
 }
 
 // Migrate creates or upgrades the schema: the engine's own tables, then one

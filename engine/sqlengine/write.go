@@ -33,6 +33,7 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 			if err != nil {
 				return nil, err
 			}
+			w.emit(t, catalog.EventCreated, c.key, c.changed())
 			return e.readCreated(ctx, w.tx, s.Company, c)
 		})
 	})
@@ -50,9 +51,12 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 			return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 		}
 		return e.writeCall(ctx, s, t, r, func(ctx context.Context, w *writer) (engine.Record, error) {
-			seq, err := w.update(ctx, t, key, in)
+			seq, changed, err := w.update(ctx, t, key, in)
 			if err != nil {
 				return nil, err
+			}
+			if changed != nil {
+				w.emit(t, catalog.EventUpdated, key, changed)
 			}
 			return e.getRecordBySeq(ctx, w.tx, t, s.Company, seq)
 		})
@@ -61,19 +65,23 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 
 // writeCall runs one API write on a register: the signature must be
 // allowed to write it; do runs in one transaction and returns the record
-// the receipt renders, which is stored with the write.
+// the receipt renders, which is stored with the write, and the events do
+// emitted are recorded last, with that record.
 func (e *Engine) writeCall(ctx context.Context, s engine.Session, t *table, r engine.Receipt, do func(ctx context.Context, w *writer) (engine.Record, error)) (engine.Response, error) {
 	if err := e.authorizeWrite(ctx, s, t.reg.Name); err != nil {
 		return engine.Response{}, err
 	}
 	var resp engine.Response
 	err := e.inTx(ctx, func(tx *txn) error {
-		rec, err := do(ctx, e.apiWriter(tx, s))
+		w := e.apiWriter(tx, s)
+		rec, err := do(ctx, w)
 		if err != nil {
 			return err
 		}
-		resp, err = storeReceipt(ctx, tx, r, rec)
-		return err
+		if resp, err = storeReceipt(ctx, tx, r, rec); err != nil {
+			return err
+		}
+		return w.recordEvents(ctx, rec)
 	})
 	return resp, err
 }
@@ -118,6 +126,8 @@ type writer struct {
 	tx  *txn
 	s   engine.Session
 	now string // Modified of every record this call writes
+
+	events []*pendingEvent // emitted by this call, recorded just before commit
 }
 
 func (e *Engine) apiWriter(tx *txn, s engine.Session) *writer {
@@ -129,7 +139,20 @@ type created struct {
 	table *table
 	seq   int64
 	key   string
+	sent  []string              // the fields the create sent, in catalog order
 	lines map[string][]*created // by line list name
+}
+
+// changed lists what a create sent: its fields, then the line lists that
+// carried lines (by their read names).
+func (c *created) changed() []string {
+	names := append([]string{}, c.sent...)
+	for _, l := range c.table.reg.Lines {
+		if len(c.lines[l.Name]) > 0 {
+			names = append(names, l.ReadName)
+		}
+	}
+	return names
 }
 
 // create writes one record and its lines. fixed holds values the owner of
@@ -188,7 +211,7 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	if err := writeExtra(ctx, w.tx, t, w.s.Company, seq, in.Extra); err != nil {
 		return nil, err
 	}
-	c := &created{table: t, seq: seq, key: key, lines: map[string][]*created{}}
+	c := &created{table: t, seq: seq, key: key, sent: sent, lines: map[string][]*created{}}
 	for _, l := range t.reg.Lines {
 		for i, lineIn := range in.Lines[l.Name] {
 			lc, err := w.createLine(ctx, t, values, l, key, lineIn)
@@ -307,45 +330,46 @@ func checkFinite(f *catalog.Field, v any) error {
 }
 
 // update changes the fields sent on the record with the given key and
-// returns its seq.
-func (w *writer) update(ctx context.Context, t *table, key string, in engine.Input) (int64, error) {
+// returns its seq and the names of the fields changed (nil when the
+// input changed nothing: no write, no log, no event).
+func (w *writer) update(ctx context.Context, t *table, key string, in engine.Input) (int64, []string, error) {
 	current, seq, err := w.lockedRecordSeq(ctx, t, key)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := in.CheckVersion(current); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if len(in.Lines) > 0 {
-		return 0, engine.Refuse("lines can only be sent when creating %s", t.reg.Name)
+		return 0, nil, engine.Refuse("lines can only be sent when creating %s", t.reg.Name)
 	}
 	values, err := w.acceptValues(t, in.Values, writableOnUpdate)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if v, ok := values[t.key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return 0, engine.Refuse("%s cannot be changed", t.key.Name)
+			return 0, nil, engine.Refuse("%s cannot be changed", t.key.Name)
 		}
 		delete(values, t.key.Name)
 	}
 	for name, v := range values {
 		if t.reg.Field(name).Required && isEmpty(v) {
-			return 0, engine.Refuse("%s is required", name)
+			return 0, nil, engine.Refuse("%s is required", name)
 		}
 	}
 	if len(values) == 0 && len(in.Extra) == 0 {
-		return seq, nil // nothing to change: no write, no log, Modified kept
+		return seq, nil, nil // nothing to change: no write, no log, Modified kept
 	}
 	sent := fieldNames(t, values)
 	if err := w.resolveReferences(ctx, t, values); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := w.e.rules.PrepareUpdate(ctx, w.ruleTx(), t.reg.Name, current, values); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := w.checkExtra(ctx, t, in.Extra); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 
 	sets := []string{quote(modifiedColumn) + " = ?"}
@@ -353,7 +377,7 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	for _, f := range t.stored {
 		if v, ok := values[f.Name]; ok {
 			if err := checkFinite(f, v); err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			sets = append(sets, quote(f.Column)+" = ?")
 			args = append(args, toDB(f, v))
@@ -362,10 +386,10 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 	args = append(args, w.s.Company, seq)
 	_, err = exec(ctx, w.tx, `UPDATE `+t.name()+` SET `+strings.Join(sets, ", ")+` WHERE "company" = ? AND "seq" = ?`, args...)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := writeExtra(ctx, w.tx, t, w.s.Company, seq, in.Extra); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	after := engine.Record{}
 	for name, v := range current {
@@ -375,9 +399,9 @@ func (w *writer) update(ctx context.Context, t *table, key string, in engine.Inp
 		after[name] = v
 	}
 	if err := w.e.rules.AfterUpdate(ctx, w.ruleTx(), t.reg.Name, current, after); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return seq, w.log(ctx, t, key, "update", changeDetail(sent, in.Extra), after)
+	return seq, changedNames(sent, in.Extra), w.log(ctx, t, key, "update", changeDetail(sent, in.Extra), after)
 }
 
 // checkExtra validates extra-field values sent against the company's
@@ -443,6 +467,12 @@ func fieldNames(t *table, values map[string]any) []string {
 
 // changeDetail is the change log's list of what a write sent.
 func changeDetail(fields []string, extra map[string]string) string {
+	return strings.Join(changedNames(fields, extra), ", ")
+}
+
+// changedNames lists the fields a write sent, then its extra fields
+// (ExtraFields.<key>, sorted).
+func changedNames(fields []string, extra map[string]string) []string {
 	parts := append([]string{}, fields...)
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
@@ -452,7 +482,7 @@ func changeDetail(fields []string, extra map[string]string) string {
 	for _, k := range keys {
 		parts = append(parts, "ExtraFields."+k)
 	}
-	return strings.Join(parts, ", ")
+	return parts
 }
 
 // lockedRecord reads a record and holds its row for the rest of the

@@ -1,0 +1,115 @@
+package runtime
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fieldapi/engine"
+)
+
+// The change feed, GET /v1/events, for engines with the optional
+// engine.Events capability.
+
+// Scopes of the built-in event and webhook routes.
+const (
+	scopeEventsRead    = "events:read"
+	scopeWebhooksRead  = "webhooks:read"
+	scopeWebhooksWrite = "webhooks:write"
+)
+
+// BuiltinScopes are the scopes of built-in routes, which a key may hold
+// beside the registers' own.
+func BuiltinScopes() []string {
+	return []string{scopeEventsRead, scopeWebhooksRead, scopeWebhooksWrite}
+}
+
+// eventParams are the query parameters of GET /v1/events.
+var eventParams = []string{"after", "types", "register", "limit"}
+
+// eventPage is the body of GET /v1/events.
+type eventPage struct {
+	Items      []json.RawMessage `json:"items"`
+	NextCursor string            `json:"nextCursor"` // always set: poll again with it
+}
+
+// events serves GET /v1/events: the company's events after a cursor,
+// oldest first. nextCursor is never null, so a poller keeps it and asks
+// again; it never moves past an event that has not committed yet.
+func events(c *Call) error {
+	feed, err := capabilityOf[engine.Events](c, "events")
+	if err != nil {
+		return err
+	}
+	values, err := c.Query()
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(values, eventParams); err != nil {
+		return err
+	}
+	q := engine.EventQuery{Limit: DefaultLimit, Register: values.Get("register")}
+	if !validText(q.Register) {
+		return InvalidParameter("register", errBadText.Error())
+	}
+	if v := values.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return InvalidParameter("after", "expected the nextCursor of an earlier page")
+		}
+		q.After = n
+	}
+	if v := values.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return InvalidParameter("limit", "expected a whole number from 1 to 500")
+		}
+		q.Limit = min(n, MaxLimit)
+	}
+	if v := values.Get("types"); v != "" {
+		q.Types = strings.Split(v, ",")
+		if bad := unknownEventType(q.Types, feed.EventTypes()); bad != "" {
+			return InvalidParameter("types", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+		}
+	}
+	page, err := feed.Events(c.Context(), c.Session, q)
+	if err != nil {
+		return err
+	}
+	out := eventPage{Items: make([]json.RawMessage, len(page.Events)), NextCursor: strconv.FormatInt(page.Next, 10)}
+	for i, ev := range page.Events {
+		out.Items[i] = ev.Payload
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// onlyParams refuses a query with a parameter not in known, or one given
+// twice.
+func onlyParams(values url.Values, known []string) error {
+	for name, vs := range values {
+		if !slices.Contains(known, name) {
+			if !validText(name) {
+				name = strconv.QuoteToASCII(name)
+			}
+			return InvalidParameter(name, "unknown parameter").withValid(known)
+		}
+		if len(vs) > 1 {
+			return InvalidParameter(name, "given more than once")
+		}
+	}
+	return nil
+}
+
+// unknownEventType returns the first pattern that matches no event type,
+// or "": a misspelt type would otherwise silently never match.
+func unknownEventType(patterns, known []string) string {
+	for _, p := range patterns {
+		if !slices.ContainsFunc(known, func(t string) bool { return engine.MatchEventType(p, t) }) {
+			return p
+		}
+	}
+	return ""
+}
