@@ -5,7 +5,11 @@
 // computed once here, so the generator and the engine read one model.
 package catalog
 
-import "strings"
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
 
 // FieldType is the type of a field's value.
 type FieldType string
@@ -204,4 +208,29 @@ func Column(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// ParseValue turns catalog text (a default, a line's set value, always
+// text in YAML) into a value of the field's type, as engines hold it:
+// float64, bool, []string (comma separated), map[string]string (JSON) or
+// the text itself.
+func (f *Field) ParseValue(text string) (any, error) {
+	switch f.Type {
+	case Number:
+		return strconv.ParseFloat(text, 64)
+	case Bool:
+		return strconv.ParseBool(text)
+	case List:
+		if text == "" {
+			return []string{}, nil
+		}
+		return strings.Split(text, ","), nil
+	case Object:
+		obj := map[string]string{}
+		if text == "" {
+			return obj, nil
+		}
+		return obj, json.Unmarshal([]byte(text), &obj)
+	}
+	return text, nil
 }

@@ -209,7 +209,7 @@ func (e *Engine) linesOf(r *catalog.Register, l *catalog.Line, owner *row) []eng
 
 func (e *Engine) hasSetValues(lr *catalog.Register, l *catalog.Line, rw *row) bool {
 	for name, text := range l.Set {
-		if v, _ := parseText(lr.Field(name), text); rw.values[name] != v {
+		if v, _ := lr.Field(name).ParseValue(text); rw.values[name] != v {
 			return false
 		}
 	}

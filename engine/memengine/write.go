@@ -133,7 +133,7 @@ func (e *Engine) Update(_ context.Context, s engine.Session, register, key strin
 		return engine.Response{}, engine.Refuse("%s cannot be changed", reg.Key)
 	}
 	for name, v := range values {
-		if reg.Field(name).Required && isEmpty(v) {
+		if reg.Field(name).Required && engine.Empty(v) {
 			return engine.Response{}, engine.Refuse("%s is required", name)
 		}
 	}
@@ -184,7 +184,7 @@ func (w *write) create(reg *catalog.Register, in engine.Input, fixed map[string]
 			case "$today":
 				text = w.modified.Format("2006-01-02")
 			}
-			if values[f.Name], err = parseText(f, text); err != nil {
+			if values[f.Name], err = f.ParseValue(text); err != nil {
 				return nil, nil, fmt.Errorf("%s: default of %s: %w", reg.File, f.Name, err)
 			}
 		}
@@ -213,7 +213,7 @@ func (w *write) create(reg *catalog.Register, in engine.Input, fixed map[string]
 		for i, lineIn := range in.Lines[l.Name] {
 			set := map[string]any{l.Parent: keyOf(reg, rw)}
 			for name, text := range l.Set {
-				set[name], _ = parseText(lr.Field(name), text)
+				set[name], _ = lr.Field(name).ParseValue(text)
 			}
 			line, _, err := w.create(lr, lineIn, set)
 			if refusal, ok := err.(*engine.CommandError); ok {
@@ -258,12 +258,12 @@ func (w *write) accept(reg *catalog.Register, in engine.Input, writable func(*ca
 // any of the register's requireOneOf fields.
 func checkRequired(reg *catalog.Register, values map[string]any) error {
 	for _, f := range reg.Fields {
-		if f.Required && isEmpty(values[f.Name]) {
+		if f.Required && engine.Empty(values[f.Name]) {
 			return engine.Refuse("%s is required", f.Name)
 		}
 	}
 	for _, name := range reg.RequireOneOf {
-		if !isEmpty(values[name]) {
+		if !engine.Empty(values[name]) {
 			return nil
 		}
 	}
@@ -388,38 +388,6 @@ func isDate(s string) bool {
 		if _, err := time.Parse(layout, s); err == nil {
 			return true
 		}
-	}
-	return false
-}
-
-// parseText turns catalog text (a default, a line's set value) into a
-// value of the field's type.
-func parseText(f *catalog.Field, text string) (any, error) {
-	switch f.Type {
-	case catalog.Number:
-		return strconv.ParseFloat(text, 64)
-	case catalog.Bool:
-		return strconv.ParseBool(text)
-	case catalog.List:
-		if text == "" {
-			return []string{}, nil
-		}
-		return strings.Split(text, ","), nil
-	case catalog.Object:
-		return map[string]string{}, nil
-	}
-	return text, nil
-}
-
-// isEmpty: a value that counts as not given.
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case []string:
-		return len(x) == 0
 	}
 	return false
 }

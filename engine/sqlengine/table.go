@@ -353,21 +353,7 @@ func parseDefault(f *catalog.Field, text, sign string, now time.Time) (any, erro
 	case "$today":
 		text = now.Format("2006-01-02")
 	}
-	switch f.Type {
-	case catalog.Number:
-		return strconv.ParseFloat(text, 64)
-	case catalog.Bool:
-		return strconv.ParseBool(text)
-	case catalog.List:
-		if text == "" {
-			return []string{}, nil
-		}
-		return strings.Split(text, ","), nil
-	case catalog.Object:
-		obj := map[string]string{}
-		return obj, json.Unmarshal([]byte(text), &obj)
-	}
-	return text, nil
+	return f.ParseValue(text)
 }
 
 // isEmpty reports whether a normalized value counts as not given.
