@@ -136,6 +136,9 @@ func TestEveryWriteRouteRecordsItsEvent(t *testing.T) {
 				is.Equal(ev.Actor["clientId"], clientIDOf(env.Key))
 				is.True(strings.HasPrefix(ev.ID, "evt_"))
 				is.True(ev.Data != nil)
+				for name := range ev.Data {
+					is.True(name != "" && name[0] >= 'A' && name[0] <= 'Z') // data holds the record's own PascalCase fields, nothing internal
+				}
 				is.True(len(ev.ChangedFields) > 0)
 				is.Equal(next, strconv.FormatInt(ev.Position, 10))
 			})

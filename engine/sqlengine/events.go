@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -111,6 +112,11 @@ func (w *writer) recordEvents(ctx context.Context, rec engine.Record) error {
 		data := ev.record
 		if data == nil {
 			data = rec
+		}
+		if _, ok := data[engine.VersionField]; ok {
+			// The version is the engine's note for the ETag, not a field.
+			data = maps.Clone(data)
+			delete(data, engine.VersionField)
 		}
 		p := eventPayload{
 			ID: newEventID(), Position: first + int64(i), Type: ev.register.EventType(ev.what),
