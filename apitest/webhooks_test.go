@@ -350,13 +350,24 @@ func TestWebhookSeesWhatItsSignatureMayRead(t *testing.T) {
 		env := Start(t, b, runtime.Config{})
 		recv := newReceiver(t, always(http.StatusOK))
 		limited := env.limitedSignKey(t)
-		Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/webhooks", Key: limited, Body: map[string]any{"url": recv.URL, "eventTypes": []string{"*"}}}), http.StatusCreated)
+		created := env.Do(Request{Method: http.MethodPost, Path: "/v1/webhooks", Key: limited, Body: map[string]any{"url": recv.URL, "eventTypes": []string{"*"}}})
+		Expect(t, created, http.StatusCreated)
+		id := created.Object(t)["id"].(string)
 		startWorker(t, env, webhook.Options{Policy: webhook.AddressPolicy{AllowPrivate: true}})
 		Expect(t, env.Post("/v1/products", env.createBody(t, env.Catalog.Register("products"))), http.StatusCreated)
 		Expect(t, env.Post("/v1/customers", map[string]any{"name": "Visible"}), http.StatusCreated)
 		got := recv.wait(t, 1)
-		time.Sleep(200 * time.Millisecond) // room for a delivery that must not come
-		is.Equal(recv.hits.Load(), int64(1))
 		is.True(strings.Contains(string(got[0].Body), `"customer.created"`))
+		// Events are dispatched in commit order, so once the customer's
+		// delivery exists the product's event was passed over: the
+		// subscription holds the one delivery, with no wait for one that
+		// must not come.
+		var list struct{ Items []struct{ EventType string } }
+		deliveries := env.Do(Request{Method: http.MethodGet, Path: "/v1/webhooks/" + id + "/deliveries", Key: limited})
+		Expect(t, deliveries, http.StatusOK)
+		deliveries.JSON(t, &list)
+		is.Equal(len(list.Items), 1)
+		is.Equal(list.Items[0].EventType, "customer.created")
+		is.Equal(recv.hits.Load(), int64(1))
 	})
 }
