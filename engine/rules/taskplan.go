@@ -38,7 +38,7 @@ func (taskPlan) Needs() []Need {
 	return []Need{
 		Field(names.Tasks, names.TaskPlanStartDate, catalog.Date),
 		Field(names.Tasks, names.TaskPlanStopDate, catalog.Date),
-		Field(names.Tasks, names.TaskPlanDateType, catalog.Text),
+		EnumField(names.Tasks, names.TaskPlanDateType, planDateTypes),
 	}
 }
 
