@@ -128,7 +128,7 @@ func zoneOf(s string) string {
 // planInstant is when a plan date begins; a value without a zone is taken
 // as UTC. The engine accepts only ISO 8601, so parsing succeeds.
 func planInstant(s string) time.Time {
-	t, _ := parseDateIn(s, time.UTC)
+	t, _ := engine.ParseDate(s, time.UTC)
 	return t
 }
 
