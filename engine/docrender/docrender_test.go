@@ -81,7 +81,9 @@ func TestOpenLink(t *testing.T) {
 		case "/manual.txt":
 			w.Write([]byte("manual"))
 		case "/slow":
-			select { // until the engine gives up
+			// Answers (200, empty) only after 2 s, 10 times links.Timeout:
+			// without the timeout this case would succeed and fail the test.
+			select {
 			case <-r.Context().Done():
 			case <-time.After(2 * time.Second):
 			}
@@ -114,12 +116,10 @@ func TestOpenLink(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			started := time.Now()
 			body, size, err := links.Open(context.Background(), tc.source)
 			if tc.want == "" {
-				is.True(err != nil)
+				is.True(err != nil) // for "too slow": Timeout ended the wait
 				t.Log(err)
-				is.True(time.Since(started) < 1500*time.Millisecond) // Timeout bounds the wait
 				return
 			}
 			is.NoErr(err)

@@ -372,7 +372,7 @@ func normalize(f *catalog.Field, v any) (any, error) {
 		if text == "" {
 			return nil, nil
 		}
-		if !isDate(text) {
+		if !engine.IsDate(text) {
 			return nil, engine.Refuse("%s: %q is not an ISO 8601 date or date-time", f.Name, text)
 		}
 		return text, nil
@@ -381,13 +381,4 @@ func normalize(f *catalog.Field, v any) (any, error) {
 		return nil, wrong
 	}
 	return v, nil
-}
-
-func isDate(s string) bool {
-	for _, layout := range []string{"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
-		if _, err := time.Parse(layout, s); err == nil {
-			return true
-		}
-	}
-	return false
 }

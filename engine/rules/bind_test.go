@@ -61,6 +61,20 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 			want: "catalog/products.yaml: the material pricing rules need field BasePrice (number), not text",
 		},
 		{
+			name: "a value is added to a field whose values a rule knows",
+			edit: func(t *testing.T, files map[string]string) {
+				replace(t, files, "tasks.yaml", "enum: [Planned, Sent, Received, InProgress, Finished, Archived]", "enum: [Planned, Sent, Received, InProgress, Finished, Archived, Cancelled]")
+			},
+			want: "catalog/tasks.yaml: the task status rules need field Status to take exactly [Planned, Sent, Received, InProgress, Finished, Archived], not [Planned, Sent, Received, InProgress, Finished, Archived, Cancelled]",
+		},
+		{
+			name: "an owner type is dropped",
+			edit: func(t *testing.T, files map[string]string) {
+				replace(t, files, "times.yaml", "enum: [task, quote, order, contract]", "enum: [task, quote, contract]")
+			},
+			want: "catalog/times.yaml: the times ownerType filter rules need field OwnerType to take exactly [task, quote, order, contract], not [task, quote, contract]",
+		},
+		{
 			name: "a line list a rule prepares is renamed",
 			edit: func(t *testing.T, files map[string]string) {
 				replace(t, files, "tasks.yaml", "{name: materials, register: materials", "{name: parts, register: materials")

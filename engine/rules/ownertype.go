@@ -3,7 +3,6 @@ package rules
 import (
 	"slices"
 
-	"fieldapi/catalog"
 	"fieldapi/engine"
 )
 
@@ -25,7 +24,7 @@ var (
 func (o ownerTypeFilter) Name() string     { return "the " + o.register + " ownerType filter rules" }
 func (o ownerTypeFilter) Register() string { return o.register }
 func (o ownerTypeFilter) Needs() []Need {
-	return []Need{Field(o.register, o.field, catalog.Text)}
+	return []Need{EnumField(o.register, o.field, ownerTypes)}
 }
 
 // ListCondition checks the ownerType filter of a list.

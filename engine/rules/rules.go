@@ -71,12 +71,20 @@ type Need struct {
 	Register string
 	Field    string
 	Type     catalog.FieldType
-	Line     string // a line list of Register, instead of a field
+	Enum     []string // the values the module knows the field by, which the catalog's enum must list as they are
+	Line     string   // a line list of Register, instead of a field
 }
 
 // Field is a Need, for short lists: Field(names.Tasks, names.TaskStatus, catalog.Text).
 func Field(register, field string, t catalog.FieldType) Need {
 	return Need{Register: register, Field: field, Type: t}
+}
+
+// EnumField is the Need of a text field whose values the module works
+// with (statuses, types): the catalog's enum must list exactly these, in
+// this order, so the two cannot drift apart.
+func EnumField(register, field string, values []string) Need {
+	return Need{Register: register, Field: field, Type: catalog.Text, Enum: values}
 }
 
 // LineList is the Need of a line list: LineList(names.Tasks, names.TaskMaterialsLine).

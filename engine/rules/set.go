@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
@@ -65,6 +66,10 @@ func check(cat *catalog.Catalog, m Module) error {
 		}
 		if f.Type != n.Type {
 			return catalogErrorf("%s: %s need field %s (%s), not %s", catalog.FileFor(n.Register), m.Name(), n.Field, n.Type, f.Type)
+		}
+		if n.Enum != nil && !slices.Equal(f.Enum, n.Enum) {
+			return catalogErrorf("%s: %s need field %s to take exactly [%s], not [%s]", catalog.FileFor(n.Register), m.Name(), n.Field,
+				strings.Join(n.Enum, ", "), strings.Join(f.Enum, ", "))
 		}
 	}
 	if a, ok := m.(Actor); ok {

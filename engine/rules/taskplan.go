@@ -38,7 +38,7 @@ func (taskPlan) Needs() []Need {
 	return []Need{
 		Field(names.Tasks, names.TaskPlanStartDate, catalog.Date),
 		Field(names.Tasks, names.TaskPlanStopDate, catalog.Date),
-		Field(names.Tasks, names.TaskPlanDateType, catalog.Text),
+		EnumField(names.Tasks, names.TaskPlanDateType, planDateTypes),
 	}
 }
 
@@ -128,7 +128,7 @@ func zoneOf(s string) string {
 // planInstant is when a plan date begins; a value without a zone is taken
 // as UTC. The engine accepts only ISO 8601, so parsing succeeds.
 func planInstant(s string) time.Time {
-	t, _ := parseDateIn(s, time.UTC)
+	t, _ := engine.ParseDate(s, time.UTC)
 	return t
 }
 

@@ -70,7 +70,7 @@ func (taskStatus) Name() string     { return "the task status rules" }
 func (taskStatus) Register() string { return names.Tasks }
 func (taskStatus) Needs() []Need {
 	return []Need{
-		Field(names.Tasks, names.TaskStatus, catalog.Text),
+		EnumField(names.Tasks, names.TaskStatus, taskStatuses),
 		Field(names.Tasks, names.TaskOwnerSign, catalog.Text),
 		Field(names.Tasks, names.TaskAssigneeStatuses, catalog.Object),
 	}

@@ -74,11 +74,11 @@ func checkStopAfterStart(ctx context.Context, tx Tx, entry Values) error {
 	if err != nil {
 		return err
 	}
-	from, err := parseDateIn(start, loc)
+	from, err := engine.ParseDate(start, loc)
 	if err != nil {
 		return engine.Refuse("%s: %v", names.TimeDate, err)
 	}
-	to, err := parseDateIn(stop, loc)
+	to, err := engine.ParseDate(stop, loc)
 	if err != nil {
 		return engine.Refuse("%s: %v", names.TimeStopDate, err)
 	}

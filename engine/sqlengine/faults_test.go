@@ -150,10 +150,14 @@ func TestHealthProbeMarksASilentServer(t *testing.T) {
 	is.NoErr(err)
 	defer e.Close()
 
+	// The probe marks a silent server within probeInterval + probeTimeout;
+	// the margin is for a loaded machine. The promised second is asserted
+	// end to end, over HTTP, by scaletest's fault test.
+	markedWithin := 3 * (probeInterval + probeTimeout)
 	start := time.Now()
 	for !e.health.down() {
-		if time.Since(start) > time.Second {
-			t.Fatal("the probe did not mark the silent server within a second")
+		if time.Since(start) > markedWithin {
+			t.Fatalf("the probe did not mark the silent server within %s", markedWithin)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -161,7 +165,9 @@ func TestHealthProbeMarksASilentServer(t *testing.T) {
 	start = time.Now()
 	_, err = e.List(context.Background(), demoAPI, "customers", engine.Query{Limit: 1})
 	is.True(errors.Is(err, engine.ErrUnreachable))
-	is.True(time.Since(start) < 50*time.Millisecond) // at once: no connection tried
+	// At once: a connection tried to the silent server would have waited
+	// the whole connect timeout.
+	is.True(time.Since(start) < connectTimeout)
 }
 
 // TestWriteThatTimesOutBeforeItsTransaction: a write whose permission
