@@ -51,7 +51,7 @@ func events(c *Call) error {
 	if err := onlyParams(values, eventParams); err != nil {
 		return err
 	}
-	q := engine.EventQuery{Limit: DefaultLimit, Register: values.Get("register")}
+	q := engine.EventQuery{Register: values.Get("register")}
 	if !validText(q.Register) {
 		return InvalidParameter("register", errBadText.Error())
 	}
@@ -62,12 +62,8 @@ func events(c *Call) error {
 		}
 		q.After = n
 	}
-	if v := values.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return InvalidParameter("limit", "expected a whole number from 1 to 500")
-		}
-		q.Limit = min(n, MaxLimit)
+	if q.Limit, err = pageLimit(values); err != nil {
+		return err
 	}
 	if v := values.Get("types"); v != "" {
 		q.Types = strings.Split(v, ",")

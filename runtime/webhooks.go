@@ -232,13 +232,9 @@ func listDeliveries(c *Call) error {
 	if err := onlyParams(query, []string{"limit"}); err != nil {
 		return err
 	}
-	limit := DefaultLimit
-	if v := query.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return InvalidParameter("limit", "expected a whole number from 1 to 500")
-		}
-		limit = min(n, MaxLimit)
+	limit, err := pageLimit(query)
+	if err != nil {
+		return err
 	}
 	return onSubscription(c, func(store engine.WebhookStore, id string) error {
 		ds, err := store.Deliveries(c.Context(), c.Session, id, limit)
