@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -50,9 +48,7 @@ type webhookBody struct {
 // decodeWebhook decodes and checks a subscription body strictly.
 func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	var b webhookBody
-	dec := json.NewDecoder(bytes.NewReader(c.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
+	if err := decodeStrict(c.Body, &b); err != nil {
 		return b, MalformedBody("expected {\"url\", \"eventTypes\", \"description\", \"enabled\"}: " + err.Error())
 	}
 	if b.URL != nil {
