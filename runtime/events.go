@@ -67,8 +67,8 @@ func events(c *Call) error {
 	}
 	if v := values.Get("types"); v != "" {
 		q.Types = strings.Split(v, ",")
-		if bad := unknownEventType(q.Types, feed.EventTypes()); bad != "" {
-			return InvalidParameter("types", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+		if detail := unmatchedEventType(q.Types, feed.EventTypes()); detail != "" {
+			return InvalidParameter("types", detail).withValid(feed.EventTypes())
 		}
 	}
 	page, err := feed.Events(c.Context(), c.Session, q)
@@ -99,12 +99,13 @@ func onlyParams(values url.Values, known []string) error {
 	return nil
 }
 
-// unknownEventType returns the first pattern that matches no event type,
-// or "": a misspelt type would otherwise silently never match.
-func unknownEventType(patterns, known []string) string {
+// unmatchedEventType names the first pattern that matches no event type,
+// or returns "" when each matches one: a misspelt type would otherwise
+// silently never match. The feed's filter and a subscription share it.
+func unmatchedEventType(patterns, known []string) (detail string) {
 	for _, p := range patterns {
 		if !slices.ContainsFunc(known, func(t string) bool { return engine.MatchEventType(p, t) }) {
-			return p
+			return "no event type matches " + strconv.Quote(p) + " (a type, <prefix>.* or *)"
 		}
 	}
 	return ""

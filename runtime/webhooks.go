@@ -58,10 +58,10 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	}
 	if b.EventTypes != nil {
 		if len(*b.EventTypes) == 0 {
-			return b, InvalidField("eventTypes", "name at least one type or pattern (task.*, *)").withValid(feed.EventTypes())
+			return b, InvalidField("eventTypes", "name at least one type or pattern (a type, <prefix>.* or *)").withValid(feed.EventTypes())
 		}
-		if bad := unknownEventType(*b.EventTypes, feed.EventTypes()); bad != "" {
-			return b, InvalidField("eventTypes", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+		if detail := unmatchedEventType(*b.EventTypes, feed.EventTypes()); detail != "" {
+			return b, InvalidField("eventTypes", detail).withValid(feed.EventTypes())
 		}
 	}
 	if b.Description != nil && len(*b.Description) > 500 {
