@@ -31,7 +31,8 @@ func (b *docBuilder) events(m *Model) {
 			eventTypes = append(eventTypes, et.Name)
 		}
 	}
-	for name, s := range eventSchemas(eventTypes) {
+	ex := exampleEventTypes(eventTypes)
+	for name, s := range eventSchemas(eventTypes, ex) {
 		b.schema(name, s)
 	}
 	idParam := &Parameter{Name: "key", In: "path", Required: true, Schema: &Schema{Type: types("string")}, Description: "The subscription's id (wh_…)."}
@@ -64,7 +65,7 @@ func (b *docBuilder) events(m *Model) {
 		"One page of events; poll again with nextCursor", false, ref("EventPage"))
 	feed.Parameters = []*Parameter{
 		{Name: "after", In: "query", Schema: &Schema{Type: types("string"), Pattern: `^\d+$`}, Description: "The nextCursor of an earlier page; omitted: from the oldest event kept."},
-		{Name: "types", In: "query", Schema: &Schema{Type: types("string")}, Description: "Comma-separated event types or patterns (task.*, *)."},
+		{Name: "types", In: "query", Schema: &Schema{Type: types("string")}, Description: "Comma-separated event types or patterns (" + ex.pattern + ", *)."},
 		{Name: "register", In: "query", Schema: &Schema{Type: types("string")}, Description: "Only events of this register."},
 		{Name: "limit", In: "query", Schema: &Schema{Type: types("integer"), Minimum: ptr(1.0)}, Description: "Page size: default 50, at most 500."},
 	}
@@ -155,12 +156,33 @@ func eventDataSchema(m *Model, r *Register, eventType string) *Schema {
 	}}}}
 }
 
+// eventExamples are event types and a pattern taken from the catalog, for
+// descriptions and examples, so that these never name a record the
+// catalog does not have.
+type eventExamples struct {
+	first   string // the first event type, such as customer.created
+	pattern string // its record's prefix pattern, such as customer.*
+	other   string // the last event type, usually of another record
+}
+
+// exampleEventTypes picks the examples from the catalog's event types, in
+// catalog order; a catalog without events gets placeholders.
+func exampleEventTypes(eventTypes []any) eventExamples {
+	if len(eventTypes) == 0 {
+		return eventExamples{first: "<record>.created", pattern: "<record>.*", other: "<record>.updated"}
+	}
+	first, _ := eventTypes[0].(string)
+	other, _ := eventTypes[len(eventTypes)-1].(string)
+	record, _, _ := strings.Cut(first, ".")
+	return eventExamples{first: first, pattern: record + ".*", other: other}
+}
+
 // eventSchemas are the schemas of the feed and the subscriptions.
-func eventSchemas(eventTypes []any) map[string]*Schema {
+func eventSchemas(eventTypes []any, ex eventExamples) map[string]*Schema {
 	str := func(desc string) *Schema { return &Schema{Type: types("string"), Description: desc} }
 	object := objectSchema
 	patterns := &Schema{Type: types("array"), Items: &Schema{Type: types("string")}, MinItems: ptr(1),
-		Description: "Event types (task.created), prefix patterns (task.*) or * for all."}
+		Description: "Event types (" + ex.first + "), prefix patterns (" + ex.pattern + ") or * for all."}
 	return map[string]*Schema{
 		"Event": object("One recorded change, as the feed lists it and a webhook delivers it.", map[string]*Schema{
 			"id":            str("evt_…: unique; the webhook-id of its deliveries."),
@@ -198,7 +220,7 @@ func eventSchemas(eventTypes []any) map[string]*Schema {
 				"description": {Type: types("string"), MaxLength: ptr(500)},
 				"enabled":     {Type: types("boolean"), Description: "Default true."},
 			},
-			Examples: []any{map[string]any{"url": "https://example.com/fieldapi/hooks", "eventTypes": []string{"task.*", "order.line_added"}, "description": "dispatch board"}}},
+			Examples: []any{map[string]any{"url": "https://example.com/fieldapi/hooks", "eventTypes": []string{ex.pattern, ex.other}, "description": "dispatch board"}}},
 		"WebhookUpdate": {Type: types("object"), Description: "A change of a subscription: absent or null fields are left.", AdditionalProperties: Never(),
 			Properties: map[string]*Schema{
 				"url":         {Type: types("string", "null"), Format: "uri"},
