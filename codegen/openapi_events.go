@@ -2,11 +2,11 @@ package codegen
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/runtime"
 )
 
 // The change feed, the webhook subscriptions (runtime/events.go,
@@ -14,12 +14,9 @@ import (
 // messages the service sends: one per event type the catalog names
 // (catalog.EventTypes), so a register added in YAML documents its own.
 
-// routeParam is a path parameter in the route table's syntax (:key).
-var routeParam = regexp.MustCompile(`:(\w+)`)
-
-// openAPIPath writes a route table path in OpenAPI syntax:
-// /v1/webhooks/:key → /v1/webhooks/{key}.
-func openAPIPath(path string) string { return routeParam.ReplaceAllString(path, "{$1}") }
+// openAPIPath writes a route table path in OpenAPI syntax, as runtime
+// names the route in its records: /v1/webhooks/:key → /v1/webhooks/{key}.
+func openAPIPath(path string) string { return runtime.PathPattern(path) }
 
 // events adds the feed's and the subscriptions' routes and schemas, and
 // the webhooks section.

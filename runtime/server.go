@@ -210,7 +210,7 @@ func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
 func (s *Server) add(r Route) {
 	s.routes = append(s.routes, r)
 	route := &r
-	route.pattern = routePattern.ReplaceAllString(r.Path, "{$1}")
+	route.pattern = PathPattern(r.Path)
 	if !slices.Contains(s.methods, r.Method) {
 		s.methods = append(s.methods, r.Method)
 	}
@@ -229,8 +229,13 @@ func (s *Server) add(r Route) {
 	})
 }
 
-// routePattern finds the parameters of an httprouter path, to show them as {name}.
-var routePattern = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+// routeParam is a parameter of an httprouter path (:key).
+var routeParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// PathPattern writes a route's httprouter path with its parameters as
+// {name}: /v1/webhooks/:key → /v1/webhooks/{key}. It is the Route of a
+// RequestRecord and, in codegen, the OpenAPI path, so the two agree.
+func PathPattern(path string) string { return routeParam.ReplaceAllString(path, "{$1}") }
 
 // ServeHTTP serves a request through the observers (request id, access
 // log, metrics), CORS and gzip, then the routes.
