@@ -121,7 +121,6 @@ func token(c *Call) error {
 	if err != nil {
 		return err
 	}
-	setNoStore(c.W.Header())
 	return c.JSON(http.StatusOK, tokenResponse{
 		AccessToken: access,
 		TokenType:   "Bearer",
