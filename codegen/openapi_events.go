@@ -39,7 +39,7 @@ func (b *docBuilder) events(m *Model) {
 			o.RequestBody = jsonBody(body)
 		}
 		if write {
-			o.Parameters = append(o.Parameters, &Parameter{Ref: "#/components/parameters/IdempotencyKey"})
+			o.Parameters = append(o.Parameters, paramRef("IdempotencyKey"))
 			statuses = append(statuses, 409, 413, 415)
 		}
 		statuses = append(statuses, 400, 401, 403, 429, 500, 501, 503, 504)
