@@ -133,12 +133,15 @@ type Created struct {
 // location is the Location of the resource a 201 answer body describes,
 // or "" when the body does not name it.
 func (cr *Created) location(requestPath string, body []byte) string {
-	var answer map[string]any
-	if json.Unmarshal(body, &answer) != nil {
+	// Only the one member is decoded: the rest (a task's lines, say) stays
+	// raw, as every 201 passes through here.
+	var answer map[string]json.RawMessage
+	var member any
+	if json.Unmarshal(body, &answer) != nil || json.Unmarshal(answer[cr.Member], &member) != nil {
 		return ""
 	}
 	var key string
-	switch v := answer[cr.Member].(type) {
+	switch v := member.(type) {
 	case string:
 		key = v
 	case float64:
