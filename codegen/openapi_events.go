@@ -23,10 +23,8 @@ func openAPIPath(path string) string { return runtime.PathPattern(path) }
 func (b *docBuilder) events(m *Model) {
 	b.doc.Tags = append(b.doc.Tags, Tag{Name: "events", Description: "The change feed and webhook subscriptions: an event is recorded with every committed write, in its transaction."})
 	var eventTypes []any
-	for _, r := range m.Registers {
-		for _, et := range r.EventTypes() {
-			eventTypes = append(eventTypes, et.Name)
-		}
+	for _, et := range m.EventTypes() {
+		eventTypes = append(eventTypes, et.Name)
 	}
 	ex := exampleEventTypes(eventTypes)
 	for name, s := range eventSchemas(eventTypes, ex) {
