@@ -246,21 +246,22 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		a.onListen(ln.Addr())
 	}
 
-	// The pruner has its own context: it must outlive ctx until the server
-	// has drained, and stop before the engine closes.
-	pruneCtx, stopPruning := context.WithCancel(context.Background())
-	var pruner sync.WaitGroup
-	pruner.Go(func() {
-		pruneIdempotencyKeys(pruneCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
+	// The background work (the idempotency-key pruner, the webhook worker)
+	// has its own context: it must outlive ctx until the server has
+	// drained, and stop before the engine closes.
+	backgroundCtx, stopBackground := context.WithCancel(context.Background())
+	var background sync.WaitGroup
+	background.Go(func() {
+		pruneIdempotencyKeys(backgroundCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
 	})
 	if queue, ok := any(eng).(engine.Events); ok {
 		cfg.webhook.Logger = log
 		worker := webhook.NewWorker(queue.Queue(), cfg.webhook)
-		pruner.Go(func() { worker.Run(pruneCtx) })
+		background.Go(func() { worker.Run(backgroundCtx) })
 	}
 	defer func() {
-		stopPruning()
-		pruner.Wait()
+		stopBackground()
+		background.Wait()
 	}()
 	return serveUntilDone(ctx, srv, ln, log)
 }
