@@ -222,8 +222,8 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 			return nil, err
 		}
 		v.Registers = append(v.Registers, d)
-		v.EventTypes = append(v.EventTypes, r.EventTypes()...)
 	}
+	v.EventTypes = m.EventTypes()
 	return v, nil
 }
 

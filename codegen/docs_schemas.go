@@ -46,7 +46,7 @@ func (l schemaLinks) link(name string) template.HTML {
 }
 
 // refName is the component a $ref points to.
-func refName(ref string) string { return strings.TrimPrefix(ref, "#/components/schemas/") }
+func refName(ref string) string { return strings.TrimPrefix(ref, schemasRef) }
 
 // typeOf words a schema's type as the page does (text, number, integer,
 // date, bool, list of …, object of …, or the linked name of a component)

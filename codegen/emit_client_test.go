@@ -34,22 +34,7 @@ func generateClient(t *testing.T, m *Model) map[string][]byte {
 // compares them with testdata/golden_client byte for byte. After a
 // deliberate change: go test ./codegen -run TestClientGolden -update
 func TestClientGolden(t *testing.T) {
-	files := generateClient(t, modelOfFS(t, os.DirFS(fixtureDir)))
-	if *update {
-		if err := os.RemoveAll(clientGoldenDir); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDir(clientGoldenDir, files); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("rewrote %s (%d files)", clientGoldenDir, len(files))
-		return
-	}
-	golden := readDir(t, clientGoldenDir, func(string) bool { return true })
-	if diffs := compareFiles(files, golden); len(diffs) > 0 {
-		t.Errorf("the client output for %s differs from %s (if intended: go test ./codegen -run TestClientGolden -update):\n%s",
-			fixtureDir, clientGoldenDir, strings.Join(diffs, "\n"))
-	}
+	checkGolden(t, "TestClientGolden", clientGoldenDir, generateClient(t, modelOfFS(t, os.DirFS(fixtureDir))))
 }
 
 // TestClientUpToDate regenerates the real catalog's client files and

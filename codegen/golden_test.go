@@ -37,41 +37,33 @@ const (
 //
 //	go test ./codegen -run TestGolden -update
 func TestGolden(t *testing.T) {
-	files := generate(t, modelOfFS(t, os.DirFS(fixtureDir)))
-	if *update {
-		if err := os.RemoveAll(goldenDir); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteDir(goldenDir, files); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("rewrote %s (%d files)", goldenDir, len(files))
-		return
-	}
-	golden := readDir(t, goldenDir, func(string) bool { return true })
-	if diffs := compareFiles(files, golden); len(diffs) > 0 {
-		t.Errorf("the output for %s differs from %s (if intended: go test ./codegen -run TestGolden -update):\n%s",
-			fixtureDir, goldenDir, strings.Join(diffs, "\n"))
-	}
+	checkGolden(t, "TestGolden", goldenDir, generate(t, modelOfFS(t, os.DirFS(fixtureDir))))
 }
 
 // TestGoldenNames does the same for the engine's names package.
 func TestGoldenNames(t *testing.T) {
-	files := generateNames(t, modelOfFS(t, os.DirFS(fixtureDir)))
+	checkGolden(t, "TestGoldenNames", goldenNamesDir, generateNames(t, modelOfFS(t, os.DirFS(fixtureDir))))
+}
+
+// checkGolden compares the files one generator made of the fixture catalog
+// with the golden directory dir, byte for byte; with -update it rewrites
+// dir instead. test names the test to rerun with -update, for the message.
+func checkGolden(t *testing.T, test, dir string, files map[string][]byte) {
+	t.Helper()
 	if *update {
-		if err := os.RemoveAll(goldenNamesDir); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteDir(goldenNamesDir, files); err != nil {
+		if err := WriteDir(dir, files); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("rewrote %s (%d files)", goldenNamesDir, len(files))
+		t.Logf("rewrote %s (%d files)", dir, len(files))
 		return
 	}
-	golden := readDir(t, goldenNamesDir, func(string) bool { return true })
+	golden := readDir(t, dir, func(string) bool { return true })
 	if diffs := compareFiles(files, golden); len(diffs) > 0 {
-		t.Errorf("the names output for %s differs from %s (if intended: go test ./codegen -run TestGoldenNames -update):\n%s",
-			fixtureDir, goldenNamesDir, strings.Join(diffs, "\n"))
+		t.Errorf("the output for %s differs from %s (if intended: go test ./codegen -run %s -update):\n%s",
+			fixtureDir, dir, test, strings.Join(diffs, "\n"))
 	}
 }
 

@@ -188,6 +188,17 @@ var sharedNames = []string{"API", "Routes", "Scopes", "openAPIDocument", "docsHT
 // same Go name cannot live beside them.
 var bodyMethods = []string{"DecodeField", "Input"}
 
+// EventTypes are the event types of every register, in register name
+// order: the feed's schemas, the webhooks section and the reference page
+// list them so.
+func (m *Model) EventTypes() []catalog.EventType {
+	var types []catalog.EventType
+	for _, r := range m.Registers {
+		types = append(types, r.EventTypes()...)
+	}
+	return types
+}
+
 // checkNames reports two generated package-level declarations with one
 // name (two registers with the same record, or a record named Routes), and
 // a body field that would shadow a method of its body type.

@@ -127,7 +127,14 @@ func (b *docBuilder) headOf(get *Operation) *Operation {
 	return &head
 }
 
-func ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
+// schemasRef starts a $ref to a schema component; refName strips it again.
+const schemasRef = "#/components/schemas/"
+
+// ref is a reference to the schema component name.
+func ref(name string) *Schema { return &Schema{Ref: schemasRef + name} }
+
+// paramRef is a reference to the parameter component name.
+func paramRef(name string) *Parameter { return &Parameter{Ref: "#/components/parameters/" + name} }
 
 func types(t ...string) Types { return Types(t) }
 
@@ -441,7 +448,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		statuses = append(statuses, 404)
 	}
 	if write {
-		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IdempotencyKey"})
+		op.Parameters = append(op.Parameters, paramRef("IdempotencyKey"))
 		statuses = append(statuses, 409, 413, 415)
 	}
 	switch rt.Kind {
@@ -453,10 +460,10 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	// (If-None-Match, then 304).
 	switch rt.Kind {
 	case KindUpdate, KindAction, KindAddLine:
-		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IfMatch"})
+		op.Parameters = append(op.Parameters, paramRef("IfMatch"))
 		statuses = append(statuses, 412)
 	case KindGet:
-		op.Parameters = append(op.Parameters, &Parameter{Ref: "#/components/parameters/IfNoneMatch"})
+		op.Parameters = append(op.Parameters, paramRef("IfNoneMatch"))
 		notModified := &Response{Description: "Not modified: the record is still at the version If-None-Match names", Headers: responseHeaders(false)}
 		notModified.Headers["ETag"] = headerRef("ETag")
 		op.Responses["304"] = notModified

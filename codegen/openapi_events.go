@@ -2,11 +2,11 @@ package codegen
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/runtime"
 )
 
 // The change feed, the webhook subscriptions (runtime/events.go,
@@ -14,24 +14,20 @@ import (
 // messages the service sends: one per event type the catalog names
 // (catalog.EventTypes), so a register added in YAML documents its own.
 
-// routeParam is a path parameter in the route table's syntax (:key).
-var routeParam = regexp.MustCompile(`:(\w+)`)
-
-// openAPIPath writes a route table path in OpenAPI syntax:
-// /v1/webhooks/:key → /v1/webhooks/{key}.
-func openAPIPath(path string) string { return routeParam.ReplaceAllString(path, "{$1}") }
+// openAPIPath writes a route table path in OpenAPI syntax, as runtime
+// names the route in its records: /v1/webhooks/:key → /v1/webhooks/{key}.
+func openAPIPath(path string) string { return runtime.PathPattern(path) }
 
 // events adds the feed's and the subscriptions' routes and schemas, and
 // the webhooks section.
 func (b *docBuilder) events(m *Model) {
 	b.doc.Tags = append(b.doc.Tags, Tag{Name: "events", Description: "The change feed and webhook subscriptions: an event is recorded with every committed write, in its transaction."})
 	var eventTypes []any
-	for _, r := range m.Registers {
-		for _, et := range r.EventTypes() {
-			eventTypes = append(eventTypes, et.Name)
-		}
+	for _, et := range m.EventTypes() {
+		eventTypes = append(eventTypes, et.Name)
 	}
-	for name, s := range eventSchemas(eventTypes) {
+	ex := exampleEventTypes(eventTypes)
+	for name, s := range eventSchemas(eventTypes, ex) {
 		b.schema(name, s)
 	}
 	idParam := &Parameter{Name: "key", In: "path", Required: true, Schema: &Schema{Type: types("string")}, Description: "The subscription's id (wh_…)."}
@@ -41,7 +37,7 @@ func (b *docBuilder) events(m *Model) {
 			o.RequestBody = jsonBody(body)
 		}
 		if write {
-			o.Parameters = append(o.Parameters, &Parameter{Ref: "#/components/parameters/IdempotencyKey"})
+			o.Parameters = append(o.Parameters, paramRef("IdempotencyKey"))
 			statuses = append(statuses, 409, 413, 415)
 		}
 		statuses = append(statuses, 400, 401, 403, 429, 500, 501, 503, 504)
@@ -64,7 +60,7 @@ func (b *docBuilder) events(m *Model) {
 		"One page of events; poll again with nextCursor", false, ref("EventPage"))
 	feed.Parameters = []*Parameter{
 		{Name: "after", In: "query", Schema: &Schema{Type: types("string"), Pattern: `^\d+$`}, Description: "The nextCursor of an earlier page; omitted: from the oldest event kept."},
-		{Name: "types", In: "query", Schema: &Schema{Type: types("string")}, Description: "Comma-separated event types or patterns (task.*, *)."},
+		{Name: "types", In: "query", Schema: &Schema{Type: types("string")}, Description: "Comma-separated event types or patterns (" + ex.pattern + ", *)."},
 		{Name: "register", In: "query", Schema: &Schema{Type: types("string")}, Description: "Only events of this register."},
 		{Name: "limit", In: "query", Schema: &Schema{Type: types("integer"), Minimum: ptr(1.0)}, Description: "Page size: default 50, at most 500."},
 	}
@@ -155,12 +151,33 @@ func eventDataSchema(m *Model, r *Register, eventType string) *Schema {
 	}}}}
 }
 
+// eventExamples are event types and a pattern taken from the catalog, for
+// descriptions and examples, so that these never name a record the
+// catalog does not have.
+type eventExamples struct {
+	first   string // the first event type, such as customer.created
+	pattern string // its record's prefix pattern, such as customer.*
+	other   string // the last event type, usually of another record
+}
+
+// exampleEventTypes picks the examples from the catalog's event types, in
+// catalog order; a catalog without events gets placeholders.
+func exampleEventTypes(eventTypes []any) eventExamples {
+	if len(eventTypes) == 0 {
+		return eventExamples{first: "<record>.created", pattern: "<record>.*", other: "<record>.updated"}
+	}
+	first, _ := eventTypes[0].(string)
+	other, _ := eventTypes[len(eventTypes)-1].(string)
+	record, _, _ := strings.Cut(first, ".")
+	return eventExamples{first: first, pattern: record + ".*", other: other}
+}
+
 // eventSchemas are the schemas of the feed and the subscriptions.
-func eventSchemas(eventTypes []any) map[string]*Schema {
+func eventSchemas(eventTypes []any, ex eventExamples) map[string]*Schema {
 	str := func(desc string) *Schema { return &Schema{Type: types("string"), Description: desc} }
 	object := objectSchema
 	patterns := &Schema{Type: types("array"), Items: &Schema{Type: types("string")}, MinItems: ptr(1),
-		Description: "Event types (task.created), prefix patterns (task.*) or * for all."}
+		Description: "Event types (" + ex.first + "), prefix patterns (" + ex.pattern + ") or * for all."}
 	return map[string]*Schema{
 		"Event": object("One recorded change, as the feed lists it and a webhook delivers it.", map[string]*Schema{
 			"id":            str("evt_…: unique; the webhook-id of its deliveries."),
@@ -198,7 +215,7 @@ func eventSchemas(eventTypes []any) map[string]*Schema {
 				"description": {Type: types("string"), MaxLength: ptr(500)},
 				"enabled":     {Type: types("boolean"), Description: "Default true."},
 			},
-			Examples: []any{map[string]any{"url": "https://example.com/fieldapi/hooks", "eventTypes": []string{"task.*", "order.line_added"}, "description": "dispatch board"}}},
+			Examples: []any{map[string]any{"url": "https://example.com/fieldapi/hooks", "eventTypes": []string{ex.pattern, ex.other}, "description": "dispatch board"}}},
 		"WebhookUpdate": {Type: types("object"), Description: "A change of a subscription: absent or null fields are left.", AdditionalProperties: Never(),
 			Properties: map[string]*Schema{
 				"url":         {Type: types("string", "null"), Format: "uri"},

@@ -41,6 +41,9 @@ var engineFaultKinds = map[string]string{
 	"engine_timeout":     "timeout",
 }
 
+// rateLimitedCode is the problem code of a call refused by the rate limit.
+const rateLimitedCode = "rate_limited"
+
 // idempotencyConflicts are the problem codes of writes refused for their Idempotency-Key.
 var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_in_flight"}
 
@@ -93,7 +96,7 @@ func (m *Requests) RequestDone(r *runtime.RequestRecord) {
 	}
 	switch r.Problem {
 	case "":
-	case "rate_limited":
+	case rateLimitedCode:
 		m.rateLimited.Inc()
 	default:
 		if kind, ok := engineFaultKinds[r.Problem]; ok {

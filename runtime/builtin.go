@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -106,10 +105,8 @@ type tokenResponse struct {
 
 // token serves POST /v1/token: a key's client id and secret for an access token.
 func token(c *Call) error {
-	dec := json.NewDecoder(strings.NewReader(string(c.Body)))
-	dec.DisallowUnknownFields()
 	var req tokenRequest
-	if err := dec.Decode(&req); err != nil {
+	if err := decodeStrict(c.Body, &req); err != nil {
 		return MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
 	}
 	switch {
@@ -124,7 +121,6 @@ func token(c *Call) error {
 	if err != nil {
 		return err
 	}
-	c.W.Header().Set("Cache-Control", "no-store")
 	return c.JSON(http.StatusOK, tokenResponse{
 		AccessToken: access,
 		TokenType:   "Bearer",

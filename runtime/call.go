@@ -196,7 +196,7 @@ func newRequestID() string {
 // recovery, auth, rate limit, body, idempotency, handler.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) {
 	c := s.newCall(w, r, route, ps)
-	if !route.Public || isWrite(r.Method) {
+	if !route.Public || isWrite(r.Method) { // the public write is POST /v1/token: its answer is a credential
 		setNoStore(w.Header())
 	}
 	defer func() {

@@ -192,6 +192,15 @@ func DecodeLines[W any, P interface {
 	return lines, nil
 }
 
+// decodeStrict decodes the fixed-shape body of a built-in route (token,
+// webhook subscription) into v; a member v has no field for is an error,
+// so a misspelt name is refused rather than ignored.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 // decodeObject walks the members of one JSON object in order, rejecting
 // duplicates, unknown and read-only names, and wrong types.
 func decodeObject(data []byte, prefix string, shape Shape, body Body) error {

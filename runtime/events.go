@@ -51,7 +51,7 @@ func events(c *Call) error {
 	if err := onlyParams(values, eventParams); err != nil {
 		return err
 	}
-	q := engine.EventQuery{Limit: DefaultLimit, Register: values.Get("register")}
+	q := engine.EventQuery{Register: values.Get("register")}
 	if !validText(q.Register) {
 		return InvalidParameter("register", errBadText.Error())
 	}
@@ -62,17 +62,13 @@ func events(c *Call) error {
 		}
 		q.After = n
 	}
-	if v := values.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return InvalidParameter("limit", "expected a whole number from 1 to 500")
-		}
-		q.Limit = min(n, MaxLimit)
+	if q.Limit, err = pageLimit(values); err != nil {
+		return err
 	}
 	if v := values.Get("types"); v != "" {
 		q.Types = strings.Split(v, ",")
-		if bad := unknownEventType(q.Types, feed.EventTypes()); bad != "" {
-			return InvalidParameter("types", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+		if detail := unmatchedEventType(q.Types, feed.EventTypes()); detail != "" {
+			return InvalidParameter("types", detail).withValid(feed.EventTypes())
 		}
 	}
 	page, err := feed.Events(c.Context(), c.Session, q)
@@ -103,12 +99,13 @@ func onlyParams(values url.Values, known []string) error {
 	return nil
 }
 
-// unknownEventType returns the first pattern that matches no event type,
-// or "": a misspelt type would otherwise silently never match.
-func unknownEventType(patterns, known []string) string {
+// unmatchedEventType names the first pattern that matches no event type,
+// or returns "" when each matches one: a misspelt type would otherwise
+// silently never match. The feed's filter and a subscription share it.
+func unmatchedEventType(patterns, known []string) (detail string) {
 	for _, p := range patterns {
 		if !slices.ContainsFunc(known, func(t string) bool { return engine.MatchEventType(p, t) }) {
-			return p
+			return "no event type matches " + strconv.Quote(p) + " (a type, <prefix>.* or *)"
 		}
 	}
 	return ""

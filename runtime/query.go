@@ -95,6 +95,21 @@ func parseQuery(raw string) (url.Values, error) {
 	return values, nil
 }
 
+// pageLimit reads the limit parameter every paged route shares:
+// DefaultLimit when absent, and a larger ask is served MaxLimit rather
+// than refused, so a client asking for "everything" still gets pages.
+func pageLimit(values url.Values) (int, error) {
+	v := values.Get("limit")
+	if v == "" {
+		return DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, InvalidParameter("limit", "expected a whole number from 1 to "+strconv.Itoa(MaxLimit))
+	}
+	return min(n, MaxLimit), nil
+}
+
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
 func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
@@ -110,13 +125,11 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 			return req, InvalidParameter(name, "given more than once")
 		}
 	}
-	if v := values.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return req, InvalidParameter("limit", "expected a whole number from 1 to 500")
-		}
-		req.Query.Limit = min(n, MaxLimit)
+	limit, err := pageLimit(values)
+	if err != nil {
+		return req, err
 	}
+	req.Query.Limit = limit
 	for _, name := range []string{"modifiedSince", "modifiedBefore"} {
 		v := values.Get(name)
 		if v == "" {

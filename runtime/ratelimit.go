@@ -22,6 +22,9 @@ type rateLimits struct {
 	// idleAfter is how long a bucket may go unused before it is dropped:
 	// at least the time it takes to fill up again.
 	idleAfter time.Duration
+	// policy is the RateLimit-Policy header value: it depends only on
+	// limit and burst, so it is formatted once, not per call.
+	policy string
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
@@ -44,6 +47,10 @@ func newRateLimits(limit rate.Limit, burst int, now func() time.Time) *rateLimit
 			l.idleAfter = refill
 		}
 	}
+	if limit > 0 {
+		window := math.Ceil(float64(burst) / float64(limit))
+		l.policy = fmt.Sprintf(`"per-key";q=%d;w=%d`, burst, int(window))
+	}
 	l.lastSweep = now()
 	return l
 }
@@ -63,10 +70,9 @@ func (l *rateLimits) allowKey(clientID string, h http.Header) error {
 	if l.limit < 0 {
 		return err
 	}
-	window := math.Ceil(float64(l.burst) / float64(l.limit))
 	remaining := max(0, math.Floor(tokens))
 	reset := math.Ceil((float64(l.burst) - tokens) / float64(l.limit))
-	h.Set("RateLimit-Policy", fmt.Sprintf(`"per-key";q=%d;w=%d`, l.burst, int(window)))
+	h.Set("RateLimit-Policy", l.policy)
 	h.Set("RateLimit", fmt.Sprintf(`"per-key";r=%d;t=%d`, int(remaining), int(max(0, reset))))
 	return err
 }

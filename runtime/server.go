@@ -7,6 +7,7 @@ package runtime
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -132,12 +133,15 @@ type Created struct {
 // location is the Location of the resource a 201 answer body describes,
 // or "" when the body does not name it.
 func (cr *Created) location(requestPath string, body []byte) string {
-	var answer map[string]any
-	if json.Unmarshal(body, &answer) != nil {
+	// Only the one member is decoded: the rest (a task's lines, say) stays
+	// raw, as every 201 passes through here.
+	var answer map[string]json.RawMessage
+	var member any
+	if json.Unmarshal(body, &answer) != nil || json.Unmarshal(answer[cr.Member], &member) != nil {
 		return ""
 	}
 	var key string
-	switch v := answer[cr.Member].(type) {
+	switch v := member.(type) {
 	case string:
 		key = v
 	case float64:
@@ -209,7 +213,7 @@ func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
 func (s *Server) add(r Route) {
 	s.routes = append(s.routes, r)
 	route := &r
-	route.pattern = routePattern.ReplaceAllString(r.Path, "{$1}")
+	route.pattern = PathPattern(r.Path)
 	if !slices.Contains(s.methods, r.Method) {
 		s.methods = append(s.methods, r.Method)
 	}
@@ -228,8 +232,13 @@ func (s *Server) add(r Route) {
 	})
 }
 
-// routePattern finds the parameters of an httprouter path, to show them as {name}.
-var routePattern = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+// routeParam is a parameter of an httprouter path (:key).
+var routeParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// PathPattern writes a route's httprouter path with its parameters as
+// {name}: /v1/webhooks/:key → /v1/webhooks/{key}. It is the Route of a
+// RequestRecord and, in codegen, the OpenAPI path, so the two agree.
+func PathPattern(path string) string { return routeParam.ReplaceAllString(path, "{$1}") }
 
 // ServeHTTP serves a request through the observers (request id, access
 // log, metrics), CORS and gzip, then the routes.
@@ -248,7 +257,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			s.serveRoute(w, r, route, nil)
 			return
 		}
-		s.serveMethodNotAllowed(w, r, sortedKeys(byMethod))
+		s.serveMethodNotAllowed(w, r, slices.Collect(maps.Keys(byMethod)))
 		return
 	}
 	if h, ps, _ := s.router.Lookup(r.Method, path); h != nil {
@@ -280,18 +289,11 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
+// serveMethodNotAllowed answers 405 with Allow; it sorts allowed itself, so
+// the header reads the same whatever order the caller collected it in.
 func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, allowed []string) {
 	slices.Sort(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	c := s.newCall(w, r, nil, nil)
 	c.fail(MethodNotAllowed(r.Method, allowed))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -50,9 +48,7 @@ type webhookBody struct {
 // decodeWebhook decodes and checks a subscription body strictly.
 func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	var b webhookBody
-	dec := json.NewDecoder(bytes.NewReader(c.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
+	if err := decodeStrict(c.Body, &b); err != nil {
 		return b, MalformedBody("expected {\"url\", \"eventTypes\", \"description\", \"enabled\"}: " + err.Error())
 	}
 	if b.URL != nil {
@@ -62,10 +58,10 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	}
 	if b.EventTypes != nil {
 		if len(*b.EventTypes) == 0 {
-			return b, InvalidField("eventTypes", "name at least one type or pattern (task.*, *)").withValid(feed.EventTypes())
+			return b, InvalidField("eventTypes", "name at least one type or pattern (a type, <prefix>.* or *)").withValid(feed.EventTypes())
 		}
-		if bad := unknownEventType(*b.EventTypes, feed.EventTypes()); bad != "" {
-			return b, InvalidField("eventTypes", "no event type matches "+strconv.Quote(bad)+" (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+		if detail := unmatchedEventType(*b.EventTypes, feed.EventTypes()); detail != "" {
+			return b, InvalidField("eventTypes", detail).withValid(feed.EventTypes())
 		}
 	}
 	if b.Description != nil && len(*b.Description) > 500 {
@@ -232,13 +228,9 @@ func listDeliveries(c *Call) error {
 	if err := onlyParams(query, []string{"limit"}); err != nil {
 		return err
 	}
-	limit := DefaultLimit
-	if v := query.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return InvalidParameter("limit", "expected a whole number from 1 to 500")
-		}
-		limit = min(n, MaxLimit)
+	limit, err := pageLimit(query)
+	if err != nil {
+		return err
 	}
 	return onSubscription(c, func(store engine.WebhookStore, id string) error {
 		ds, err := store.Deliveries(c.Context(), c.Session, id, limit)

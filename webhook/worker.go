@@ -18,16 +18,27 @@ import (
 	"fieldapi/engine"
 )
 
+// Defaults of the Options an operator may tune; the serve flags show them
+// as their defaults, so they are stated once, here.
+const (
+	DefaultPoll        = time.Second
+	DefaultLease       = time.Minute
+	DefaultTimeout     = 10 * time.Second
+	DefaultRetryBase   = 5 * time.Second
+	DefaultMaxBackoff  = 12 * time.Hour
+	DefaultGiveUpAfter = 72 * time.Hour
+)
+
 // Options tune a Worker. Zero values take the defaults.
 type Options struct {
-	Poll        time.Duration // how often the queue is looked at; 1s
-	Lease       time.Duration // how long a claimed delivery is held before another worker may take it over; 60s
-	Timeout     time.Duration // one attempt, connect to last byte read; 10s
+	Poll        time.Duration // how often the queue is looked at; DefaultPoll
+	Lease       time.Duration // how long a claimed delivery is held before another worker may take it over; DefaultLease
+	Timeout     time.Duration // one attempt, connect to last byte read; DefaultTimeout
 	PerEndpoint int           // attempts in flight per subscription in this process; 4
 	Batch       int           // deliveries claimed at a time; 32
-	RetryBase   time.Duration // first retry delay, doubled after each failure; 5s
-	MaxBackoff  time.Duration // longest delay between attempts; 12h
-	GiveUpAfter time.Duration // a delivery still failing this long after it was queued fails for good and disables its subscription; 72h
+	RetryBase   time.Duration // first retry delay, doubled after each failure; DefaultRetryBase
+	MaxBackoff  time.Duration // longest delay between attempts; DefaultMaxBackoff
+	GiveUpAfter time.Duration // a delivery still failing this long after it was queued fails for good and disables its subscription; DefaultGiveUpAfter
 	Retention   time.Duration // events older than this are pruned from the feed; 0 = never
 	PruneEvery  time.Duration // how often to prune; 10m
 	Policy      AddressPolicy
@@ -42,12 +53,12 @@ func (o Options) withDefaults() Options {
 			*d = v
 		}
 	}
-	def(&o.Poll, time.Second)
-	def(&o.Lease, time.Minute)
-	def(&o.Timeout, 10*time.Second)
-	def(&o.RetryBase, 5*time.Second)
-	def(&o.MaxBackoff, 12*time.Hour)
-	def(&o.GiveUpAfter, 72*time.Hour)
+	def(&o.Poll, DefaultPoll)
+	def(&o.Lease, DefaultLease)
+	def(&o.Timeout, DefaultTimeout)
+	def(&o.RetryBase, DefaultRetryBase)
+	def(&o.MaxBackoff, DefaultMaxBackoff)
+	def(&o.GiveUpAfter, DefaultGiveUpAfter)
 	def(&o.PruneEvery, 10*time.Minute)
 	if o.PerEndpoint <= 0 {
 		o.PerEndpoint = 4

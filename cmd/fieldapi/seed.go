@@ -17,6 +17,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/demo"
+	"fieldapi/engine/names"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -74,7 +75,7 @@ func (a *app) seed(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "seeded %s in %s: %d customers, %d objects, %d tasks with %d material and %d time lines, %d orders with %d lines\n",
 		*company, time.Since(began).Round(time.Second), plan.customers, plan.objects, plan.tasks,
-		s.written["materials"], s.written["times"], plan.orders, s.written["orderlines"])
+		s.written[names.Materials], s.written[names.Times], plan.orders, s.written[names.OrderLines])
 	return nil
 }
 
@@ -148,27 +149,27 @@ func (s *seeder) readReferences(ctx context.Context, session engine.Session) err
 		return page.Records, nil
 	}
 	text := func(r engine.Record, name string) string { v, _ := r[name].(string); return v }
-	products, err := read("products")
+	products, err := read(names.Products)
 	if err != nil {
 		return err
 	}
 	for _, p := range products {
-		price, _ := p["BasePrice"].(float64)
-		s.products = append(s.products, product{nr: text(p, "Nr"), name: text(p, "Name"), unit: text(p, "Unit"), price: price})
+		price, _ := p[names.ProductBasePrice].(float64)
+		s.products = append(s.products, product{nr: text(p, names.ProductNr), name: text(p, names.ProductName), unit: text(p, names.ProductUnit), price: price})
 	}
-	users, err := read("users")
+	users, err := read(names.Users)
 	if err != nil {
 		return err
 	}
 	for _, u := range users {
-		s.users = append(s.users, text(u, "Sign"))
+		s.users = append(s.users, text(u, names.UserSign))
 	}
-	timeTypes, err := read("timetypes")
+	timeTypes, err := read(names.TimeTypes)
 	if err != nil {
 		return err
 	}
 	for _, tt := range timeTypes {
-		s.timeTypes = append(s.timeTypes, text(tt, "Name"))
+		s.timeTypes = append(s.timeTypes, text(tt, names.TimeTypeName))
 	}
 	s.written = map[string]int{}
 	return nil
@@ -201,43 +202,43 @@ func (s *seeder) inBatches(ctx context.Context, register string, n int, write fu
 func nr(first int64, i int) string { return strconv.FormatInt(first+int64(i), 10) }
 
 func (s *seeder) seedCustomers(ctx context.Context) error {
-	return s.inBatches(ctx, "customers", s.plan.customers, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Customers, s.plan.customers, func(first int64, from, to int) []dataset.Register {
 		recs := make([]dataset.Record, 0, to-from)
 		for i := from; i < to; i++ {
 			name := s.companyName()
 			city := pick(s.rnd, seedCities)
 			s.customers = append(s.customers, customerRef{nr: nr(first, i), name: name})
 			recs = append(recs, dataset.Record{Values: map[string]any{
-				"Nr": nr(first, i), "Name": name, "Status": "Active", "Category": pick(s.rnd, seedCategories),
-				"AddressLine1": fmt.Sprintf("%s %d", pick(s.rnd, seedStreets), 1+s.rnd.IntN(120)),
-				"PostalCode":   fmt.Sprintf("%03d %02d", 100+s.rnd.IntN(900), s.rnd.IntN(100)),
-				"City":         city, "Country": "Sverige",
-				"Phone": fmt.Sprintf("+46 %d %03d %02d %02d", 8+s.rnd.IntN(90), s.rnd.IntN(1000), s.rnd.IntN(100), s.rnd.IntN(100)),
-				"Email": fmt.Sprintf("info@kund%s.se", nr(first, i)),
+				names.CustomerNr: nr(first, i), names.CustomerName: name, names.CustomerStatus: "Active", names.CustomerCategory: pick(s.rnd, seedCategories),
+				names.CustomerAddressLine1: fmt.Sprintf("%s %d", pick(s.rnd, seedStreets), 1+s.rnd.IntN(120)),
+				names.CustomerPostalCode:   fmt.Sprintf("%03d %02d", 100+s.rnd.IntN(900), s.rnd.IntN(100)),
+				names.CustomerCity:         city, names.CustomerCountry: "Sverige",
+				names.CustomerPhone: fmt.Sprintf("+46 %d %03d %02d %02d", 8+s.rnd.IntN(90), s.rnd.IntN(1000), s.rnd.IntN(100), s.rnd.IntN(100)),
+				names.CustomerEmail: fmt.Sprintf("info@kund%s.se", nr(first, i)),
 			}})
 		}
-		return []dataset.Register{{Name: "customers", Records: recs}}
+		return []dataset.Register{{Name: names.Customers, Records: recs}}
 	})
 }
 
 func (s *seeder) seedObjects(ctx context.Context) error {
 	s.objects = make([][]string, len(s.customers))
-	return s.inBatches(ctx, "objects1", s.plan.objects, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Objects1, s.plan.objects, func(first int64, from, to int) []dataset.Register {
 		recs := make([]dataset.Record, 0, to-from)
 		for i := from; i < to; i++ {
 			c := i % len(s.customers)
 			s.objects[c] = append(s.objects[c], nr(first, i))
 			recs = append(recs, dataset.Record{Values: map[string]any{
-				"Nr": nr(first, i), "Name": pick(s.rnd, seedSites) + " " + s.customers[c].name, "Status": "Active",
-				"Category": "Fastighet", "CustomerNr": s.customers[c].nr, "Level": 1.0,
+				names.Object1Nr: nr(first, i), names.Object1Name: pick(s.rnd, seedSites) + " " + s.customers[c].name, names.Object1Status: "Active",
+				names.Object1Category: "Fastighet", names.Object1CustomerNr: s.customers[c].nr, names.Object1Level: 1.0,
 			}})
 		}
-		return []dataset.Register{{Name: "objects1", Records: recs}}
+		return []dataset.Register{{Name: names.Objects1, Records: recs}}
 	})
 }
 
 func (s *seeder) seedTasks(ctx context.Context) error {
-	return s.inBatches(ctx, "tasks", s.plan.tasks, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Tasks, s.plan.tasks, func(first int64, from, to int) []dataset.Register {
 		tasks := make([]dataset.Record, 0, to-from)
 		var materials, times []dataset.Record
 		for i := from; i < to; i++ {
@@ -247,36 +248,36 @@ func (s *seeder) seedTasks(ctx context.Context) error {
 			status := pick(s.rnd, seedTaskStatuses)
 			start := s.day()
 			values := map[string]any{
-				"Nr": taskNr, "CustomerNr": s.customers[c].nr, "CustomerName": s.customers[c].name,
-				"TaskText": pick(s.rnd, seedTaskTexts), "Status": status, "OwnerSign": owner,
-				"UserSigns": []string{owner}, "AssigneeStatuses": map[string]string{owner: status},
-				"PlanDateType": "Day", "PlanStartDate": start, "PlanStopDate": start,
-				"CreatedBy": owner, "CreatedDate": start, "CustomerRef": fmt.Sprintf("PO-%d", 1000+s.rnd.IntN(9000)),
+				names.TaskNr: taskNr, names.TaskCustomerNr: s.customers[c].nr, names.TaskCustomerName: s.customers[c].name,
+				names.TaskTaskText: pick(s.rnd, seedTaskTexts), names.TaskStatus: status, names.TaskOwnerSign: owner,
+				names.TaskUserSigns: []string{owner}, names.TaskAssigneeStatuses: map[string]string{owner: status},
+				names.TaskPlanDateType: "Day", names.TaskPlanStartDate: start, names.TaskPlanStopDate: start,
+				names.TaskCreatedBy: owner, names.TaskCreatedDate: start, names.TaskCustomerRef: fmt.Sprintf("PO-%d", 1000+s.rnd.IntN(9000)),
 			}
 			if objs := s.objects[c]; len(objs) > 0 {
-				values["Object1Nr"] = pick(s.rnd, objs)
+				values[names.TaskObject1Nr] = pick(s.rnd, objs)
 			}
 			tasks = append(tasks, dataset.Record{Values: values})
 			for range 1 + s.rnd.IntN(3) {
 				p := pick(s.rnd, s.products)
 				materials = append(materials, dataset.Record{Values: map[string]any{
-					"OwnerNr": taskNr, "OwnerType": "task", "ProductNr": p.nr, "ProductName": p.name, "Unit": p.unit,
-					"Quantity": float64(1 + s.rnd.IntN(4)), "Price": p.price, "Invoice": true,
+					names.MaterialOwnerNr: taskNr, names.MaterialOwnerType: "task", names.MaterialProductNr: p.nr, names.MaterialProductName: p.name, names.MaterialUnit: p.unit,
+					names.MaterialQuantity: float64(1 + s.rnd.IntN(4)), names.MaterialPrice: p.price, names.MaterialInvoice: true,
 				}})
 			}
 			for range 1 + s.rnd.IntN(2) {
 				times = append(times, dataset.Record{Values: map[string]any{
-					"OwnerNr": taskNr, "OwnerType": "task", "TimeType": pick(s.rnd, s.timeTypes), "UserSign": owner,
-					"Hours": float64(1+s.rnd.IntN(16)) / 2, "Date": start, "Spec": "Utfört arbete", "Invoice": true,
+					names.TimeOwnerNr: taskNr, names.TimeOwnerType: "task", names.TimeTimeType: pick(s.rnd, s.timeTypes), names.TimeUserSign: owner,
+					names.TimeHours: float64(1+s.rnd.IntN(16)) / 2, names.TimeDate: start, names.TimeSpec: "Utfört arbete", names.TimeInvoice: true,
 				}})
 			}
 		}
-		return []dataset.Register{{Name: "tasks", Records: tasks}, {Name: "materials", Records: materials}, {Name: "times", Records: times}}
+		return []dataset.Register{{Name: names.Tasks, Records: tasks}, {Name: names.Materials, Records: materials}, {Name: names.Times, Records: times}}
 	})
 }
 
 func (s *seeder) seedOrders(ctx context.Context) error {
-	return s.inBatches(ctx, "orders", s.plan.orders, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Orders, s.plan.orders, func(first int64, from, to int) []dataset.Register {
 		orders := make([]dataset.Record, 0, to-from)
 		var lines []dataset.Record
 		for i := from; i < to; i++ {
@@ -284,19 +285,19 @@ func (s *seeder) seedOrders(ctx context.Context) error {
 			c := s.customers[s.rnd.IntN(len(s.customers))]
 			date := s.day()
 			orders = append(orders, dataset.Record{Values: map[string]any{
-				"Nr": orderNr, "CustomerNr": c.nr, "CustomerName": c.name, "Status": pick(s.rnd, seedOrderStatuses),
-				"UserSign": pick(s.rnd, s.users), "OrderDate": date, "DeliveryDate": date, "CreatedDate": date,
+				names.OrderNr: orderNr, names.OrderCustomerNr: c.nr, names.OrderCustomerName: c.name, names.OrderStatus: pick(s.rnd, seedOrderStatuses),
+				names.OrderUserSign: pick(s.rnd, s.users), names.OrderOrderDate: date, names.OrderDeliveryDate: date, names.OrderCreatedDate: date,
 			}})
 			for range 1 + s.rnd.IntN(4) {
 				p := pick(s.rnd, s.products)
 				qty := float64(1 + s.rnd.IntN(5))
 				lines = append(lines, dataset.Record{Values: map[string]any{
-					"OrderNr": orderNr, "ProductNr": p.nr, "ProductName": p.name, "Unit": p.unit,
-					"Quantity": qty, "Price": p.price, "TotalPrice": math.Round(qty*p.price*100) / 100, "DeliveryDate": date,
+					names.OrderLineOrderNr: orderNr, names.OrderLineProductNr: p.nr, names.OrderLineProductName: p.name, names.OrderLineUnit: p.unit,
+					names.OrderLineQuantity: qty, names.OrderLinePrice: p.price, names.OrderLineTotalPrice: math.Round(qty*p.price*100) / 100, names.OrderLineDeliveryDate: date,
 				}})
 			}
 		}
-		return []dataset.Register{{Name: "orders", Records: orders}, {Name: "orderlines", Records: lines}}
+		return []dataset.Register{{Name: names.Orders, Records: orders}, {Name: names.OrderLines, Records: lines}}
 	})
 }
 

@@ -94,11 +94,11 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", time.Hour, "lifetime of access tokens from POST /v1/token; at most 1h")
 	fs.DurationVar(&f.eventRetention, "event-retention", 30*24*time.Hour, "how long events stay in GET /v1/events; an older cursor answers 410 cursor_expired")
 	fs.BoolVar(&f.webhookPrivate, "webhook-allow-private", false, "allow webhook URLs on loopback, private and link-local addresses")
-	fs.DurationVar(&f.webhookPoll, "webhook-poll", time.Second, "how often each process looks for webhook deliveries to send")
-	fs.DurationVar(&f.webhookLease, "webhook-lease", time.Minute, "how long a process holds a delivery it sends; a dead process's deliveries are taken over after it")
-	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 10*time.Second, "longest one webhook attempt may take")
-	fs.DurationVar(&f.webhookRetry, "webhook-retry", 5*time.Second, "first retry delay of a failed delivery; doubled after each failure, at most 12h")
-	fs.DurationVar(&f.webhookGiveUp, "webhook-give-up", 72*time.Hour, "a delivery failing this long fails for good and disables its subscription")
+	fs.DurationVar(&f.webhookPoll, "webhook-poll", webhook.DefaultPoll, "how often each process looks for webhook deliveries to send")
+	fs.DurationVar(&f.webhookLease, "webhook-lease", webhook.DefaultLease, "how long a process holds a delivery it sends; a dead process's deliveries are taken over after it")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", webhook.DefaultTimeout, "longest one webhook attempt may take")
+	fs.DurationVar(&f.webhookRetry, "webhook-retry", webhook.DefaultRetryBase, "first retry delay of a failed delivery; doubled after each failure, at most 12h")
+	fs.DurationVar(&f.webhookGiveUp, "webhook-give-up", webhook.DefaultGiveUpAfter, "a delivery failing this long fails for good and disables its subscription")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log lines (one per request, and the service's own) as text or json")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "HOST:PORT of a separate listener serving Prometheus /metrics (default off)")
 	fs.BoolVar(&f.pprof, "pprof", false, "also serve net/http/pprof under /debug/pprof/ on the --metrics-addr listener")
@@ -246,21 +246,22 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		a.onListen(ln.Addr())
 	}
 
-	// The pruner has its own context: it must outlive ctx until the server
-	// has drained, and stop before the engine closes.
-	pruneCtx, stopPruning := context.WithCancel(context.Background())
-	var pruner sync.WaitGroup
-	pruner.Go(func() {
-		pruneIdempotencyKeys(pruneCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
+	// The background work (the idempotency-key pruner, the webhook worker)
+	// has its own context: it must outlive ctx until the server has
+	// drained, and stop before the engine closes.
+	backgroundCtx, stopBackground := context.WithCancel(context.Background())
+	var background sync.WaitGroup
+	background.Go(func() {
+		pruneIdempotencyKeys(backgroundCtx, eng.Idempotency(), cfg.runtime.IdempotencyTTL, pruneEvery, time.Now, log)
 	})
 	if queue, ok := any(eng).(engine.Events); ok {
 		cfg.webhook.Logger = log
 		worker := webhook.NewWorker(queue.Queue(), cfg.webhook)
-		pruner.Go(func() { worker.Run(pruneCtx) })
+		background.Go(func() { worker.Run(backgroundCtx) })
 	}
 	defer func() {
-		stopPruning()
-		pruner.Wait()
+		stopBackground()
+		background.Wait()
 	}()
 	return serveUntilDone(ctx, srv, ln, log)
 }
