@@ -370,3 +370,17 @@ func TestWebhookSeesWhatItsSignatureMayRead(t *testing.T) {
 		is.Equal(recv.hits.Load(), int64(1))
 	})
 }
+
+// TestWebhookDescriptionCountsCharacters: the 500 the document allows a
+// description is characters, not bytes, so a Swedish text of 500 letters
+// fits and one more does not.
+func TestWebhookDescriptionCountsCharacters(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		env := Start(t, b, runtime.Config{})
+		body := func(description string) map[string]any {
+			return map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"*"}, "description": description}
+		}
+		Expect(t, env.Post("/v1/webhooks", body(strings.Repeat("å", 500))), http.StatusCreated)
+		Expect(t, env.SkipRequestValidation().Post("/v1/webhooks", body(strings.Repeat("å", 501))), http.StatusBadRequest)
+	})
+}

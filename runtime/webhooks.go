@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"fieldapi/engine"
 )
@@ -64,7 +65,7 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 			return b, InvalidField("eventTypes", detail).withValid(feed.EventTypes())
 		}
 	}
-	if b.Description != nil && len(*b.Description) > 500 {
+	if b.Description != nil && utf8.RuneCountInString(*b.Description) > 500 {
 		return b, InvalidField("description", "at most 500 characters")
 	}
 	return b, nil
