@@ -15,7 +15,7 @@ import (
 type Time struct {
 	Id           string  `json:"Id"`
 	OwnerNr      string  `json:"OwnerNr"`   // The owner's key; null on a standalone entry.
-	OwnerType    string  `json:"OwnerType"` // task, quote or contract; null on a standalone entry.
+	OwnerType    string  `json:"OwnerType"` // Kind of the owner record; null on a standalone entry.
 	TimeType     string  `json:"TimeType"`
 	UserSign     string  `json:"UserSign"` // Required on a standalone entry.
 	Spec         string  `json:"Spec"`
