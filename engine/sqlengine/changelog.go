@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // log adds the engine's change-log row for a write, signed with the
@@ -10,9 +11,7 @@ import (
 // line of an owner (a contact of a customer, a time of a task) is logged on
 // the owner too. values is the record after the write, by field name.
 func (w *writer) log(ctx context.Context, t *table, key, action, detail string, values map[string]any) error {
-	if err := w.logRow(ctx, t.reg.Name, key, action, detail); err != nil {
-		return err
-	}
+	rows := []logEntry{{register: t.reg.Name, key: key, action: action, detail: detail}}
 	for _, o := range t.owners {
 		ownerKey, _ := values[o.line.Parent].(string)
 		if ownerKey == "" || !matchesSet(o.line.Set, values) {
@@ -22,18 +21,27 @@ func (w *writer) log(ctx context.Context, t *table, key, action, detail string, 
 		if detail != "" {
 			lineDetail += ": " + detail
 		}
-		if err := w.logRow(ctx, o.owner.Name, ownerKey, action+" line", lineDetail); err != nil {
-			return err
-		}
+		rows = append(rows, logEntry{register: o.owner.Name, key: ownerKey, action: action + " line", detail: lineDetail})
 	}
-	return nil
+	return w.logRows(ctx, rows)
 }
 
-func (w *writer) logRow(ctx context.Context, register, key, action, detail string) error {
+// logEntry is one change-log row of a write.
+type logEntry struct{ register, key, action, detail string }
+
+// logRows inserts the rows in one statement, in order: a line's row and
+// its owner's cost one round trip, not two.
+func (w *writer) logRows(ctx context.Context, rows []logEntry) error {
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	values := make([]string, len(rows))
+	args := make([]any, 0, 9*len(rows))
+	for i, r := range rows {
+		values[i] = row
+		args = append(args, w.s.Company, r.register, r.key, w.s.Sign, w.s.ClientID, true, r.action, r.detail, w.now)
+	}
 	_, err := exec(ctx, w.tx, `INSERT INTO "change_log"
 		("company", "register", "record_key", "sign", "client_id", "via_api", "action", "detail", "at")
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.s.Company, register, key, w.s.Sign, w.s.ClientID, true, action, detail, w.now)
+		VALUES `+strings.Join(values, ", "), args...)
 	return err
 }
 

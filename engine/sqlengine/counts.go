@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"context"
+	"strings"
 )
 
 // Record counts: the unfiltered total of a list is read from the
@@ -21,9 +22,30 @@ import (
 
 // addCount adds n to a register's count for a company inside tx.
 func addCount(ctx context.Context, tx *txn, company string, t *table, n int64) error {
-	_, err := exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES (?, ?, ?)
-		ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`,
-		company, t.reg.Name, n)
+	return addCounts(ctx, tx, company, []registerCount{{table: t, n: n}})
+}
+
+// registerCount is a number of rows written to one register.
+type registerCount struct {
+	table *table
+	n     int64
+}
+
+// addCounts adds the counts of several registers in one statement, locking
+// their counter rows in the order given. A register appears once: an
+// upsert may not touch a row twice on PostgreSQL.
+func addCounts(ctx context.Context, tx *txn, company string, counts []registerCount) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	values := make([]string, len(counts))
+	args := make([]any, 0, 3*len(counts))
+	for i, c := range counts {
+		values[i] = "(?, ?, ?)"
+		args = append(args, company, c.table.reg.Name, c.n)
+	}
+	_, err := exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+strings.Join(values, ", ")+`
+		ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`, args...)
 	return err
 }
 

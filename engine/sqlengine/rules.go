@@ -223,15 +223,13 @@ func alreadyExists(t *table, key string) error {
 // covers the whole transaction), so parallel creates never get the same
 // number, and a rolled-back create gives its number back.
 func (w *writer) nextNumber(ctx context.Context, t *table) (string, error) {
-	_, err := exec(ctx, w.tx, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 1)
-		ON CONFLICT ("company", "register") DO NOTHING`, w.s.Company, t.reg.Name)
-	if err != nil {
-		return "", err
-	}
 	for {
+		// One statement takes the number: the series' first use starts it
+		// at 1 (stored next: 2), every other use advances it.
 		var n int64
-		err := get(ctx, w.tx, &n, `UPDATE "number_series" SET "next" = "next" + 1
-			WHERE "company" = ? AND "register" = ? RETURNING "next" - 1`, w.s.Company, t.reg.Name)
+		err := get(ctx, w.tx, &n, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 2)
+			ON CONFLICT ("company", "register") DO UPDATE SET "next" = "number_series"."next" + 1
+			RETURNING "next" - 1`, w.s.Company, t.reg.Name)
 		if err != nil {
 			return "", err
 		}

@@ -143,6 +143,34 @@ type created struct {
 	lines map[string][]*created // by line list name
 }
 
+// counts are the rows a create wrote, by register: the record's first, then
+// its line registers' in catalog order (the order counter rows are locked
+// in, the same for every create).
+func (c *created) counts() []registerCount {
+	counts := []registerCount{{table: c.table, n: 1}}
+	for _, l := range c.table.reg.Lines {
+		for _, lc := range c.lines[l.Name] {
+			counts = addTo(counts, lc.counts())
+		}
+	}
+	return counts
+}
+
+// addTo merges more into counts, keeping the order registers first appear in.
+func addTo(counts, more []registerCount) []registerCount {
+next:
+	for _, m := range more {
+		for i := range counts {
+			if counts[i].table == m.table {
+				counts[i].n += m.n
+				continue next
+			}
+		}
+		counts = append(counts, m)
+	}
+	return counts
+}
+
 // changed lists what a create sent: its fields, then the line lists that
 // carried lines (by their read names).
 func (c *created) changed() []string {
@@ -155,11 +183,22 @@ func (c *created) changed() []string {
 	return names
 }
 
-// create writes one record and its lines. fixed holds values the owner of
-// a line sets (its key in the parent field, the line's Set values); they
-// override what the line sent and bypass the writable check. inherit, when
-// set, fills what a line takes from its owner unless it gives its own.
+// create writes one record and its lines and counts them (see counts.go).
+// fixed holds values the owner of a line sets (its key in the parent field,
+// the line's Set values); they override what the line sent and bypass the
+// writable check. inherit, when set, fills what a line takes from its
+// owner unless it gives its own.
 func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
+	c, err := w.build(ctx, t, in, fixed, inherit)
+	if err != nil {
+		return nil, err
+	}
+	return c, addCounts(ctx, w.tx, w.s.Company, c.counts())
+}
+
+// build is create without the counting: the record and its lines are
+// counted together, in one statement, once all are written.
+func (w *writer) build(ctx context.Context, t *table, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
 	values, err := w.acceptValues(t, in.Values, writableOnCreate)
 	if err != nil {
 		return nil, err
@@ -201,7 +240,7 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 		}
 	}
 
-	seq, err := w.insert(ctx, t, values)
+	seq, err := w.insertRow(ctx, t, values)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +253,7 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	c := &created{table: t, seq: seq, key: key, sent: sent, lines: map[string][]*created{}}
 	for _, l := range t.reg.Lines {
 		for i, lineIn := range in.Lines[l.Name] {
-			lc, err := w.createLine(ctx, t, values, l, key, lineIn)
+			lc, err := w.buildLine(ctx, t, values, l, key, lineIn)
 			var refusal *engine.CommandError
 			if errors.As(err, &refusal) {
 				return nil, refusal.InLine(l.Name, i)
@@ -234,12 +273,21 @@ func (w *writer) create(ctx context.Context, t *table, in engine.Input, fixed ma
 	return c, nil
 }
 
-// createLine creates one line of the owner's line list l: the owner's key
-// and the list's fixed values are set, the line takes the fields the list
-// inherits (catalog Line.Inherit) from the owner unless it gives its own,
-// and the owner's rules fill the rest. owner holds the owner's values by
-// field name.
+// createLine creates one line of the owner's line list l and counts it:
+// the owner's key and the list's fixed values are set, the line takes the
+// fields the list inherits (catalog Line.Inherit) from the owner unless it
+// gives its own, and the owner's rules fill the rest. owner holds the
+// owner's values by field name.
 func (w *writer) createLine(ctx context.Context, t *table, owner map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*created, error) {
+	c, err := w.buildLine(ctx, t, owner, l, ownerKey, in)
+	if err != nil {
+		return nil, err
+	}
+	return c, addCounts(ctx, w.tx, w.s.Company, c.counts())
+}
+
+// buildLine is createLine without the counting (see build).
+func (w *writer) buildLine(ctx context.Context, t *table, owner map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*created, error) {
 	lt := w.e.tables[l.Register]
 	inherit := func(values map[string]any) error {
 		for _, name := range l.Inherit {
@@ -249,7 +297,7 @@ func (w *writer) createLine(ctx context.Context, t *table, owner map[string]any,
 		}
 		return w.e.rules.PrepareLine(ctx, w.ruleTx(), t.reg.Name, owner, l.Name, values)
 	}
-	return w.create(ctx, lt, in, lineValues(lt, l, ownerKey), inherit)
+	return w.build(ctx, lt, in, lineValues(lt, l, ownerKey), inherit)
 }
 
 // assignKey returns the key of a new record: the one given, which must be
@@ -292,6 +340,15 @@ func lineValues(lt *table, l *catalog.Line, ownerKey string) map[string]any {
 
 // insert writes a new row, counts it (see counts.go) and returns its seq.
 func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (int64, error) {
+	seq, err := w.insertRow(ctx, t, values)
+	if err != nil {
+		return 0, err
+	}
+	return seq, addCount(ctx, w.tx, w.s.Company, t, 1)
+}
+
+// insertRow writes a new row and returns its seq; the caller counts it.
+func (w *writer) insertRow(ctx context.Context, t *table, values map[string]any) (int64, error) {
 	cols := []string{quote(companyColumn), quote(modifiedColumn)}
 	args := []any{w.s.Company, w.now}
 	for _, f := range t.stored {
@@ -311,10 +368,7 @@ func (w *writer) insert(ctx context.Context, t *table, values map[string]any) (i
 		key, _ := values[t.key.Name].(string)
 		return 0, alreadyExists(t, key)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return seq, addCount(ctx, w.tx, w.s.Company, t, 1)
+	return seq, err
 }
 
 // checkFinite refuses a number about to be stored that is not finite. The
