@@ -205,7 +205,7 @@ func checkExtra(t *table, defs []extraDef, values map[string]string) error {
 			return engine.Refuse("extra field %q: text may not contain NUL characters", k)
 		case v == "":
 			continue // clearing is always allowed
-		case d.Type == extraDate && !isISODate(v):
+		case d.Type == extraDate && !engine.IsDate(v):
 			return engine.Refuse("extra field %q: %q is not a date (want YYYY-MM-DD or an ISO 8601 date-time)", k, v)
 		case d.Type == extraCombo && !slices.Contains(d.options(), v):
 			return engine.Refuse("extra field %q: %q is not one of its options", k, v).WithValid(d.options()...)

@@ -299,7 +299,7 @@ func normalize(f *catalog.Field, v any) (any, error) {
 		if s == "" {
 			return nil, nil // a date cannot be empty text: clearing it stores NULL
 		}
-		if !isISODate(s) {
+		if !engine.IsDate(s) {
 			return nil, engine.Refuse("%s: %q is not an ISO 8601 date or date-time", f.Name, s)
 		}
 		return s, nil // stored verbatim as sent
@@ -320,27 +320,6 @@ func refuseNUL(name string, texts ...string) error {
 		}
 	}
 	return nil
-}
-
-// isoLayouts are the date and date-time forms the engine accepts.
-var isoLayouts = []string{
-	"2006-01-02",
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02T15:04",
-	"2006-01-02T15:04Z07:00", // minutes with a zone, as the HTTP layer accepts
-	"2006-01-02 15:04:05",
-	"2006-01-02 15:04",
-}
-
-// isISODate reports whether s is an ISO 8601 date or date-time.
-func isISODate(s string) bool {
-	for _, layout := range isoLayouts {
-		if _, err := time.Parse(layout, s); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // parseDefault turns a catalog default (always text in YAML) into a value
