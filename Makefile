@@ -22,7 +22,7 @@ ifdef FIELDAPI_TEST_POSTGRES
 export FIELDAPI_TEST_POSTGRES
 endif
 
-.PHONY: generate build run test check-generated vet fuzz bench bench-go fmt clean help lint-openapi
+.PHONY: generate build run test deps check-generated vet fuzz bench bench-go fmt clean help lint-openapi
 
 ## generate: render the generated HTTP layer from catalog/*.yaml
 generate:
@@ -68,9 +68,16 @@ demo-key: demo-db
 		mv $(DEMO_KEY_FILE).new $(DEMO_KEY_FILE); \
 	fi
 
-## test: check the generated code is current, vet, run every test
-test: check-generated vet
+## test: fetch the modules go.mod pins (tools too), check the generated code is current, vet, run every test
+test: deps check-generated vet
 	$(GO) test ./...
+
+## deps: fetch every module go.mod pins, the tools of its tool directives included, from the Go module proxy
+# Tests that build generated code in a temporary module run the go command
+# offline (internal/gomodtest); this is what makes sure they find what they
+# need on a machine whose module cache is empty.
+deps:
+	$(GO) mod download
 
 vet:
 	$(GO) vet ./...

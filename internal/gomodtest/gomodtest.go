@@ -1,7 +1,10 @@
 // Package gomodtest builds and tests Go code in a temporary module made
-// from this repository's go.mod and go.sum, with no network: GOPROXY=off,
-// and the module and build caches are shared, so only the new code is
-// compiled. Tests use it to prove generated code compiles and runs.
+// from this repository's go.mod and go.sum. It first fetches every module
+// go.mod pins (go mod download, through the configured proxy: a no-op on
+// a warm module cache), then runs the go command offline (GOPROXY=off),
+// so the temporary module can only use what go.mod pins; the module and
+// build caches are shared, so only the new code is compiled. Tests use it
+// to prove generated code compiles and runs.
 package gomodtest
 
 import (
@@ -36,6 +39,14 @@ func New(t testing.TB, root, name string, useRoot bool) *Module {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Offline below is only sound for what is fetched here: on a machine
+	// whose module cache is empty, nothing else would have fetched the
+	// tools go.mod pins (go test builds none of them).
+	download := exec.Command("go", "mod", "download")
+	download.Dir = root
+	if out, err := download.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download in %s (fetching what go.mod pins): %v\n%s", root, err, out)
 	}
 	m := &Module{Dir: t.TempDir(), Root: root, t: t,
 		env: append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")}
