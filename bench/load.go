@@ -15,8 +15,14 @@ import (
 type scenario struct {
 	name  string
 	write bool
+	// fieldapiOnly: the baseline does not serve these calls (other
+	// registers than tasks); the scenario runs on fieldapi alone.
+	fieldapiOnly bool
 	// request builds the i-th request of worker w for a target.
 	request func(t *target, w, i int) *http.Request
+	// observe, when set, sees each answer's body, for a scenario whose
+	// next request depends on it (a cursor walk follows nextCursor).
+	observe func(t *target, w, i int, status int, body []byte)
 }
 
 // target is a server under load.
@@ -33,7 +39,7 @@ type result struct {
 	scenario, target string
 	requests, errors int
 	rps              float64
-	p50, p99         time.Duration
+	p50, p99, max    time.Duration
 	peakRSS          int64 // bytes, the process's peak while the scenario ran
 	firstError       string
 }
@@ -68,6 +74,9 @@ func run(sc scenario, t *target, clients int, warmup, duration time.Duration) re
 				if err == nil {
 					body, _ := io.ReadAll(resp.Body)
 					resp.Body.Close()
+					if sc.observe != nil {
+						sc.observe(t, w, i, resp.StatusCode, body)
+					}
 					if !ok && badText == "" {
 						badText = fmt.Sprintf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, bytes.TrimSpace(body[:min(len(body), 300)]))
 					}
@@ -105,6 +114,7 @@ func run(sc scenario, t *target, clients int, warmup, duration time.Duration) re
 		r.rps = float64(len(all)) / elapsed.Seconds()
 		r.p50 = all[len(all)/2]
 		r.p99 = all[len(all)*99/100]
+		r.max = all[len(all)-1]
 	}
 	return r
 }

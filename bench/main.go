@@ -12,6 +12,13 @@
 //   - post-task: POST a task with 3 lines and an Idempotency-Key (the
 //     baseline: one raw transaction)
 //   - patch-task: PATCH a task's note
+//   - mixed: fieldapi alone, every kind of call at once, each client
+//     going round them: get a customer, get a task, a step of a cursor
+//     walk, a customer's tasks, a task with 3 lines and a customer
+//     created, a customer's phone and a task's note changed. Its targets
+//     are absolute: no errors, p99 ≤ 10× p50 and no call over 2 s
+//     (writers must never stall readers; issue 20). Give it
+//     --duration 60s to see stalls that come every few seconds.
 //
 // It seeds the database first when it holds fewer tasks than --tasks
 // ("fieldapi seed"), prints a markdown table (req/s, p50, p99, ratio to the
@@ -33,12 +40,14 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -139,9 +148,12 @@ func benchmark(cfg config) error {
 	var results []result
 	for _, sc := range selected(cfg, scenarios(data, randomHex(4))) {
 		for _, t := range targets {
+			if sc.fieldapiOnly && t.baseline {
+				continue
+			}
 			r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
-			fmt.Printf("%-14s %-9s %8.0f req/s  p50 %-9s p99 %-9s errors %d %s\n", r.scenario, r.target, r.rps,
-				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.errors, r.firstError)
+			fmt.Printf("%-14s %-9s %8.0f req/s  p50 %-9s p99 %-9s max %-9s errors %d %s\n", r.scenario, r.target, r.rps,
+				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(time.Millisecond), r.errors, r.firstError)
 			results = append(results, r)
 		}
 	}
@@ -284,6 +296,70 @@ func scenarios(d dataset, runID string) []scenario {
 			return write(t, http.MethodPatch, "/v1/tasks/"+pick(d.taskNrs, w, i), map[string]any{"taskNote": fmt.Sprintf("Bench %d/%d", w, i)},
 				fmt.Sprintf("bench-%s-%s-patch-%d-%d", runID, t.name, w, i))
 		}},
+		mixedScenario(d, runID, get, write, pick),
+	}
+}
+
+// mixedScenario is every kind of call at once (see the package comment):
+// each client goes round the kinds, so at any moment about half the
+// clients write while the others read.
+func mixedScenario(d dataset, runID string, get func(*target, string) *http.Request,
+	write func(*target, string, string, any, string) *http.Request, pick func([]string, int, int) string) scenario {
+	var mu sync.Mutex
+	cursors := map[int]string{} // by worker: where its cursor walk goes on
+	walk := func(t *target, w int) *http.Request {
+		mu.Lock()
+		cursor := cursors[w]
+		mu.Unlock()
+		if cursor == "" {
+			return get(t, "/v1/tasks?limit=50")
+		}
+		return get(t, "/v1/tasks?limit=50&cursor="+url.QueryEscape(cursor))
+	}
+	kinds := []func(t *target, w, i int) *http.Request{
+		func(t *target, w, i int) *http.Request { return get(t, "/v1/customers/"+pick(d.customers, w, i)) },
+		func(t *target, w, i int) *http.Request { return get(t, "/v1/tasks/"+pick(d.taskNrs, w, i)) },
+		func(t *target, w, i int) *http.Request { return walk(t, w) },
+		func(t *target, w, i int) *http.Request {
+			return get(t, "/v1/tasks?limit=50&customerNr="+pick(d.customers, w, i))
+		},
+		func(t *target, w, i int) *http.Request {
+			body := map[string]any{"customerNr": pick(d.customers, w, i), "taskText": "Mixed load",
+				"materials": []map[string]any{{"productNr": d.products[0], "quantity": 1}, {"productNr": d.products[1], "quantity": 2}},
+				"times":     []map[string]any{{"timeType": d.timeType, "hours": 1.5}}}
+			return write(t, http.MethodPost, "/v1/tasks", body, fmt.Sprintf("bench-%s-mixed-task-%d-%d", runID, w, i))
+		},
+		func(t *target, w, i int) *http.Request {
+			body := map[string]any{"name": fmt.Sprintf("Mixed %d/%d", w, i), "city": "Umeå"}
+			return write(t, http.MethodPost, "/v1/customers", body, fmt.Sprintf("bench-%s-mixed-customer-%d-%d", runID, w, i))
+		},
+		func(t *target, w, i int) *http.Request {
+			return write(t, http.MethodPatch, "/v1/customers/"+pick(d.customers, w, i), map[string]any{"phone": fmt.Sprintf("+46 %d %d", w, i)},
+				fmt.Sprintf("bench-%s-mixed-pcustomer-%d-%d", runID, w, i))
+		},
+		func(t *target, w, i int) *http.Request {
+			return write(t, http.MethodPatch, "/v1/tasks/"+pick(d.taskNrs, w, i), map[string]any{"taskNote": fmt.Sprintf("Mixed %d/%d", w, i)},
+				fmt.Sprintf("bench-%s-mixed-ptask-%d-%d", runID, w, i))
+		},
+	}
+	const walkKind = 2
+	kindOf := func(w, i int) int { return (w + i) % len(kinds) }
+	return scenario{name: "mixed", write: true, fieldapiOnly: true,
+		request: func(t *target, w, i int) *http.Request { return kinds[kindOf(w, i)](t, w, i) },
+		observe: func(t *target, w, i int, status int, body []byte) {
+			if kindOf(w, i) != walkKind {
+				return
+			}
+			var page struct{ NextCursor *string }
+			_ = json.Unmarshal(body, &page)
+			mu.Lock()
+			defer mu.Unlock()
+			if status != http.StatusOK || page.NextCursor == nil {
+				delete(cursors, w) // walk again from the first page
+				return
+			}
+			cursors[w] = *page.NextCursor
+		},
 	}
 }
 

@@ -68,6 +68,11 @@ func (r report) markdown() string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range r.pairs() {
 		f, s := p.fieldapi, p.baseline
+		if s.target == "" { // a call only fieldapi serves (mixed)
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | — | — | — | — | %s | — | %d |\n",
+				f.scenario, f.rps, ms(f.p50), ms(f.p99), mb(f.peakRSS), f.errors)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %.0f | %s | %s | %.2f× | %s | %s | %d / %d |\n",
 			f.scenario, f.rps, ms(f.p50), ms(f.p99), s.rps, ms(s.p50), ms(s.p99), p.ratio(), mb(f.peakRSS), mb(s.peakRSS), f.errors, s.errors)
 	}
@@ -120,6 +125,14 @@ func (r report) targets() []targetCheck {
 		x := float64(p.fieldapi.p99) / float64(max(p.fieldapi.p50, 1))
 		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, r.cfg.clients), fmt.Sprintf("%.1f×", x), x <= 10})
 	}
+	if mixed, ok := r.pair("mixed"); ok {
+		f := mixed.fieldapi
+		x := float64(f.p99) / float64(max(f.p50, 1))
+		out = append(out,
+			targetCheck{fmt.Sprintf("mixed load: no errors (%d clients, %s)", r.cfg.clients, r.cfg.duration), fmt.Sprintf("%d of %d", f.errors, f.requests), f.errors == 0},
+			targetCheck{"mixed load: p99 ≤ 10× p50", fmt.Sprintf("%.1f× (p50 %s, p99 %s)", x, ms(f.p50), ms(f.p99)), x <= 10},
+			targetCheck{"mixed load: no call over 2 s", "slowest " + ms(f.max), f.max <= 2*time.Second})
+	}
 	peak := r.hwm["fieldapi"]
 	out = append(out, targetCheck{fmt.Sprintf("peak RSS ≤ 150 MB (%d tasks)", r.tasks), mb(peak), peak > 0 && peak <= 150<<20})
 	return out
@@ -148,6 +161,9 @@ func (r report) svg() string {
 		fmt.Fprintf(&b, `<text x="20" y="%d" fill="#555">ratio %.2f×</text>`+"\n", y+barH+24, p.ratio())
 		top := max(p.fieldapi.rps, p.baseline.rps, 1)
 		for j, res := range []result{p.fieldapi, p.baseline} {
+			if res.target == "" {
+				continue // fieldapi alone (mixed)
+			}
 			by := y + j*(barH+4)
 			w := int(float64(barMax) * res.rps / top)
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`+"\n", left, by, max(w, 1), barH, colors[res.target])

@@ -71,6 +71,8 @@ type Engine struct {
 	extraDefs   *ttlCache[[]extraDef] // by company and register
 
 	health *healthProbe // PostgreSQL: marks a server that stops answering; nil on SQLite
+
+	writers *writerGate // SQLite: lets one write of this process at a time take the write lock; nil on PostgreSQL
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -120,8 +122,8 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	e := &Engine{
 		db: newPool(db), dialect: d, cat: cat, tables: tables, opt: opt,
 		rules:       ruleSet,
-		permissions: newTTLCache[userAccess](cacheTTL),
-		extraDefs:   newTTLCache[[]extraDef](cacheTTL),
+		permissions: newTTLCache[userAccess](cacheTTL, opt.Now),
+		extraDefs:   newTTLCache[[]extraDef](cacheTTL, opt.Now),
 	}
 	if !d.postgres {
 		// SQLite opens the file on first use; fail now on a path that cannot be opened.
@@ -129,6 +131,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 			db.Close()
 			return nil, fmt.Errorf("open %s: %w", dsn, err)
 		}
+		e.writers = newWriterGate(opt.BusyTimeout)
 	} else {
 		e.health = startHealthProbe(pgConfig)
 	}
@@ -187,6 +190,11 @@ func call[T any](e *Engine, ctx context.Context, fn func(ctx context.Context) (T
 // rolled back otherwise. A failure before COMMIT is sent leaves nothing
 // written, which classify tells apart from a COMMIT left unanswered.
 func (e *Engine) inTx(ctx context.Context, fn func(tx *txn) error) error {
+	leave, err := e.writers.enter(ctx)
+	if err != nil {
+		return notCommitted(err)
+	}
+	defer leave()
 	sqlTx, err := e.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return notCommitted(err)

@@ -193,7 +193,7 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 		if q.After > 0 && q.After < counter.Pruned {
 			return engine.EventPage{}, engine.ErrCursorExpired
 		}
-		readable, err := e.readableRegisters(ctx, s)
+		readable, err := e.readableRegisters(ctx, e.db, s)
 		if err != nil {
 			return engine.EventPage{}, err
 		}
@@ -236,10 +236,12 @@ func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQue
 // readableRegisters lists the registers the session's signature may read,
 // whose events it may see; nil when it may read every one. A scope never
 // grants more than the signature may do, in the feed as in the registers.
-func (e *Engine) readableRegisters(ctx context.Context, s engine.Session) ([]string, error) {
+// Inside a transaction q must be the transaction: it may not wait for a
+// connection of the pool (see ttlCache.get).
+func (e *Engine) readableRegisters(ctx context.Context, q db, s engine.Session) ([]string, error) {
 	readable := []string{}
 	for _, r := range e.cat.Registers {
-		err := e.authorize(ctx, e.db, s, r.Name, readAccess)
+		err := e.authorize(ctx, q, s, r.Name, readAccess)
 		var denied *engine.PermissionError
 		switch {
 		case errors.As(err, &denied):

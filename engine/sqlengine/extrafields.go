@@ -88,7 +88,7 @@ func (e *Engine) attachExtraFields(ctx context.Context, q db, t *table, company 
 	if !t.reg.ExtraFields || len(recs) == 0 {
 		return nil
 	}
-	defs, err := e.extraDefs.get(company+"\x00"+t.reg.Name, func() ([]extraDef, error) {
+	defs, err := e.extraDefs.get(q, company+"\x00"+t.reg.Name, func(q db) ([]extraDef, error) {
 		return loadExtraDefs(ctx, q, company, t.reg.Name)
 	})
 	if err != nil {

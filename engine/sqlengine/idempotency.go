@@ -49,6 +49,11 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 		}
 		// A few rounds cover the races: the row released between our insert
 		// and our read, or another execution taking over an abandoned claim first.
+		leave, err := e.writers.enter(ctx)
+		if err != nil {
+			return engine.ClaimResult{}, err
+		}
+		defer leave()
 		for range 5 {
 			now := e.opt.Now()
 			n, err := execAffected(ctx, e.db, `INSERT INTO "idempotency"
@@ -102,6 +107,11 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
 	e := is.e
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
+		leave, err := e.writers.enter(ctx)
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer leave()
 		n, err := execAffected(ctx, e.db, `UPDATE "idempotency" SET "state" = 'done', "status" = ?, "body" = ?
 			WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
 			r.Status, r.Body, storable(c.Scope), storable(c.Key), c.Token)
@@ -117,7 +127,12 @@ func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engin
 func (is idempotencyStore) Release(ctx context.Context, c engine.Claim) error {
 	e := is.e
 	_, err := call(e, ctx, func(ctx context.Context) (struct{}, error) {
-		_, err := exec(ctx, e.db, `DELETE FROM "idempotency" WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
+		leave, err := e.writers.enter(ctx)
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer leave()
+		_, err = exec(ctx, e.db, `DELETE FROM "idempotency" WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
 			storable(c.Scope), storable(c.Key), c.Token)
 		return struct{}{}, err
 	})

@@ -27,7 +27,7 @@ const (
 //
 // register "" only checks that the user may act at all.
 func (e *Engine) authorize(ctx context.Context, q db, s engine.Session, register string, a access) error {
-	user, err := e.permissions.get(s.Company+"\x00"+s.Sign, func() (userAccess, error) { return loadUserAccess(ctx, q, s) })
+	user, err := e.permissions.get(q, s.Company+"\x00"+s.Sign, func(q db) (userAccess, error) { return loadUserAccess(ctx, q, s) })
 	action := string(a) + " " + register
 	if register == "" {
 		action = "act"

@@ -46,7 +46,7 @@ func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
 					WHERE "company" = ? AND "position" > ? ORDER BY "position" LIMIT ?`, h.Company, h.Cursor, limit); err != nil {
 					return err
 				}
-				readable, err := e.readableRegisters(ctx, engine.Session{Company: h.Company, Sign: h.Sign})
+				readable, err := e.readableRegisters(ctx, tx, engine.Session{Company: h.Company, Sign: h.Sign})
 				if err != nil {
 					return err
 				}
