@@ -54,7 +54,9 @@ func TestMixedLoadNeverStalls(t *testing.T) {
 			func(w, i int) (string, string, any) {
 				return http.MethodPatch, KeyPath("customers", customer), map[string]any{"phone": fmt.Sprintf("+46 %d %d", w, i)}
 			},
-			func(w, i int) (string, string, any) { return http.MethodGet, "/v1/tasks?limit=20&customerNr=" + customer, nil },
+			func(w, i int) (string, string, any) {
+				return http.MethodGet, "/v1/tasks?limit=20&customerNr=" + customer, nil
+			},
 			func(w, i int) (string, string, any) {
 				return http.MethodPatch, KeyPath("tasks", task), map[string]any{"taskNote": fmt.Sprintf("Mixed %d/%d", w, i)}
 			},
