@@ -1,0 +1,190 @@
+// Package sqldb is the SQL plumbing the SQL stores share: opening SQLite
+// or PostgreSQL from a DSN, a pool of prepared statements, write
+// transactions that reuse them, the call budget (statement timeout),
+// driver faults turned into the engine's errors (busy, unreachable,
+// timeout), PostgreSQL's health probe and SQLite's writer gate. It holds
+// no table and no business rule: engine/store/sqlstore keeps the records
+// on it, engine/platform/sqlplatform the service's own state, and both
+// write in one transaction when a write and its receipt must commit
+// together.
+//
+// All SQL is written with ? placeholders and rebound for the dialect,
+// with every identifier double-quoted. Times are stored as fixed-width
+// UTC text (TimestampLayout), so text order is time order in both.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Options tunes the database.
+type Options struct {
+	MaxOpenConns     int           // pool size; 0 = 10
+	BusyTimeout      time.Duration // SQLite: how long a writer waits for the lock; 0 = 5s
+	StatementTimeout time.Duration // 0 = none; a call past it returns engine.ErrTimeout
+}
+
+// DB is one database: the pool and what every call on it goes through.
+// It is safe for concurrent use.
+type DB struct {
+	pool    *pool
+	dialect Dialect
+	opt     Options
+	health  *healthProbe // PostgreSQL: marks a server that stops answering; nil on SQLite
+	writers *writerGate  // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
+}
+
+// Open connects to the database named by dsn ("sqlite:PATH" or
+// "postgres://..."). A PostgreSQL that is down makes calls fail with
+// engine.ErrUnreachable until it returns; a SQLite file that cannot be
+// opened fails here.
+func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = 5 * time.Second
+	}
+	if opt.MaxOpenConns <= 0 {
+		opt.MaxOpenConns = 10
+	}
+	d, driverDSN, err := parseDSN(dsn, opt.BusyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.prepare(); err != nil {
+		return nil, err
+	}
+	sqlDB, pgConfig, err := d.open(driverDSN, opt.StatementTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(opt.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(opt.MaxOpenConns)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	db := &DB{pool: newPool(sqlDB), dialect: d, opt: opt}
+	if d.postgres {
+		db.health = startHealthProbe(pgConfig)
+		return db, nil
+	}
+	// SQLite opens the file on first use; fail now on a path that cannot be opened.
+	if err := db.Ping(ctx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open %s: %w", dsn, err)
+	}
+	db.writers = newWriterGate(opt.BusyTimeout)
+	return db, nil
+}
+
+// Dialect is the database's dialect.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Close stops the health probe and closes the pool.
+func (db *DB) Close() error {
+	if db.health != nil {
+		db.health.close()
+	}
+	return db.pool.Close()
+}
+
+// Ping reports whether the database answers a trivial query.
+func (db *DB) Ping(ctx context.Context) error {
+	return db.Read(ctx, func(ctx context.Context, q Querier) error {
+		var one int
+		return q.QueryRowxContext(ctx, `SELECT 1`).Scan(&one)
+	})
+}
+
+// Stats reports the pool's statistics, for metrics.
+func (db *DB) Stats() sql.DBStats { return db.pool.Stats() }
+
+// Querier is what reads and writes run on: the pool or a transaction.
+type Querier = sqlx.ExtContext
+
+// Read runs fn on the pool, outside a transaction, under the call budget.
+func (db *DB) Read(ctx context.Context, fn func(ctx context.Context, q Querier) error) error {
+	return db.call(ctx, func(ctx context.Context) error { return fn(ctx, db.pool) })
+}
+
+// Autocommit runs fn on the pool for writes outside a transaction, each
+// statement its own (an idempotency claim, a token), under the call
+// budget and, on SQLite, through the writer gate.
+func (db *DB) Autocommit(ctx context.Context, fn func(ctx context.Context, q Querier) error) error {
+	return db.call(ctx, func(ctx context.Context) error {
+		leave, err := db.writers.enter(ctx)
+		if err != nil {
+			return err
+		}
+		defer leave()
+		return fn(ctx, db.pool)
+	})
+}
+
+// Write runs fn in one transaction under the call budget: committed when
+// fn returns nil, rolled back otherwise, with fn's error returned as it
+// is. A fault before the COMMIT was sent wrote nothing: it is busy or
+// unreachable (503, safe to retry), never a "may have written" timeout.
+func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	return db.call(ctx, func(ctx context.Context) error {
+		leave, err := db.writers.enter(ctx)
+		if err != nil {
+			return notCommitted(err)
+		}
+		defer leave()
+		sqlTx, err := db.pool.BeginTxx(ctx, nil)
+		if err != nil {
+			return notCommitted(err)
+		}
+		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect}
+		if err := fn(ctx, tx); err != nil {
+			_ = tx.Rollback()
+			tx.undo()
+			return notCommitted(err)
+		}
+		if err := tx.Commit(); err != nil {
+			tx.undo()
+			return err
+		}
+		return nil
+	})
+}
+
+// undo runs the OnRollback functions, last first.
+func (t *Tx) undo() {
+	for i := len(t.rollback) - 1; i >= 0; i-- {
+		t.rollback[i]()
+	}
+	t.rollback = nil
+}
+
+// call runs one call under the statement timeout and turns driver faults
+// into the engine's errors. While the health probe finds the database not
+// answering, it answers engine.ErrUnreachable at once, without waiting on
+// a connection.
+func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) error {
+	if db.health != nil && db.health.down() {
+		return wrapFault(errUnreachable, errMarkedUnreachable)
+	}
+	if db.opt.StatementTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, db.opt.StatementTimeout)
+		defer cancel()
+	}
+	err := db.classify(ctx, fn(ctx))
+	if db.health != nil && !isFault(err) {
+		db.health.answered()
+	}
+	return err
+}
+
+// TimestampLayout is how every time is stored: UTC and fixed width, so
+// comparing the text orders by time in both dialects.
+const TimestampLayout = "2006-01-02T15:04:05.000000Z"
+
+// FormatTime is a time as stored.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimestampLayout) }
+
+// ParseTime reads a time as stored.
+func ParseTime(s string) (time.Time, error) { return time.Parse(TimestampLayout, s) }

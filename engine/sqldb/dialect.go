@@ -1,0 +1,309 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib" // also registers driver "pgx"
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"fieldapi/engine"
+)
+
+// Dialect holds everything that differs between SQLite and PostgreSQL.
+// The rest writes portable SQL with ? placeholders (rebound for the
+// dialect) and double-quotes every identifier.
+type Dialect struct {
+	postgres bool
+	driver   string // database/sql driver name
+}
+
+var (
+	sqliteDialect   = Dialect{driver: "sqlite"}
+	postgresDialect = Dialect{postgres: true, driver: "pgx"}
+)
+
+// Postgres reports whether the database is PostgreSQL (else SQLite).
+func (d Dialect) Postgres() bool { return d.postgres }
+
+// parseDSN picks the dialect from a DSN and returns the DSN its driver takes.
+func parseDSN(dsn string, busyTimeout time.Duration) (Dialect, string, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" || strings.HasPrefix(path, "?") {
+			return Dialect{}, "", fmt.Errorf("DSN %q: want sqlite:PATH", dsn)
+		}
+		if strings.Contains(path, ":memory:") || strings.Contains(path, "mode=memory") {
+			// Every connection of the pool would see a database of its own.
+			return Dialect{}, "", fmt.Errorf("DSN %q: an in-memory SQLite database is not supported; use a file", dsn)
+		}
+		// WAL lets readers run beside the one writer; _txlock=immediate makes
+		// every write transaction take the write lock up front, so two
+		// writers never deadlock upgrading a read lock.
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+			busyTimeout.Milliseconds())
+		return sqliteDialect, path + sep + params, nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		if _, err := pgconn.ParseConfig(dsn); err != nil {
+			return Dialect{}, "", fmt.Errorf("bad PostgreSQL DSN: %w", err)
+		}
+		return postgresDialect, dsn, nil
+	default:
+		scheme, _, _ := strings.Cut(dsn, ":")
+		return Dialect{}, "", fmt.Errorf("unsupported database %q: want sqlite:PATH or postgres://USER@HOST:PORT/DB", scheme)
+	}
+}
+
+// connectTimeout bounds opening one PostgreSQL connection (dial, TLS,
+// authentication) when the DSN sets no connect_timeout. A database that is
+// down or unreachable must answer 503 within a second, and a pool refills
+// connections one call at a time, so this is short; raise it with
+// connect_timeout=N (whole seconds) in the DSN for a database far away.
+const connectTimeout = 500 * time.Millisecond
+
+// Keep-alive probes on PostgreSQL connections, so one whose peer vanished
+// without closing it (a partition, a host gone) is found dead within about
+// 4 s and the pool refills with live ones. Noticing a server that stops
+// answering is the health probe's job (below): it takes under a second.
+var pgKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 2 * time.Second, Interval: time.Second, Count: 2}
+
+// open opens the connection pool for a DSN returned by parseDSN; on
+// PostgreSQL it also returns the connection settings the health probe uses.
+func (d Dialect) open(driverDSN string, statementTimeout time.Duration) (*sqlx.DB, *pgx.ConnConfig, error) {
+	if !d.postgres {
+		db, err := sqlx.Open(d.driver, driverDSN)
+		return db, nil, err
+	}
+	cfg, err := pgx.ParseConfig(driverDSN)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bad PostgreSQL DSN: %w", err)
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	// When a call's deadline passes, pgx closes the connection, but the
+	// server would run the statement to its end. A server-side timeout a
+	// little past the engine's stops it there too; the client's deadline
+	// still answers first. A DSN that sets statement_timeout keeps its own.
+	if _, set := cfg.RuntimeParams["statement_timeout"]; !set && statementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt((statementTimeout + time.Second).Milliseconds(), 10)
+	}
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: pgKeepAlive}
+	cfg.DialFunc = dialer.DialContext
+	return sqlx.NewDb(stdlib.OpenDB(*cfg), d.driver), cfg, nil
+}
+
+// Column types. TEXT works in both; the rest differ.
+
+// SeqColumn is the column definition of an increasing row number.
+func (d Dialect) SeqColumn() string {
+	if d.postgres {
+		return `"seq" BIGSERIAL PRIMARY KEY`
+	}
+	return `"seq" INTEGER PRIMARY KEY AUTOINCREMENT`
+}
+
+// BoolType is the type of a bool column.
+func (d Dialect) BoolType() string {
+	if d.postgres {
+		return "BOOLEAN"
+	}
+	return "INTEGER"
+}
+
+// NumberType is the type of a float64 column.
+func (d Dialect) NumberType() string {
+	if d.postgres {
+		return "DOUBLE PRECISION"
+	}
+	return "REAL"
+}
+
+// BytesType is the type of a bytes column.
+func (d Dialect) BytesType() string {
+	if d.postgres {
+		return "BYTEA"
+	}
+	return "BLOB"
+}
+
+// DDL fills the type placeholders {seq}, {bool}, {number} and {bytes} of
+// a CREATE TABLE statement.
+func (d Dialect) DDL(stmt string) string {
+	return strings.NewReplacer(
+		"{seq}", d.SeqColumn(),
+		"{bool}", d.BoolType(),
+		"{number}", d.NumberType(),
+		"{bytes}", d.BytesType(),
+	).Replace(stmt)
+}
+
+// ColumnsQuery lists the columns of a table (one parameter: the table name).
+func (d Dialect) ColumnsQuery() string {
+	if d.postgres {
+		// pg_attribute rather than information_schema.columns, a slow view.
+		return `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(quote_ident(CAST(? AS TEXT))) AND attnum > 0 AND NOT attisdropped`
+	}
+	return `SELECT name FROM pragma_table_info(?)`
+}
+
+// LockMigration keeps two processes from migrating the same database at
+// once. SQLite needs nothing: the migration transaction holds the write lock.
+func (d Dialect) LockMigration(ctx context.Context, tx *Tx) error {
+	if !d.postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7244531)`)
+	return err
+}
+
+var (
+	registerSQLiteCase sync.Once
+	sqliteCaseErr      error
+)
+
+// prepare readies the driver before the first connection opens. SQLite's
+// own UPPER and LOWER fold ASCII only, so "ö" would not match "Ö" in a
+// contains filter and UPPER("city") would give "UMEå"; they are replaced by
+// Unicode versions, as PostgreSQL folds with a UTF-8 locale.
+func (d Dialect) prepare() error {
+	if d.postgres {
+		return nil
+	}
+	registerSQLiteCase.Do(func() {
+		for name, fold := range map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper} {
+			if sqliteCaseErr = sqlite.RegisterDeterministicScalarFunction(name, 1, unicodeCase(fold)); sqliteCaseErr != nil {
+				return
+			}
+		}
+	})
+	return sqliteCaseErr
+}
+
+func unicodeCase(fold func(string) string) func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+	return func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return fold(v), nil
+		case []byte:
+			return fold(string(v)), nil
+		default:
+			return v, nil // NULL and numbers, as the built-ins do
+		}
+	}
+}
+
+// IsUniqueViolation reports whether an insert hit a unique index.
+func (d Dialect) IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		return liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// fault says which engine fault a driver error is: engine.ErrBusy,
+// engine.ErrUnreachable, engine.ErrTimeout, or nil for any other error.
+// ErrUnreachable promises that the database did not run the statement
+// (503, retry is safe); a fault that may have run it is ErrTimeout (504).
+func (d Dialect) fault(err error) error {
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		switch liteErr.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return engine.ErrBusy
+		case sqlite3.SQLITE_INTERRUPT:
+			return engine.ErrTimeout
+		case sqlite3.SQLITE_CANTOPEN:
+			return engine.ErrUnreachable
+		}
+		return nil
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return engine.ErrUnreachable // wrong host, port, database or password
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "57014": // query_canceled: statement_timeout
+			return engine.ErrTimeout
+		case pgErr.Code == "53300", pgErr.Code == "40001", pgErr.Code == "40P01", pgErr.Code == "55P03":
+			// too many connections, serialization failure, deadlock, lock not available
+			return engine.ErrBusy
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57P"), pgErr.Code == "3D000":
+			// connection exception, server shutting down, no such database
+			return engine.ErrUnreachable
+		}
+		return nil
+	}
+	if pgconn.Timeout(err) {
+		return engine.ErrTimeout
+	}
+	if d.postgres && lostConnection(err) {
+		if pgconn.SafeToRetry(err) {
+			return engine.ErrUnreachable // failed before the statement was sent
+		}
+		// The statement was sent and the connection died before the answer:
+		// it may have run (a COMMIT may have succeeded), so it is a timeout.
+		return engine.ErrTimeout
+	}
+	if errors.Is(err, driver.ErrBadConn) {
+		return engine.ErrUnreachable // database/sql gave up on fresh connections
+	}
+	return nil
+}
+
+// lostConnection reports whether err means the connection broke.
+func lostConnection(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) ||
+		errors.As(err, &netErr)
+}
+
+// ForUpdate is the clause that holds the rows a SELECT reads until the
+// transaction ends. SQLite needs none: a write transaction (immediate)
+// holds the whole database.
+func (d Dialect) ForUpdate() string {
+	if d.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// SkipLocked is ForUpdate for a queue: rows another transaction holds are
+// passed over, so workers of several processes claim different rows.
+// SQLite's single writer needs none. alias names the table whose rows are
+// held (the others of a join are not).
+func (d Dialect) SkipLocked(alias string) string {
+	if d.postgres {
+		return " FOR UPDATE OF " + alias + " SKIP LOCKED"
+	}
+	return ""
+}

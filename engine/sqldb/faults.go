@@ -1,0 +1,96 @@
+package sqldb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"fieldapi/engine"
+)
+
+// The engine's faults, as the driver errors are classified.
+var (
+	errBusy        = engine.ErrBusy
+	errUnreachable = engine.ErrUnreachable
+	errTimeout     = engine.ErrTimeout
+)
+
+// classify turns a driver error into the engine's errors, so the HTTP layer
+// can tell "retry later" (busy, unreachable) and "may have written"
+// (timeout) from everything else. The driver error stays in the chain.
+// The engine's verdicts (a refusal, a permission denied, no such record, a
+// failed precondition) pass as they are.
+//
+// A write transaction that failed before its COMMIT was sent wrote nothing:
+// a timeout there (a statement past the deadline, a connection that went
+// silent) is a 503, safe to retry, not a "may have written" 504.
+func (db *DB) classify(ctx context.Context, err error) error {
+	if err == nil || isVerdict(err) {
+		return err
+	}
+	out := db.classifyFault(ctx, err)
+	var unsent beforeCommit
+	if errors.As(err, &unsent) && errors.Is(out, errTimeout) {
+		if db.health != nil && db.health.down() {
+			return wrapFault(errUnreachable, err)
+		}
+		return wrapFault(errBusy, err)
+	}
+	return out
+}
+
+// isFault reports whether err is one of the engine's faults.
+func isFault(err error) bool {
+	return errors.Is(err, errUnreachable) || errors.Is(err, errTimeout) || errors.Is(err, errBusy) || errors.Is(err, context.Canceled)
+}
+
+// isVerdict reports whether err is the engine's answer to the call rather
+// than a fault.
+func isVerdict(err error) bool {
+	var refusal *engine.CommandError
+	var denied *engine.PermissionError
+	return errors.As(err, &refusal) || errors.As(err, &denied) || errors.Is(err, engine.ErrNotFound) ||
+		errors.Is(err, engine.ErrPreconditionFailed) || errors.Is(err, engine.ErrClaimLost)
+}
+
+// notCommitted marks a fault of a write that ended before its COMMIT was
+// sent; the engine's verdicts pass as they are.
+func notCommitted(err error) error {
+	if err == nil || isVerdict(err) {
+		return err
+	}
+	return beforeCommit{err}
+}
+
+// beforeCommit marks an error of a write transaction that ended before
+// its COMMIT was sent: the database rolled it back.
+type beforeCommit struct{ err error }
+
+func (b beforeCommit) Error() string { return b.err.Error() }
+func (b beforeCommit) Unwrap() error { return b.err }
+
+// classifyFault maps a driver error to busy, unreachable or timeout.
+func (db *DB) classifyFault(ctx context.Context, err error) error {
+	fault := db.dialect.fault(err)
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		return wrapFault(context.Canceled, err) // the caller gave up; not an engine fault
+	case fault == errUnreachable:
+		// Nothing reached the database (say a connect that timed out): 503,
+		// retry is safe, even when the deadline has passed meanwhile.
+		return wrapFault(fault, err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return wrapFault(errTimeout, err)
+	case fault != nil:
+		return wrapFault(fault, err)
+	}
+	return err
+}
+
+// wrapFault keeps both the engine's fault and the driver error in the chain.
+func wrapFault(fault, err error) error {
+	if errors.Is(err, fault) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", fault, err)
+}

@@ -1,0 +1,188 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	)
+
+// pool is the connection pool with a cache of prepared statements: the
+// engine runs a small set of query texts over and over, and preparing each
+// call costs more than running it (measured on SQLite: BenchmarkGetCustomer).
+// database/sql prepares a cached statement again on each connection it
+// lands on, so a statement stays valid when connections come and go.
+type pool struct {
+	*sqlx.DB
+
+	mu        sync.Mutex
+	stmts     map[string]*sql.Stmt
+	preparing map[string]bool // queries prepareLater is preparing
+	closed    bool
+}
+
+// maxCachedStatements bounds the cache; queries past it run unprepared.
+// Query texts vary only with the number of IN placeholders (page sizes).
+const maxCachedStatements = 2000
+
+func newPool(db *sqlx.DB) *pool {
+	return &pool{DB: db, stmts: map[string]*sql.Stmt{}, preparing: map[string]bool{}}
+}
+
+// stmt returns the query's cached statement, preparing it on first use.
+// No lock is held while preparing: it waits for a free connection, and a
+// write transaction looking up its statements (txn) must never wait on that.
+func (p *pool) stmt(ctx context.Context, query string) *sql.Stmt {
+	p.mu.Lock()
+	s, ok := p.stmts[query]
+	full := p.closed || len(p.stmts) >= maxCachedStatements
+	p.mu.Unlock()
+	if ok || full {
+		return s
+	}
+	s, err := p.DB.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // let the plain call report the error
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cached, ok := p.stmts[query]; ok || p.closed {
+		s.Close() // prepared meanwhile by another call, or the pool closed
+		return cached
+	}
+	p.stmts[query] = s
+	return s
+}
+
+// cached returns the query's statement if it is prepared already.
+func (p *pool) cached(query string) *sql.Stmt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stmts[query]
+}
+
+// prepareLater prepares a query for the cache in the background.
+func (p *pool) prepareLater(query string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.preparing[query] || p.closed || len(p.stmts)+len(p.preparing) >= maxCachedStatements {
+		return
+	}
+	p.preparing[query] = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		p.stmt(ctx, query)
+		p.mu.Lock()
+		delete(p.preparing, query)
+		p.mu.Unlock()
+	}()
+}
+
+// QueryContext runs a cached statement.
+func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := p.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return p.DB.QueryContext(ctx, query, args...)
+}
+
+// QueryxContext runs a cached statement, scanning with sqlx.
+func (p *pool) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	rows, err := p.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlx.Rows{Rows: rows, Mapper: p.Mapper}, nil
+}
+
+// QueryRowxContext runs a cached statement for one row.
+func (p *pool) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if s := p.stmt(ctx, query); s != nil {
+		return (&sqlx.Stmt{Stmt: s, Mapper: p.Mapper}).QueryRowxContext(ctx, args...)
+	}
+	return p.DB.QueryRowxContext(ctx, query, args...)
+}
+
+// ExecContext runs a cached statement.
+func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := p.stmt(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return p.DB.ExecContext(ctx, query, args...)
+}
+
+// Close closes the cached statements and the pool.
+func (p *pool) Close() error {
+	p.mu.Lock()
+	for _, s := range p.stmts {
+		s.Close()
+	}
+	p.stmts = map[string]*sql.Stmt{}
+	p.closed = true
+	p.mu.Unlock()
+	return p.DB.Close()
+}
+
+// Tx is a write transaction that runs the pool's prepared statements: a
+// write runs the same few dozen statements every call, and parsing them
+// again in each transaction was a quarter of a task create's CPU (pprof,
+// SQLite). database/sql prepares a statement on the transaction's
+// connection once and reuses it there.
+type Tx struct {
+	*sqlx.Tx
+	pool     *pool
+	Dialect  Dialect
+	rollback []func() // OnRollback
+}
+
+// OnRollback registers fn to run if the transaction does not commit.
+func (t *Tx) OnRollback(fn func()) { t.rollback = append(t.rollback, fn) }
+
+// stmt is the cached statement bound to the transaction, or nil. A query
+// not cached yet runs unprepared this time and is prepared in the
+// background: preparing takes a connection of its own, and waiting for one
+// while holding the transaction's could starve the pool.
+func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if s := t.pool.cached(query); s != nil {
+		return t.Tx.StmtContext(ctx, s)
+	}
+	t.pool.prepareLater(query)
+	return nil
+}
+
+// QueryContext runs a cached statement in the transaction.
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return t.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryxContext runs a cached statement in the transaction, scanning with sqlx.
+func (t *Tx) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	rows, err := t.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlx.Rows{Rows: rows, Mapper: t.Mapper}, nil
+}
+
+// QueryRowxContext runs a cached statement in the transaction for one row.
+func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if s := t.stmt(ctx, query); s != nil {
+		return (&sqlx.Stmt{Stmt: s, Mapper: t.Mapper}).QueryRowxContext(ctx, args...)
+	}
+	return t.Tx.QueryRowxContext(ctx, query, args...)
+}
+
+// ExecContext runs a cached statement in the transaction.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return t.Tx.ExecContext(ctx, query, args...)
+}
+

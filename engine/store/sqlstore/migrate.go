@@ -1,0 +1,142 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+)
+
+// Migrate creates or upgrades the schema in one transaction: the store's
+// own tables, then every schema table with its columns and indexes.
+// Missing tables, columns and indexes are added; nothing is dropped or
+// retyped. Running it again changes nothing.
+func (s *Store) Migrate(ctx context.Context) error {
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+		if err := s.db.Dialect().LockMigration(ctx, tx); err != nil {
+			return err
+		}
+		for _, own := range ownTables {
+			if _, err := tx.ExecContext(ctx, own.ddl); err != nil {
+				return fmt.Errorf("create %s: %w", own.name, err)
+			}
+		}
+		for _, st := range s.schema.Tables {
+			t := s.tables[st.Name]
+			if err := s.migrateTable(ctx, tx, t); err != nil {
+				return fmt.Errorf("migrate %s: %w", t.Name, err)
+			}
+			if t.Counted {
+				if err := backfillCounts(ctx, tx, t); err != nil {
+					return fmt.Errorf("count %s: %w", t.Name, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || s.db.Dialect().Postgres() {
+		return err
+	}
+	// SQLite plans from table statistics only once they exist: gather them
+	// for tables that lack them (PostgreSQL's autovacuum does this itself).
+	return s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+		_, err := q.ExecContext(ctx, `PRAGMA optimize=0x10002`)
+		return err
+	})
+}
+
+// migrateTable creates a table with all its columns, or adds the columns
+// an existing one lacks; then its indexes.
+func (s *Store) migrateTable(ctx context.Context, tx *sqldb.Tx, t *table) error {
+	var existing []string
+	if err := sqldb.Select(ctx, tx, &existing, s.db.Dialect().ColumnsQuery(), t.Name); err != nil {
+		return err
+	}
+	if len(existing) == 0 {
+		if _, err := tx.ExecContext(ctx, s.createTable(t)); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range t.allCols {
+			if slices.Contains(existing, c.Name) {
+				continue
+			}
+			// Added to rows that exist: nullable whatever the schema says.
+			alter := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", t.name, sqldb.Quote(c.Name), s.columnType(c))
+			if _, err := tx.ExecContext(ctx, alter); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ix := range t.Indexes {
+		if _, err := tx.ExecContext(ctx, t.createIndex(ix)); err != nil {
+			return fmt.Errorf("index %s: %w", ix.Name, err)
+		}
+	}
+	return nil
+}
+
+// createTable is the CREATE TABLE statement of a table.
+func (s *Store) createTable(t *table) string {
+	d := s.db.Dialect()
+	var defs []string
+	if t.Seq {
+		defs = append(defs, d.SeqColumn())
+	}
+	var key []string
+	if t.Company {
+		defs = append(defs, `"company" TEXT NOT NULL`)
+		key = append(key, sqldb.Quote(companyColumn))
+	}
+	for _, c := range t.allCols {
+		def := sqldb.Quote(c.Name) + " " + s.columnType(c)
+		if c.NotNull {
+			def += " NOT NULL"
+		}
+		defs = append(defs, def)
+	}
+	if !t.Seq && len(t.Key) > 0 {
+		for _, f := range t.Key {
+			key = append(key, sqldb.Quote(t.columns[f].Name))
+		}
+		defs = append(defs, "PRIMARY KEY ("+strings.Join(key, ", ")+")")
+	}
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n\t%s)", t.name, strings.Join(defs, ",\n\t"))
+}
+
+// columnType is the SQL type of a column. Lists and objects are JSON text.
+func (s *Store) columnType(c *store.Column) string {
+	d := s.db.Dialect()
+	switch c.Type {
+	case store.Number:
+		return d.NumberType()
+	case store.Int:
+		return "BIGINT"
+	case store.Bool:
+		return d.BoolType()
+	case store.Bytes:
+		return d.BytesType()
+	}
+	return "TEXT"
+}
+
+// createIndex is the CREATE INDEX statement of an index: the company of a
+// Company table first, then the index's fields.
+func (t *table) createIndex(ix store.Index) string {
+	var cols []string
+	if t.Company {
+		cols = append(cols, sqldb.Quote(companyColumn))
+	}
+	for _, f := range ix.Fields {
+		col, _, _ := t.column(f) // Schema.Check made sure the column exists
+		cols = append(cols, col)
+	}
+	kind := "INDEX"
+	if ix.Unique {
+		kind = "UNIQUE INDEX"
+	}
+	return fmt.Sprintf("CREATE %s IF NOT EXISTS %s ON %s (%s)", kind, sqldb.Quote(ix.Name), t.name, strings.Join(cols, ", "))
+}

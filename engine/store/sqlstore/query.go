@@ -1,0 +1,300 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+)
+
+// selectRows runs a Select on q. inTx allows ForUpdate.
+func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Select, inTx bool) ([]store.Row, error) {
+	t, err := s.table(sel.Table)
+	if err != nil {
+		return nil, err
+	}
+	cols := t.allCols
+	list := t.allSQL
+	if sel.Columns != nil {
+		if cols, list, err = t.selectList(sel.Columns); err != nil {
+			return nil, err
+		}
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(list)
+	for i, x := range sel.Exprs {
+		// The expressions are the company's administration's, kept as
+		// written (they must not hold "?"); the alias is ours.
+		fmt.Fprintf(&b, ", CAST((%s) AS TEXT) AS %s", x.Text, sqldb.Quote("x"+strconv.Itoa(i)))
+	}
+	b.WriteString(" FROM ")
+	b.WriteString(t.name)
+	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		for i, o := range sel.OrderBy {
+			col, _, err := t.column(o.Field)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(col)
+			if o.Desc {
+				b.WriteString(" DESC")
+			}
+		}
+	}
+	if sel.Limit > 0 || sel.Offset > 0 {
+		limit := sel.Limit
+		if limit <= 0 {
+			limit = -1 // SQLite's "no limit"; PostgreSQL takes LIMIT ALL
+		}
+		if limit < 0 && s.db.Dialect().Postgres() {
+			b.WriteString(" LIMIT ALL OFFSET ?")
+			args = append(args, sel.Offset)
+		} else {
+			b.WriteString(" LIMIT ? OFFSET ?")
+			args = append(args, limit, sel.Offset)
+		}
+	}
+	if sel.ForUpdate && inTx {
+		b.WriteString(s.db.Dialect().ForUpdate())
+	}
+	rows, err := q.QueryxContext(ctx, q.Rebind(b.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Row
+	width := len(cols) + len(sel.Exprs)
+	if t.Seq {
+		width++
+	}
+	for rows.Next() {
+		raw, err := rows.SliceScan()
+		if err != nil {
+			return nil, err
+		}
+		if len(raw) != width {
+			return nil, fmt.Errorf("sqlstore: %s: %d columns read, %d expected", t.Name, len(raw), width)
+		}
+		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+4)}
+		if t.Seq {
+			seq, ok := sqldb.AsInt64(raw[0])
+			if !ok {
+				return nil, fmt.Errorf("sqlstore: %s: unexpected seq %T", t.Name, raw[0])
+			}
+			row.Seq, raw = seq, raw[1:]
+		}
+		for i, c := range cols {
+			v, err := fromDB(c, raw[i])
+			if err != nil {
+				return nil, fmt.Errorf("sqlstore: %s.%s: %w", t.Name, c.Field, err)
+			}
+			row.Values[c.Field] = v
+		}
+		for i, x := range sel.Exprs {
+			row.Values[x.Name] = sqldb.AsText(raw[len(cols)+i])
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// selectList is the columns of a Select that names them.
+func (t *table) selectList(fields []string) ([]*store.Column, string, error) {
+	cols := make([]*store.Column, 0, len(fields))
+	names := make([]string, 0, len(fields)+1)
+	if t.Seq {
+		names = append(names, sqldb.Quote(seqColumn))
+	}
+	for _, f := range fields {
+		c := t.columns[f]
+		if c == nil {
+			return nil, "", fmt.Errorf("sqlstore: table %s has no column %q", t.Name, f)
+		}
+		cols = append(cols, c)
+		names = append(names, sqldb.Quote(c.Name))
+	}
+	return cols, strings.Join(names, ", "), nil
+}
+
+// count runs a Select's conditions as a COUNT.
+func (s *Store) count(ctx context.Context, q sqldb.Querier, sel store.Select) (int64, error) {
+	t, err := s.table(sel.Table)
+	if err != nil {
+		return 0, err
+	}
+	var b strings.Builder
+	b.WriteString("SELECT COUNT(*) FROM ")
+	b.WriteString(t.name)
+	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	return n, sqldb.Get(ctx, q, &n, b.String(), args...)
+}
+
+// where writes " WHERE company = ? AND ..." for the conditions and
+// returns args with theirs appended.
+func (s *Store) where(b *strings.Builder, t *table, company string, conds []store.Cond, args []any) ([]any, error) {
+	joiner := " WHERE "
+	if t.Company {
+		b.WriteString(` WHERE "company" = ?`)
+		args = append(args, company)
+		joiner = " AND "
+	}
+	for _, c := range conds {
+		b.WriteString(joiner)
+		joiner = " AND "
+		var err error
+		if args, err = t.condition(b, c, args); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+// condition writes the SQL of one condition.
+func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, error) {
+	col, column, err := t.column(c.Field)
+	if err != nil {
+		return nil, err
+	}
+	value := func(v any) any { return toDB(column, v) }
+	switch c.Op {
+	case store.Eq:
+		if c.Value == nil {
+			b.WriteString(col + " IS NULL")
+			return args, nil
+		}
+		b.WriteString(col + " = ?")
+		return append(args, value(c.Value)), nil
+	case store.In, store.NotIn:
+		if len(c.Values) == 0 {
+			if c.Op == store.In {
+				b.WriteString("1 = 0")
+			} else {
+				b.WriteString("1 = 1")
+			}
+			return args, nil
+		}
+		for _, v := range c.Values {
+			args = append(args, value(v))
+		}
+		if c.Op == store.In {
+			b.WriteString(col + " IN (" + sqldb.Placeholders(len(c.Values)) + ")")
+		} else {
+			// NOT IN is unknown for NULL; a row without a value is "none of them".
+			b.WriteString("(" + col + " IS NULL OR " + col + " NOT IN (" + sqldb.Placeholders(len(c.Values)) + "))")
+		}
+		return args, nil
+	case store.Contains:
+		b.WriteString(`LOWER(` + col + `) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`)
+		return append(args, "%"+escapeLike(sqldb.AsText(c.Value))+"%"), nil
+	case store.Prefix:
+		// substr counts characters in both dialects and compares exactly,
+		// where LIKE would fold ASCII case on SQLite.
+		prefix := sqldb.AsText(c.Value)
+		b.WriteString("substr(" + col + ", 1, ?) = ?")
+		return append(args, len([]rune(prefix)), prefix), nil
+	case store.Lt, store.Le, store.Gt, store.Ge:
+		b.WriteString(col + " " + [...]string{store.Lt: "<", store.Le: "<=", store.Gt: ">", store.Ge: ">="}[c.Op] + " ?")
+		return append(args, value(c.Value)), nil
+	case store.IsNull:
+		b.WriteString(col + " IS NULL")
+		return args, nil
+	case store.NotNull:
+		b.WriteString(col + " IS NOT NULL")
+		return args, nil
+	}
+	return nil, fmt.Errorf("sqlstore: unknown condition operator %d on %s", c.Op, c.Field)
+}
+
+// escapeLike escapes the LIKE wildcards of a literal, with \ as escape.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// fromDB converts a value as the driver returns it into the column's type.
+func fromDB(c *store.Column, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch c.Type {
+	case store.Number:
+		switch n := v.(type) {
+		case float64:
+			return n, nil
+		case int64:
+			return float64(n), nil
+		}
+		return strconv.ParseFloat(sqldb.AsText(v), 64)
+	case store.Int:
+		n, ok := sqldb.AsInt64(v)
+		if !ok {
+			return nil, fmt.Errorf("unexpected integer %T", v)
+		}
+		return n, nil
+	case store.Bool:
+		switch b := v.(type) {
+		case bool:
+			return b, nil
+		case int64:
+			return b != 0, nil
+		}
+		return nil, fmt.Errorf("unexpected bool %T", v)
+	case store.Bytes:
+		switch b := v.(type) {
+		case []byte:
+			return b, nil
+		case string:
+			return []byte(b), nil
+		}
+		return nil, fmt.Errorf("unexpected bytes %T", v)
+	case store.List:
+		var list []string
+		if err := json.Unmarshal([]byte(sqldb.AsText(v)), &list); err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []string{}
+		}
+		return list, nil
+	case store.Object:
+		var obj map[string]string
+		if err := json.Unmarshal([]byte(sqldb.AsText(v)), &obj); err != nil {
+			return nil, err
+		}
+		if obj == nil {
+			obj = map[string]string{}
+		}
+		return obj, nil
+	}
+	return sqldb.AsText(v), nil
+}
+
+// toDB converts a value into a statement argument for the column (nil:
+// the Seq, which takes an int64 as it is).
+func toDB(c *store.Column, v any) any {
+	if v == nil || c == nil {
+		return v
+	}
+	switch c.Type {
+	case store.List, store.Object:
+		b, _ := json.Marshal(v) // []string and map[string]string always marshal
+		return string(b)
+	}
+	return v
+}

@@ -1,0 +1,183 @@
+// Package sqlstore keeps the tables of a store.Schema in SQLite or
+// PostgreSQL, one code path for both (the differences are engine/sqldb's
+// Dialect). It stores rows and knows no business rule: the pipeline above
+// it (engine/pipeline) decides what a row means.
+//
+// Files: sqlstore.go (the store and its transactions), query.go (SELECT
+// and conditions), write.go (INSERT, UPDATE, upserts, DELETE), counts.go
+// (number series and the per-company row counts of Counted tables),
+// migrate.go (tables, columns and indexes made to match the schema).
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+)
+
+// Store is a store.Store on one SQL database. It is safe for concurrent use.
+type Store struct {
+	db     *sqldb.DB
+	schema *store.Schema
+	tables map[string]*table
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New keeps schema's tables on db. Migrate creates what is missing.
+func New(db *sqldb.DB, schema *store.Schema) (*Store, error) {
+	if err := schema.Check(); err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, schema: schema, tables: map[string]*table{}}
+	for _, t := range schema.Tables {
+		for _, own := range ownTables {
+			if t.Name == own.name {
+				return nil, fmt.Errorf("sqlstore: table name %q is the store's own", t.Name)
+			}
+		}
+		s.tables[t.Name] = newTable(t)
+	}
+	return s, nil
+}
+
+// DB is the database the store keeps its tables in.
+func (s *Store) DB() *sqldb.DB { return s.db }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Select reads rows outside a transaction.
+func (s *Store) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
+	var rows []store.Row
+	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
+		var err error
+		rows, err = s.selectRows(ctx, db, q, false)
+		return err
+	})
+	return rows, err
+}
+
+// Count counts rows outside a transaction.
+func (s *Store) Count(ctx context.Context, q store.Select) (int64, error) {
+	var n int64
+	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
+		var err error
+		n, err = s.count(ctx, db, q)
+		return err
+	})
+	return n, err
+}
+
+// Counted reads a company's row count of a Counted table.
+func (s *Store) Counted(ctx context.Context, table, company string) (int64, error) {
+	var n int64
+	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
+		var err error
+		n, err = s.counted(ctx, db, table, company)
+		return err
+	})
+	return n, err
+}
+
+// Write runs fn in one transaction of the database.
+func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
+	return s.db.Write(ctx, func(ctx context.Context, sqlTx *sqldb.Tx) error {
+		tx := &Tx{s: s, tx: sqlTx}
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		return tx.flushCounts(ctx)
+	})
+}
+
+// Tx is a write transaction of the store.
+type Tx struct {
+	s      *Store
+	tx     *sqldb.Tx
+	counts map[countKey]int64 // rows inserted and deleted, written to the counts once, just before the commit
+}
+
+var _ store.Tx = (*Tx)(nil)
+
+// SQL is the transaction's database transaction, for state kept in the
+// same database that must commit with the write (engine/platform/sqlplatform).
+func (t *Tx) SQL() *sqldb.Tx { return t.tx }
+
+// Select reads rows in the transaction.
+func (t *Tx) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
+	return t.s.selectRows(ctx, t.tx, q, true)
+}
+
+// Count counts rows in the transaction.
+func (t *Tx) Count(ctx context.Context, q store.Select) (int64, error) {
+	return t.s.count(ctx, t.tx, q)
+}
+
+// Counted reads a company's row count in the transaction, with the rows
+// it inserted and deleted so far.
+func (t *Tx) Counted(ctx context.Context, table, company string) (int64, error) {
+	n, err := t.s.counted(ctx, t.tx, table, company)
+	return n + t.counts[countKey{table, company}], err
+}
+
+// OnRollback registers fn to run if the transaction does not commit.
+func (t *Tx) OnRollback(fn func()) { t.tx.OnRollback(fn) }
+
+// table is a schema table with the SQL the store builds for it once.
+type table struct {
+	*store.Table
+	name    string                   // quoted
+	columns map[string]*store.Column // by field
+	allCols []*store.Column          // in schema order
+	allSQL  string                   // the select list of every column: [seq,] columns
+}
+
+func newTable(t *store.Table) *table {
+	tt := &table{Table: t, name: sqldb.Quote(t.Name), columns: map[string]*store.Column{}}
+	var cols []string
+	if t.Seq {
+		cols = append(cols, sqldb.Quote(seqColumn))
+	}
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		tt.columns[c.Field] = c
+		tt.allCols = append(tt.allCols, c)
+		cols = append(cols, sqldb.Quote(c.Name))
+	}
+	tt.allSQL = strings.Join(cols, ", ")
+	return tt
+}
+
+// The store's own columns.
+const (
+	seqColumn     = "seq"
+	companyColumn = "company"
+)
+
+// table returns a schema table, or an error naming the unknown one.
+func (s *Store) table(name string) (*table, error) {
+	t := s.tables[name]
+	if t == nil {
+		return nil, fmt.Errorf("sqlstore: no table %q in the schema", name)
+	}
+	return t, nil
+}
+
+// column is the SQL of a field of t in conditions and orders.
+func (t *table) column(field string) (string, *store.Column, error) {
+	if field == store.SeqField && t.Seq {
+		return sqldb.Quote(seqColumn), nil, nil
+	}
+	c := t.columns[field]
+	if c == nil {
+		return "", nil, fmt.Errorf("sqlstore: table %s has no column %q", t.Name, field)
+	}
+	return sqldb.Quote(c.Name), c, nil
+}

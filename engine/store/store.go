@@ -1,0 +1,193 @@
+// Package store is the narrow interface between the engine's write
+// pipeline (engine/pipeline) and the storage below it. A store keeps rows
+// of the tables a Schema declares, in transactions, with the indexes the
+// schema asks for; it knows no catalog semantics and no business rule:
+// defaults, references, number series use, line lists, extra fields,
+// permissions and the change log are the pipeline's, written once for
+// every store.
+//
+// Two stores implement it: engine/store/sqlstore (SQLite and PostgreSQL,
+// one code path with dialects) and engine/store/memstore (memory, for
+// tests and disposable servers). A third, such as an adapter to a real
+// business system, passes engine/enginetest by implementing this package's
+// interfaces.
+//
+// Rows are maps keyed by a column's Field name; values are nil, string,
+// float64, int64, bool, []byte, []string or map[string]string as the
+// column's Type says. Every table whose Company flag is set is confined to
+// one company: every call names it, and no call sees another company's
+// rows. Errors a store cannot help (the database is busy, unreachable, or
+// did not answer in time) are engine.ErrBusy, engine.ErrUnreachable and
+// engine.ErrTimeout, wrapped with the cause.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Store keeps the rows of a Schema.
+type Store interface {
+	Reader
+	// Write runs fn in one transaction: committed when fn returns nil,
+	// rolled back when it returns an error (which Write returns). fn's ctx
+	// carries the call's budget (the statement timeout): use it for every
+	// call on tx. A fault before the commit was sent wrote nothing and is
+	// engine.ErrBusy or engine.ErrUnreachable, never engine.ErrTimeout
+	// ("may have written").
+	Write(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	// Ping reports whether the storage answers.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// Reader reads rows. Outside a transaction each call sees committed data
+// as of its own start.
+type Reader interface {
+	// Select returns the rows of one table that match the query.
+	Select(ctx context.Context, q Select) ([]Row, error)
+	// Count returns how many rows of one table match the query's Where
+	// (Columns, OrderBy, Limit and Offset are ignored).
+	Count(ctx context.Context, q Select) (int64, error)
+	// Counted returns how many rows a company has in a table the schema
+	// marks Counted: kept by the store as rows are inserted and deleted, so
+	// a list's total costs one read however many rows there are.
+	Counted(ctx context.Context, table, company string) (int64, error)
+}
+
+// Tx is one write transaction.
+type Tx interface {
+	Reader
+	// Insert adds rows to a table and returns each row's Seq (0 for a
+	// table without Seq). A row that repeats a unique index of the table
+	// fails the call with a *DuplicateError.
+	Insert(ctx context.Context, table, company string, rows []Values) ([]int64, error)
+	// Update sets columns of the rows that match where and returns how
+	// many matched.
+	Update(ctx context.Context, table, company string, where []Cond, set Values) (int64, error)
+	// Upsert inserts a row, or, when its Conflict columns (a unique index of
+	// the table) match a row already there, sets that row's Replace columns
+	// from it (none: keeps the row as it is).
+	Upsert(ctx context.Context, table, company string, row Values, conflict, replace []string) error
+	// Delete removes the rows that match where and returns how many.
+	Delete(ctx context.Context, table, company string, where []Cond) (int64, error)
+	// NextNumbers takes n numbers of a company's number series and returns
+	// the first; they are unique within the series and each series starts
+	// at 1. Whether a rolled-back transaction gives them back is the
+	// store's choice (the README says which do).
+	NextNumbers(ctx context.Context, company, series string, n int64) (int64, error)
+	// AlignNumbers moves a series so that its next number is at least next.
+	AlignNumbers(ctx context.Context, company, series string, next int64) error
+	// OnRollback registers fn to run if the transaction does not commit,
+	// for state kept beside the store (caches, another store sharing the
+	// transaction) to undo what it did in it.
+	OnRollback(fn func())
+}
+
+// Values are the columns of one row by Field name.
+type Values = map[string]any
+
+// Row is one row as read: its Seq (when the table has one) and the
+// columns asked for, by Field name. Values is the caller's to keep and
+// change.
+type Row struct {
+	Seq    int64
+	Values Values
+}
+
+// SeqField names a row's Seq in conditions and orders.
+const SeqField = "@seq"
+
+// Select is a query of one table.
+type Select struct {
+	Table   string
+	Company string // the company of a Company table
+	Where   []Cond // all must hold
+	// Columns lists the fields to read; nil reads every column.
+	Columns []string
+	// Exprs are values the store computes from each row with expressions
+	// it understands (SQL for the SQL store: a company's computed extra
+	// fields), read as text under their names. An expression the store
+	// cannot evaluate reads as "".
+	Exprs   []Expr
+	OrderBy []Order
+	Limit   int // 0: no limit
+	Offset  int
+	// ForUpdate holds the rows read until the transaction ends (inside Tx
+	// only), so a read-modify-write never works from a row a parallel
+	// transaction is changing.
+	ForUpdate bool
+}
+
+// Expr is a value computed from a row.
+type Expr struct {
+	Name string // the name it is read under
+	Text string // the expression, as the company's administration wrote it
+}
+
+// Order is one sort key.
+type Order struct {
+	Field string // a column's Field, or SeqField
+	Desc  bool
+}
+
+// Op is how a condition compares a column.
+type Op uint8
+
+// The condition operators. Text comparisons are by code point, except
+// Contains, which folds case (beyond ASCII) and takes % and _ literally.
+const (
+	Eq       Op = iota // = Value (nil: the column is NULL)
+	In                 // one of Values (none: no row matches)
+	NotIn              // none of Values; a NULL column is none of them
+	Contains           // text containing Value, ignoring case
+	Prefix             // text starting with Value
+	Lt                 // < Value
+	Le                 // <= Value
+	Gt                 // > Value
+	Ge                 // >= Value
+	IsNull             // the column is NULL
+	NotNull            // the column is not NULL
+)
+
+// Cond is one condition on a column (or SeqField).
+type Cond struct {
+	Field  string
+	Op     Op
+	Value  any   // Eq, Contains, Prefix, Lt, Le, Gt, Ge
+	Values []any // In, NotIn
+}
+
+// Where builders, for short condition lists.
+
+// Equal is Field = value.
+func Equal(field string, value any) Cond { return Cond{Field: field, Op: Eq, Value: value} }
+
+// OneOf is Field IN values.
+func OneOf[T any](field string, values []T) Cond {
+	list := make([]any, len(values))
+	for i, v := range values {
+		list[i] = v
+	}
+	return Cond{Field: field, Op: In, Values: list}
+}
+
+// DuplicateError is an insert that repeats a unique index of its table.
+type DuplicateError struct {
+	Table string
+	Index string // the index's name (Table.Indexes), or "" when unknown
+}
+
+func (e *DuplicateError) Error() string {
+	if e.Index == "" {
+		return "duplicate row in " + e.Table
+	}
+	return "duplicate row in " + e.Table + " (" + e.Index + ")"
+}
+
+// IsDuplicate reports whether err is a *DuplicateError.
+func IsDuplicate(err error) bool {
+	var d *DuplicateError
+	return errors.As(err, &d)
+}
