@@ -123,4 +123,3 @@ func (p *healthProbe) close() {
 // errMarkedUnreachable is why a call was not tried: the probe found the
 // server not answering.
 var errMarkedUnreachable = errors.New("the database did not answer the health probe")
-

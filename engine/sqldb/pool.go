@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	)
+)
 
 // pool is the connection pool with a cache of prepared statements: the
 // engine runs a small set of query texts over and over, and preparing each
@@ -185,4 +185,3 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 	}
 	return t.Tx.ExecContext(ctx, query, args...)
 }
-
