@@ -45,7 +45,7 @@ var engineFaultKinds = map[string]string{
 const rateLimitedCode = "rate_limited"
 
 // idempotencyConflicts are the problem codes of writes refused for their Idempotency-Key.
-var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_in_flight"}
+var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_in_flight", "idempotency_claim_lost"}
 
 // NewRequests registers the request metrics with reg.
 func NewRequests(reg prometheus.Registerer) *Requests {
@@ -61,7 +61,7 @@ func NewRequests(reg prometheus.Registerer) *Requests {
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "idempotent_replays_total",
 			Help: "Writes answered from the stored response of an earlier call with the same Idempotency-Key."}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "idempotency_conflicts_total",
-			Help: "Writes refused 409 for their Idempotency-Key, by problem code (idempotency_mismatch, idempotency_in_flight)."}, []string{"code"}),
+			Help: "Writes refused 409 for their Idempotency-Key, by problem code (idempotency_mismatch, idempotency_in_flight, idempotency_claim_lost)."}, []string{"code"}),
 		inFlightWaits: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "idempotency_in_flight_waits_total",
 			Help: "Writes that waited for a running call with the same Idempotency-Key."}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "rate_limited_total",

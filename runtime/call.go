@@ -147,7 +147,7 @@ func (c *Call) fail(err error) {
 	if ra := p.retryAfterHeader(); ra != "" {
 		c.W.Header().Set("Retry-After", ra)
 	}
-	if c.claim != nil {
+	if c.claim != nil && !errors.Is(err, engine.ErrClaimLost) { // a lost claim is another call's to settle
 		c.settle(p.Status, body)
 	}
 	c.send(p.Status, "application/problem+json", body)

@@ -1,0 +1,182 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// What a write must pass, each check driven by the catalog. Every refusal
+// text of a write is here, once for every store.
+
+// acceptValues normalizes the fields sent and refuses a field the call may
+// not write. writable says which fields this kind of call may send.
+func acceptValues(r *register, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
+	values := make(map[string]any, len(sent)+len(r.reg.Defaults)+4)
+	for name, v := range sent {
+		f := r.reg.Field(name)
+		if f == nil {
+			return nil, engine.Refuse("%s have no field %q", r.reg.Name, name).WithValid(writableNames(r, writable)...)
+		}
+		if !writable(f) {
+			reason := "is read only"
+			if f.CreateOnly {
+				reason = "cannot be changed"
+			}
+			return nil, engine.Refuse("%s %s", name, reason).WithValid(writableNames(r, writable)...)
+		}
+		if r.engineKeyed && f == r.key {
+			return nil, engine.Refuse("%s is assigned by the engine", name)
+		}
+		n, err := normalize(f, v)
+		if err != nil {
+			return nil, err
+		}
+		values[name] = n
+	}
+	return values, nil
+}
+
+func writableOnCreate(f *catalog.Field) bool { return f.Writable || f.CreateOnly }
+func writableOnUpdate(f *catalog.Field) bool { return f.Writable && !f.CreateOnly }
+
+func writableNames(r *register, writable func(*catalog.Field) bool) []string {
+	var names []string
+	for _, f := range r.reg.Fields {
+		if writable(f) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// applyDefaults fills the register's defaults into fields the create
+// omitted. "$today" is the date in the company's time zone.
+func (w *Writer) applyDefaults(ctx context.Context, r *register, values map[string]any) error {
+	var now time.Time // the write's moment in the company's zone, read when needed
+	for _, f := range r.reg.Fields {
+		text, ok := r.reg.Defaults[f.Name]
+		if !ok {
+			continue
+		}
+		if _, given := values[f.Name]; given {
+			continue
+		}
+		if text == "$today" && now.IsZero() {
+			loc, err := w.location(ctx)
+			if err != nil {
+				return err
+			}
+			now = w.moment.In(loc)
+		}
+		v, err := parseDefault(f, text, w.s.Sign, now)
+		if err != nil {
+			return fmt.Errorf("%s: default of %s: %w", r.reg.File, f.Name, err)
+		}
+		values[f.Name] = v
+	}
+	return nil
+}
+
+// checkRequired refuses a create that lacks a required field, or that gives
+// none of the register's requireOneOf fields.
+func checkRequired(r *register, values map[string]any) error {
+	for _, f := range r.reg.Fields {
+		if f.Required && isEmpty(values[f.Name]) {
+			return engine.Refuse("%s is required", f.Name)
+		}
+	}
+	if len(r.reg.RequireOneOf) == 0 {
+		return nil
+	}
+	for _, name := range r.reg.RequireOneOf {
+		if !isEmpty(values[name]) {
+			return nil
+		}
+	}
+	return engine.Refuse("one of %s is required", strings.Join(r.reg.RequireOneOf, ", ")).WithValid(r.reg.RequireOneOf...)
+}
+
+// assignKey returns the key of a new record: the one given, which must be
+// free, or the next number of the register's series. Engine-keyed records
+// get theirs from the insert.
+func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]any) (string, error) {
+	if r.engineKeyed {
+		return "", nil
+	}
+	key, _ := values[r.key.Name].(string)
+	if key != "" {
+		taken, err := w.keyExists(ctx, r, key)
+		if err != nil {
+			return "", err
+		}
+		if taken {
+			return "", alreadyExists(r, key)
+		}
+		return key, nil
+	}
+	if !r.reg.NumberSeries {
+		return "", engine.Refuse("%s is required", r.key.Name)
+	}
+	key, err := w.nextNumber(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	values[r.key.Name] = key
+	return key, nil
+}
+
+// nextNumber takes the next number of the register's series in the
+// company, skipping numbers already used as keys given by hand.
+func (w *Writer) nextNumber(ctx context.Context, r *register) (string, error) {
+	for {
+		n, err := w.tx.NextNumbers(ctx, w.s.Company, r.reg.Name, 1)
+		if err != nil {
+			return "", err
+		}
+		key := strconv.FormatInt(n, 10)
+		taken, err := w.keyExists(ctx, r, key)
+		if err != nil || !taken {
+			return key, err
+		}
+	}
+}
+
+// keyExists reports whether the company has a record with this key.
+func (w *Writer) keyExists(ctx context.Context, r *register, key string) (bool, error) {
+	cond, ok := r.keyCond(key)
+	if !ok {
+		return false, nil
+	}
+	n, err := w.tx.Count(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
+	return n > 0, err
+}
+
+// alreadyExists is the refusal of a key that is taken.
+func alreadyExists(r *register, key string) error {
+	return engine.Refuse("%s %s %s already exists", r.reg.Record, r.key.Name, key)
+}
+
+// checkExtra validates extra-field values sent against the company's
+// definitions.
+func (w *Writer) checkExtra(ctx context.Context, r *register, extra map[string]string) error {
+	if len(extra) == 0 {
+		return nil
+	}
+	// Read afresh, not from the cache: a write is checked against the
+	// definitions as they are now.
+	defs, err := loadExtraDefs(ctx, w.tx, w.s.Company, r.reg.Name)
+	if err != nil {
+		return err
+	}
+	return checkExtra(r, defs, extra)
+}
+
+// formatSeq is an engine-assigned key: the decimal text of the Seq.
+func formatSeq(seq int64) string { return strconv.FormatInt(seq, 10) }

@@ -1,0 +1,30 @@
+package pipeline
+
+import (
+	"context"
+
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// FieldNames lists the company's labels for standard fields, by DbFieldName.
+// Any active user of the company may read them.
+func (e *Engine) FieldNames(ctx context.Context, s engine.Session) ([]engine.FieldName, error) {
+	if err := e.authorize(ctx, e.store, s, "", readAccess); err != nil {
+		return nil, err
+	}
+	rows, err := e.store.Select(ctx, store.Select{Table: fieldNamesTable, Company: s.Company,
+		OrderBy: []store.Order{{Field: "db_field_name"}}})
+	if err != nil {
+		return nil, err
+	}
+	names := make([]engine.FieldName, len(rows))
+	for i, row := range rows {
+		v := row.Values
+		names[i].DbFieldName, _ = v["db_field_name"].(string)
+		names[i].UserFieldName, _ = v["user_field_name"].(string)
+		names[i].ListOnly, _ = v["list_only"].(bool)
+		names[i].Hidden, _ = v["hidden"].(bool)
+	}
+	return names, nil
+}

@@ -1,0 +1,248 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"fieldapi/engine/dataset"
+	"fieldapi/engine/store"
+)
+
+// Import writes a company's data as it is given (package dataset): the
+// engine's own load path, used for the demo companies. It is not an API
+// write: any stored field may be set, nothing is logged in the change log,
+// no status transition, reference or extra-field definition is checked,
+// and no rule of a register runs. Values must still have their fields'
+// types. The company is created if it is new; its batches are imported in
+// one transaction, each at most once (see dataset.Batch); afterwards each
+// number series of the company is moved past the highest key in use.
+func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
+	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.Upsert(ctx, companiesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
+			return err
+		}
+		im := importer{e: e, tx: tx, company: c.ID, now: e.now()}
+		for _, b := range c.Batches {
+			if err := im.batch(ctx, b); err != nil {
+				return fmt.Errorf("import %s, %s: %w", c.ID, b.Name, err)
+			}
+		}
+		return im.alignNumberSeries(ctx)
+	})
+}
+
+// RecordImporter writes what a dataset record keeps beside its fields (its
+// documents, its position) for the module that keeps them, in the
+// import's transaction; seq is the record's row.
+type RecordImporter func(ctx context.Context, tx store.Tx, company, register string, seq int64, rec dataset.Record) error
+
+// ImportsWith adds a module's part of the import path. Call it while
+// wiring the engine, before it serves.
+func (e *Engine) ImportsWith(fn RecordImporter) { e.importers = append(e.importers, fn) }
+
+// importer writes the batches of one company inside one transaction.
+type importer struct {
+	e       *Engine
+	tx      store.Tx
+	company string
+	now     string // Modified of everything imported, and the batch markers
+}
+
+func (im importer) batch(ctx context.Context, b dataset.Batch) error {
+	for _, r := range b.Registers {
+		if im.e.registers[r.Name] == nil {
+			return nil // not in this catalog (yet): imported once it is
+		}
+	}
+	done, err := im.tx.Count(ctx, store.Select{Table: settingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
+	if err != nil || done > 0 {
+		return err
+	}
+	for _, s := range b.Settings {
+		if err := im.tx.Upsert(ctx, settingsTable, im.company, store.Values{"name": s.Name, "value": s.Value}, []string{"name"}, nil); err != nil {
+			return err
+		}
+	}
+	if err := im.extraFieldDefs(ctx, b.ExtraFieldDefs); err != nil {
+		return err
+	}
+	if len(b.FieldNames) > 0 {
+		rows := make([]store.Values, len(b.FieldNames))
+		for i, n := range b.FieldNames {
+			rows[i] = store.Values{"db_field_name": n.DbFieldName, "user_field_name": n.UserFieldName, "list_only": n.ListOnly, "hidden": n.Hidden}
+		}
+		if _, err := im.tx.Insert(ctx, fieldNamesTable, im.company, rows); err != nil {
+			return err
+		}
+	}
+	for _, r := range b.Registers {
+		if err := im.records(ctx, im.e.registers[r.Name], r.Records); err != nil {
+			return fmt.Errorf("%s: %w", r.Name, err)
+		}
+	}
+	_, err = im.tx.Insert(ctx, settingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
+	return err
+}
+
+func (im importer) extraFieldDefs(ctx context.Context, defs []dataset.ExtraFieldDef) error {
+	if len(defs) == 0 {
+		return nil
+	}
+	rows := make([]store.Values, len(defs))
+	for i, d := range defs {
+		computed := d.SQLExpr != ""
+		options, err := json.Marshal(nonNil(d.Options))
+		if err != nil {
+			return err
+		}
+		rows[i] = store.Values{"register": d.Register, "key": d.Key, "name": d.Name, "category": d.Category, "type": d.Type,
+			"writable": !d.ReadOnly && !computed, "read_only": d.ReadOnly, "computed": computed,
+			"options": string(options), "sql_expr": d.SQLExpr}
+	}
+	_, err := im.tx.Insert(ctx, extraDefsTable, im.company, rows)
+	return err
+}
+
+// records inserts the records of one register, with their extra-field
+// values, permissions and what modules keep beside them.
+func (im importer) records(ctx context.Context, r *register, recs []dataset.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	rows := make([]store.Values, len(recs))
+	for i, rec := range recs {
+		row, err := storedRow(r, rec.Values)
+		if err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		row[modifiedField] = im.now
+		if rec.Permissions != "" {
+			if r.reg.Name != usersRegister {
+				return fmt.Errorf("[%d]: only %s have permissions", i, usersRegister)
+			}
+			row[permissions] = rec.Permissions
+		}
+		rows[i] = row
+	}
+	seqs, err := im.tx.Insert(ctx, r.reg.Name, im.company, rows)
+	if err != nil {
+		return err
+	}
+	for i, rec := range recs {
+		if err := writeExtra(ctx, im.tx, r, im.company, seqs[i], rec.Extra); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		for _, fn := range im.e.importers {
+			if err := fn(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec); err != nil {
+				return fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// storedRow is a dataset record's values as a row: every field stored,
+// typed as the catalog says.
+func storedRow(r *register, values map[string]any) (store.Values, error) {
+	row := make(store.Values, len(values)+2)
+	for name, v := range values {
+		f := r.reg.Field(name)
+		if f == nil {
+			return nil, fmt.Errorf("%s has no field %q", r.reg.Name, name)
+		}
+		if r.engineKeyed && f == r.key {
+			return nil, fmt.Errorf("%s is assigned by the engine", name)
+		}
+		n, err := normalize(f, v)
+		if err != nil {
+			return nil, err
+		}
+		row[name] = n
+	}
+	return row, nil
+}
+
+// alignNumberSeries moves each number series of the company past the
+// highest numeric key in use, so new numbers never collide with imported keys.
+func (im importer) alignNumberSeries(ctx context.Context) error {
+	for _, reg := range im.e.cat.Registers {
+		r := im.e.registers[reg.Name]
+		if !reg.NumberSeries || r.engineKeyed {
+			continue
+		}
+		rows, err := im.tx.Select(ctx, store.Select{Table: reg.Name, Company: im.company, Columns: []string{r.key.Name},
+			Where: []store.Cond{{Field: r.key.Name, Op: store.NotNull}}})
+		if err != nil {
+			return err
+		}
+		next := int64(1)
+		for _, row := range rows {
+			if n, err := strconv.ParseInt(fmt.Sprint(row.Values[r.key.Name]), 10, 64); err == nil && n >= next {
+				next = n + 1
+			}
+		}
+		if err := im.tx.AlignNumbers(ctx, im.company, reg.Name, next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BulkInsert writes the records of each register, in order, for a company
+// that exists, in one transaction: the path for data sets too large for
+// Import, such as "fieldapi seed"'s million tasks. Like Import it writes
+// values as they are given (no rule, reference or change log) but only
+// plain values: no extra fields, documents or positions. A record's key
+// must be given where the register is not keyed by the engine: take
+// numbers with ReserveNumbers.
+func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dataset.Register) error {
+	now := e.now()
+	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+		for _, reg := range registers {
+			r, err := e.register(reg.Name)
+			if err != nil {
+				return err
+			}
+			rows := make([]store.Values, len(reg.Records))
+			for i, rec := range reg.Records {
+				if rows[i], err = storedRow(r, rec.Values); err != nil {
+					return fmt.Errorf("bulk %s[%d]: %w", reg.Name, i, err)
+				}
+				rows[i][modifiedField] = now
+			}
+			if _, err := tx.Insert(ctx, r.reg.Name, company, rows); err != nil {
+				return fmt.Errorf("bulk %s: %w", reg.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ReserveNumbers takes n consecutive numbers of a register's number series
+// for a company and returns the first. Keys above the series' next (given
+// by hand) are the caller's to avoid: a bulk load takes its numbers here
+// before anyone else writes.
+func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int64) (int64, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return 0, err
+	}
+	if !r.reg.NumberSeries || r.engineKeyed {
+		return 0, fmt.Errorf("%s has no number series", register)
+	}
+	var first int64
+	err = e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+		first, err = tx.NextNumbers(ctx, company, register, n)
+		return err
+	})
+	return first, err
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}

@@ -1,0 +1,357 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// defaultLimit is the page size when a query gives none.
+const defaultLimit = 50
+
+// newestFirst orders rows most recently created first: cursors walk it.
+var newestFirst = []store.Order{{Field: store.SeqField, Desc: true}}
+
+// List returns one page of a register, newest first. A cursor page is a
+// range of Seq, so its cost does not grow with its depth.
+func (e *Engine) List(ctx context.Context, s engine.Session, register string, q engine.Query) (engine.Page, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return engine.Page{}, err
+	}
+	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+		return engine.Page{}, err
+	}
+	where, err := e.conditions(r, q)
+	if err != nil {
+		return engine.Page{}, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, OrderBy: newestFirst, Limit: limit + 1}
+	if q.After != nil {
+		sel.Where = append(slices.Clip(where), store.Cond{Field: store.SeqField, Op: store.Lt, Value: *q.After})
+	}
+	if q.Page > 1 {
+		sel.Offset = (q.Page - 1) * limit
+	}
+	// One row more than asked says whether another page exists.
+	recs, seqs, err := e.fetch(ctx, e.store, r, sel)
+	if err != nil {
+		return engine.Page{}, err
+	}
+	page := engine.Page{Records: recs}
+	if len(recs) > limit {
+		page.Records, seqs = recs[:limit], seqs[:limit]
+		next := seqs[limit-1]
+		page.Next = &next
+	}
+	if err := e.complete(ctx, e.store, r, s.Company, page.Records, seqs); err != nil {
+		return engine.Page{}, err
+	}
+	if !r.reg.Uncounted && !q.KnownTotal {
+		total, err := e.total(ctx, r, s.Company, where)
+		if err != nil {
+			return engine.Page{}, err
+		}
+		page.Total = &total
+	}
+	return page, nil
+}
+
+// total counts the company's records that pass where. Without conditions
+// it is the count the store keeps: one row read.
+func (e *Engine) total(ctx context.Context, r *register, company string, where []store.Cond) (int, error) {
+	var n int64
+	var err error
+	if len(where) == 0 {
+		n, err = e.store.Counted(ctx, r.reg.Name, company)
+	} else {
+		n, err = e.store.Count(ctx, store.Select{Table: r.reg.Name, Company: company, Where: where})
+	}
+	return int(n), err
+}
+
+// Get returns one record of the caller's company by its key, with extra
+// fields and the lines its read shape carries, or ErrNotFound.
+func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string) (engine.Record, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+		return nil, err
+	}
+	rec, _, err := e.record(ctx, e.store, r, s.Company, key, false)
+	return rec, err
+}
+
+// record reads one record by key as the API shows it, and its Seq;
+// forUpdate holds its row for the rest of the transaction q.
+func (e *Engine) record(ctx context.Context, q store.Reader, r *register, company, key string, forUpdate bool) (engine.Record, int64, error) {
+	cond, ok := r.keyCond(key)
+	if !ok {
+		return nil, 0, engine.ErrNotFound
+	}
+	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(recs) == 0 {
+		return nil, 0, engine.ErrNotFound
+	}
+	if err := e.complete(ctx, q, r, company, recs, seqs); err != nil {
+		return nil, 0, err
+	}
+	return recs[0], seqs[0], nil
+}
+
+// recordBySeq reads one record by its Seq as the API shows it.
+func (e *Engine) recordBySeq(ctx context.Context, q store.Reader, r *register, company string, seq int64) (engine.Record, error) {
+	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, engine.ErrNotFound
+	}
+	return recs[0], e.complete(ctx, q, r, company, recs, seqs)
+}
+
+// row reads one record's stored fields by key (no extra fields, no lines)
+// and its Seq, or ErrNotFound.
+func (e *Engine) row(ctx context.Context, q store.Reader, r *register, company, key string) (engine.Record, int64, error) {
+	cond, ok := r.keyCond(key)
+	if !ok {
+		return nil, 0, engine.ErrNotFound
+	}
+	rows, err := q.Select(ctx, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{cond}})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(rows) == 0 {
+		return nil, 0, engine.ErrNotFound
+	}
+	return r.asRecord(rows[0]), rows[0].Seq, nil
+}
+
+// fetch reads records of one register: the rows, with the key of an
+// engine-keyed register and the company's computed extra fields, which
+// complete moves under ExtraFields. It reads the rows only: see complete.
+func (e *Engine) fetch(ctx context.Context, q store.Reader, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+	if r.reg.ExtraFields {
+		defs, err := e.extraDefsOf(ctx, q, sel.Company, r.reg.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		sel.Exprs = computedExprs(defs)
+	}
+	rows, err := q.Select(ctx, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs := make([]engine.Record, len(rows))
+	seqs := make([]int64, len(rows))
+	for i, row := range rows {
+		recs[i], seqs[i] = r.asRecord(row), row.Seq
+	}
+	return recs, seqs, nil
+}
+
+// asRecord is a row as a record: its values, and the key of an
+// engine-keyed register.
+func (r *register) asRecord(row store.Row) engine.Record {
+	rec := engine.Record(row.Values)
+	if r.engineKeyed {
+		rec[r.key.Name] = strconv.FormatInt(row.Seq, 10)
+	}
+	if r.reg.Name == usersRegister {
+		delete(rec, permissions) // the engine's, not a field
+	}
+	return rec
+}
+
+// complete adds to records read from r what is not in their row: extra
+// fields, and the line lists the catalog shows in the owner's read shape.
+func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64) error {
+	if err := e.attachExtraFields(ctx, q, r, company, recs, seqs); err != nil {
+		return err
+	}
+	return e.attachLines(ctx, q, r, company, recs)
+}
+
+// attachLines sets each line list marked read (catalog Line.Read) on the
+// records under the list's ReadName, oldest line first; a record without
+// lines gets an empty list. One query per list serves the whole page.
+func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record) error {
+	for _, l := range r.reg.Lines {
+		if !l.Read || len(recs) == 0 {
+			continue
+		}
+		lr := e.registers[l.Register]
+		var keys []string
+		for _, rec := range recs {
+			rec[l.ReadName] = []engine.Record{}
+			if key, ok := rec[r.key.Name].(string); ok {
+				keys = append(keys, key)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		// No order asked of the store: asked to deliver rows in Seq order,
+		// SQLite's planner may walk an index on the fixed value alone (every
+		// task line, for materials with OwnerType task) rather than sort a
+		// page's lines.
+		where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
+		lines, seqs, err := e.fetch(ctx, q, lr, store.Select{Table: lr.reg.Name, Company: company, Where: where})
+		if err != nil {
+			return err
+		}
+		sortBySeq(lines, seqs)
+		if err := e.complete(ctx, q, lr, company, lines, seqs); err != nil {
+			return err
+		}
+		byOwner := map[string][]engine.Record{}
+		for _, line := range lines {
+			owner, _ := line[l.Parent].(string)
+			byOwner[owner] = append(byOwner[owner], line)
+		}
+		for _, rec := range recs {
+			key, _ := rec[r.key.Name].(string)
+			if lines := byOwner[key]; lines != nil {
+				rec[l.ReadName] = lines
+			}
+		}
+	}
+	return nil
+}
+
+// lineSetConds select the lines of one list among the line register's
+// records: those carrying the list's fixed values (OwnerType task, not quote).
+func lineSetConds(lr *register, l *catalog.Line) []store.Cond {
+	names := make([]string, 0, len(l.Set))
+	for name := range l.Set {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	conds := make([]store.Cond, len(names))
+	for i, name := range names {
+		conds[i] = store.Equal(name, setValue(lr.reg.Field(name), l.Set[name]))
+	}
+	return conds
+}
+
+// sortBySeq puts records read together into Seq order, oldest first.
+func sortBySeq(recs []engine.Record, seqs []int64) {
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]] < seqs[order[b]] })
+	sortedRecs, sortedSeqs := make([]engine.Record, len(recs)), make([]int64, len(seqs))
+	for i, j := range order {
+		sortedRecs[i], sortedSeqs[i] = recs[j], seqs[j]
+	}
+	copy(recs, sortedRecs)
+	copy(seqs, sortedSeqs)
+}
+
+// conditions turns a query's conditions and modified range into the
+// store's. The HTTP layer only sends declared filters; a condition on a
+// field the register lacks is a plain error (500), not a refusal.
+func (e *Engine) conditions(r *register, q engine.Query) ([]store.Cond, error) {
+	var where []store.Cond
+	for _, c := range q.Where {
+		c, err := e.rules.ListCondition(r.reg.Name, c)
+		if err != nil {
+			return nil, err
+		}
+		f := r.reg.Field(c.Field)
+		if f == nil {
+			return nil, fmt.Errorf("%s has no field %q", r.reg.Name, c.Field)
+		}
+		cond, err := r.condition(f, c)
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, cond)
+	}
+	if q.ModifiedSince != nil {
+		where = append(where, store.Cond{Field: modifiedField, Op: store.Ge, Value: formatTime(*q.ModifiedSince)})
+	}
+	if q.ModifiedBefore != nil {
+		where = append(where, store.Cond{Field: modifiedField, Op: store.Lt, Value: formatTime(*q.ModifiedBefore)})
+	}
+	return where, nil
+}
+
+// condition is the store's condition of one filter on a field, its
+// values typed as the field is.
+func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
+	values := make([]any, len(c.Values))
+	for i, v := range c.Values {
+		n, err := normalize(f, v)
+		if err != nil {
+			return store.Cond{}, fmt.Errorf("filter on %s: %w", f.Name, err)
+		}
+		values[i] = n
+	}
+	field := f.Name
+	if r.engineKeyed && f == r.key {
+		// The key is the row's Seq: a value that is no Seq matches nothing.
+		field = store.SeqField
+		for i, v := range values {
+			seq, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+			if err != nil {
+				seq = -1
+			}
+			values[i] = seq
+		}
+	}
+	switch c.Op {
+	case engine.OpEquals:
+		if len(values) != 1 {
+			return store.Cond{}, fmt.Errorf("filter on %s: equals takes one value", f.Name)
+		}
+		return store.Equal(field, values[0]), nil
+	case engine.OpContains:
+		if len(values) != 1 || f.Type != catalog.Text {
+			return store.Cond{}, fmt.Errorf("filter on %s: contains takes one text value", f.Name)
+		}
+		return store.Cond{Field: field, Op: store.Contains, Value: values[0]}, nil
+	case engine.OpIn:
+		return store.Cond{Field: field, Op: store.In, Values: values}, nil
+	case engine.OpNotIn:
+		return store.Cond{Field: field, Op: store.NotIn, Values: values}, nil
+	}
+	return store.Cond{}, fmt.Errorf("filter on %s: unknown operator %q", f.Name, c.Op)
+}
+
+// Row reads one record's stored fields by key, without extra fields or
+// lines, and its Seq (the row's id for what modules keep beside it), or
+// ErrNotFound: for the modules beside the pipeline.
+func (e *Engine) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return nil, 0, err
+	}
+	return e.row(ctx, q, r, company, key)
+}
+
+// RecordBySeq reads one record as the API shows it by its Seq.
+func (e *Engine) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	return e.recordBySeq(ctx, q, r, company, seq)
+}

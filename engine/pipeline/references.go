@@ -1,0 +1,205 @@
+package pipeline
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// References: a reference field holds the key of a record of another
+// register of the same company, which must exist; lookup fields copy a
+// field of the record referenced; a defaultFrom field takes one when the
+// create leaves it empty. A write reads each register it references once:
+// prefetch reads every key its input names, one query per register, and
+// the rules' lookups (a product's price, a time type's booking flag) find
+// them in the writer's cache.
+
+// prefetch reads the records the input of a write names in its reference
+// fields, its lines' included, into the writer's cache: one query per
+// referenced register, however many lines there are. A key it misses
+// (one a rule or a default computes) is read when asked for.
+func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) error {
+	wanted := map[string][]string{} // register → keys
+	add := func(register, key string) {
+		if key != "" && !slices.Contains(wanted[register], key) && !w.cached(register, key) {
+			wanted[register] = append(wanted[register], key)
+		}
+	}
+	var collect func(r *register, in engine.Input)
+	collect = func(r *register, in engine.Input) {
+		for _, f := range r.reg.Fields {
+			if f.References == "" {
+				continue
+			}
+			switch v := in.Values[f.Name].(type) {
+			case string:
+				add(f.References, v)
+			case []string:
+				for _, key := range v {
+					add(f.References, key)
+				}
+			case []any:
+				for _, item := range v {
+					key, _ := item.(string)
+					add(f.References, key)
+				}
+			}
+			if r.reg.Defaults[f.Name] == "$sign" {
+				add(f.References, w.s.Sign)
+			}
+		}
+		for name, lines := range in.Lines {
+			if l := r.line(name); l != nil {
+				for _, line := range lines {
+					collect(w.e.registers[l.Register], line)
+				}
+			}
+		}
+	}
+	collect(r, in)
+	for _, register := range slices.Sorted(maps.Keys(wanted)) {
+		if err := w.fetchReferenced(ctx, w.e.registers[register], wanted[register]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchReferenced reads records of rt by key into the cache, noting the
+// keys that name none.
+func (w *Writer) fetchReferenced(ctx context.Context, rt *register, keys []string) error {
+	var cond store.Cond
+	if rt.engineKeyed {
+		var seqs []int64
+		for _, key := range keys {
+			if c, ok := rt.keyCond(key); ok {
+				seqs = append(seqs, c.Value.(int64))
+			}
+		}
+		cond = store.OneOf(store.SeqField, seqs)
+	} else {
+		cond = store.OneOf(rt.key.Name, keys)
+	}
+	rows, err := w.tx.Select(ctx, store.Select{Table: rt.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
+	if err != nil {
+		return err
+	}
+	if w.refs == nil {
+		w.refs = map[string]map[string]engine.Record{}
+	}
+	found := w.refs[rt.reg.Name]
+	if found == nil {
+		found = map[string]engine.Record{}
+		w.refs[rt.reg.Name] = found
+	}
+	for _, key := range keys {
+		found[key] = nil
+	}
+	for _, row := range rows {
+		found[rt.keyOf(row)] = rt.asRecord(row)
+	}
+	return nil
+}
+
+// cached reports whether the writer knows whether the key names a record.
+func (w *Writer) cached(register, key string) bool {
+	_, ok := w.refs[register][key]
+	return ok
+}
+
+// referenced reads the record a reference names, or refuses the write with
+// the engine's text, such as `Customer "X" does not exist`.
+func (w *Writer) referenced(ctx context.Context, rt *register, key string) (engine.Record, error) {
+	if !w.cached(rt.reg.Name, key) {
+		if err := w.fetchReferenced(ctx, rt, []string{key}); err != nil {
+			return nil, err
+		}
+	}
+	if rec := w.refs[rt.reg.Name][key]; rec != nil {
+		return rec, nil
+	}
+	return nil, w.unknownReference(ctx, rt, key)
+}
+
+// unknownReference is the refusal of a key that names no record of rt,
+// listing the valid keys when rt's rules offer them (time type names).
+func (w *Writer) unknownReference(ctx context.Context, rt *register, key string) error {
+	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
+	keys, listed, err := w.e.rules.ValidKeys(ctx, ruleTx{w}, rt.reg.Name)
+	if err != nil {
+		return err
+	}
+	if !listed {
+		return missing
+	}
+	return missing.WithValid(keys...)
+}
+
+// resolveReferences checks that every reference field in values names an
+// existing record of its register in the same company, then fills the
+// lookup fields that copy from the records referenced. A cleared reference
+// clears its lookups.
+func (w *Writer) resolveReferences(ctx context.Context, r *register, values map[string]any) error {
+	for _, f := range r.reg.Fields {
+		v, present := values[f.Name]
+		if f.References == "" || !present {
+			continue
+		}
+		rt := w.e.registers[f.References]
+		var referenced engine.Record
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				break
+			}
+			rec, err := w.referenced(ctx, rt, x)
+			if err != nil {
+				return err
+			}
+			referenced = rec
+		case []string:
+			for _, item := range x {
+				if _, err := w.referenced(ctx, rt, item); err != nil {
+					return err
+				}
+			}
+		}
+		for _, l := range r.reg.Fields {
+			ref, source, ok := strings.Cut(l.Lookup, ".")
+			if !ok || ref != f.Name {
+				continue
+			}
+			values[l.Name] = nil
+			if referenced != nil {
+				values[l.Name] = referenced[source]
+			}
+		}
+	}
+	return nil
+}
+
+// fillReferencedDefaults gives a new record's empty defaultFrom fields
+// (catalog Field.DefaultFrom, Ref.Field) the value of Field in the record
+// the reference field Ref names: an order line's Unit from its product.
+func (w *Writer) fillReferencedDefaults(ctx context.Context, r *register, values map[string]any) error {
+	for _, f := range r.reg.Fields {
+		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
+		if !ok || !isEmpty(values[f.Name]) {
+			continue
+		}
+		key, _ := values[ref].(string)
+		if key == "" {
+			continue
+		}
+		referenced, err := w.referenced(ctx, w.e.registers[r.reg.Field(ref).References], key)
+		if err != nil {
+			return err
+		}
+		values[f.Name] = referenced[source]
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"fieldapi/engine"
+	"fieldapi/engine/rules"
+	"fieldapi/engine/store"
+)
+
+// ruleTx is what the rules (engine/rules) may do inside a write: the
+// pipeline's side of rules.Tx, over the writer's transaction.
+type ruleTx struct{ w *Writer }
+
+var _ rules.Tx = ruleTx{}
+
+func (x ruleTx) Session() engine.Session { return x.w.s }
+func (x ruleTx) Now() time.Time          { return x.w.moment }
+
+func (x ruleTx) Location(ctx context.Context) (*time.Location, error) { return x.w.location(ctx) }
+
+func (x ruleTx) Setting(ctx context.Context, name string) (string, bool, error) {
+	return x.w.setting(ctx, name)
+}
+
+func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Record, error) {
+	r, err := x.w.e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	return x.w.referenced(ctx, r, key)
+}
+
+func (x ruleTx) Record(ctx context.Context, register, key string) (engine.Record, error) {
+	r, err := x.w.e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := x.w.e.record(ctx, x.w.tx, r, x.w.s.Company, key, false)
+	return rec, err
+}
+
+func (x ruleTx) Records(ctx context.Context, register string) ([]engine.Record, error) {
+	r, err := x.w.e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	recs, _, err := x.w.e.fetch(ctx, x.w.tx, r, store.Select{Table: r.reg.Name, Company: x.w.s.Company,
+		OrderBy: []store.Order{{Field: store.SeqField}}})
+	return recs, err
+}
+
+// UpdateIf is one update of the record's row, conditioned on the expected
+// values, so a rule's read-check-write holds against parallel calls.
+func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set map[string]any) (bool, error) {
+	r, err := x.w.e.register(register)
+	if err != nil {
+		return false, err
+	}
+	cond, ok := r.keyCond(key)
+	if !ok {
+		return false, nil
+	}
+	where := []store.Cond{cond}
+	for name, v := range expect {
+		where = append(where, store.Equal(name, v))
+	}
+	row := store.Values{modifiedField: x.w.now}
+	for name, v := range set {
+		row[name] = v
+	}
+	n, err := x.w.tx.Update(ctx, r.reg.Name, x.w.s.Company, where, row)
+	return n > 0, err
+}
+
+func (x ruleTx) Log(ctx context.Context, register, key, action, detail string, record engine.Record) error {
+	return x.w.Log(register, key, action, detail, record)
+}

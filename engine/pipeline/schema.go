@@ -1,0 +1,155 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"fieldapi/catalog"
+	"fieldapi/engine/store"
+)
+
+// The pipeline's own tables beside the registers' (see Schema).
+const (
+	companiesTable   = "companies"          // id, name
+	settingsTable    = "settings"           // a company's settings by name; also the import batches done
+	extraDefsTable   = "extra_field_defs"   // a company's extra fields of a register
+	extraValuesTable = "extra_field_values" // their values, by record seq
+	fieldNamesTable  = "field_names"        // a company's labels of standard fields
+	changeLogTable   = "change_log"         // the engine's own log of every write
+)
+
+// Columns every register table has besides its fields.
+const (
+	modifiedField = "Modified"    // when the record last changed, as stored text
+	permissions   = "permissions" // users only: the signature's permissions
+)
+
+// The users register doubles as the engine's signatures; its table keeps
+// each signature's permissions beside the catalog's fields.
+const usersRegister = "users"
+
+// Schema is every table the pipeline needs a store to keep for a catalog:
+// one per register, with a column per stored field, and the pipeline's own.
+// Modules that keep tables of their own (locations, documents) add them.
+// Table and index names are those of the databases written before the
+// pipeline existed, so they keep working.
+func Schema(cat *catalog.Catalog) (*store.Schema, error) {
+	regs, err := registersOf(cat)
+	if err != nil {
+		return nil, err
+	}
+	s := &store.Schema{}
+	for _, r := range cat.Registers {
+		if err := s.Add(regs[r.Name].storeTable()); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Add(ownTables()...); err != nil {
+		return nil, fmt.Errorf("catalog: a register takes the name of an engine table: %w", err)
+	}
+	return s, s.Check()
+}
+
+// storeTable is the register's table: Modified, then a column per stored
+// field; the key unique per company (unless the engine assigns it: the
+// Seq is the key then); an index for cursors and one for modifiedSince;
+// one per filtered field; and one for finding an owner's lines.
+func (r *register) storeTable() *store.Table {
+	name := r.reg.Name
+	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
+	t.Columns = append(t.Columns, store.Column{Field: modifiedField, Name: "modified", Type: store.Text, NotNull: true})
+	for _, f := range r.stored {
+		t.Columns = append(t.Columns, store.Column{Field: f.Name, Name: f.Column, Type: columnType(f.Type)})
+	}
+	if name == usersRegister {
+		t.Columns = append(t.Columns, store.Column{Field: permissions, Name: permissions, Type: store.Text})
+	}
+	index := func(unique bool, suffix string, fields ...string) store.Index {
+		return store.Index{Name: name + "_" + suffix, Fields: fields, Unique: unique}
+	}
+	t.Indexes = append(t.Indexes,
+		index(false, "company_seq", store.SeqField),
+		index(false, "company_modified", modifiedField))
+	if !r.engineKeyed {
+		t.Indexes = append(t.Indexes, index(true, "key", r.key.Name))
+	}
+	// A line register is read by its owner: one index on the parent and
+	// the list's fixed values finds an owner's lines exactly. Without it
+	// the planner may pick a filter's index on a fixed value alone
+	// (materials by OwnerType), which holds every line of every owner.
+	seen := map[string]bool{}
+	for _, o := range r.owners {
+		fields := append([]string{o.line.Parent}, slices.Sorted(maps.Keys(o.line.Set))...)
+		columns := make([]string, len(fields))
+		for i, f := range fields {
+			columns[i] = r.reg.Field(f).Column
+		}
+		suffix := "lines_" + strings.Join(columns, "_")
+		if !seen[suffix] {
+			seen[suffix] = true
+			t.Indexes = append(t.Indexes, index(false, suffix, fields...))
+		}
+	}
+	// Each filtered field gets an index, which also serves its filtered
+	// totals; a "contains" filter cannot use one (it scans).
+	indexed := map[string]bool{r.key.Name: true}
+	for _, fl := range r.reg.Filters {
+		f := r.reg.Field(fl.Field)
+		if fl.Match == catalog.Contains || indexed[f.Name] || (r.engineKeyed && f == r.key) {
+			continue
+		}
+		indexed[f.Name] = true
+		t.Indexes = append(t.Indexes, index(false, f.Column, f.Name))
+	}
+	return t
+}
+
+func columnType(t catalog.FieldType) store.Type {
+	switch t {
+	case catalog.Number:
+		return store.Number
+	case catalog.Bool:
+		return store.Bool
+	case catalog.List:
+		return store.List
+	case catalog.Object:
+		return store.Object
+	}
+	return store.Text // text and dates (kept as sent)
+}
+
+// ownTables are the pipeline's tables.
+func ownTables() []*store.Table {
+	text := func(field string) store.Column {
+		return store.Column{Field: field, Name: field, Type: store.Text, NotNull: true}
+	}
+	flag := func(field string) store.Column {
+		return store.Column{Field: field, Name: field, Type: store.Bool, NotNull: true}
+	}
+	return []*store.Table{
+		{Name: companiesTable, Key: []string{"id"}, Columns: []store.Column{text("id"), text("name")}},
+		{Name: settingsTable, Company: true, Key: []string{"name"}, Columns: []store.Column{text("name"), text("value")}},
+		{
+			Name: extraDefsTable, Company: true, Key: []string{"register", "key"},
+			Columns: []store.Column{text("register"), text("key"), text("name"), text("category"), text("type"),
+				flag("writable"), flag("read_only"), flag("computed"), text("options"), text("sql_expr")},
+		},
+		{
+			Name: extraValuesTable, Company: true, Key: []string{"register", "record_seq", "key"},
+			Columns: []store.Column{text("register"), {Field: "record_seq", Name: "record_seq", Type: store.Int, NotNull: true},
+				text("key"), text("value")},
+		},
+		{
+			Name: fieldNamesTable, Company: true, Key: []string{"db_field_name"},
+			Columns: []store.Column{text("db_field_name"), text("user_field_name"), flag("list_only"), flag("hidden")},
+		},
+		{
+			Name: changeLogTable, Company: true, Seq: true,
+			Columns: []store.Column{text("register"), text("record_key"), text("sign"), text("client_id"),
+				flag("via_api"), text("action"), text("detail"), text("at")},
+			Indexes: []store.Index{{Name: "change_log_record", Fields: []string{"register", "record_key"}}},
+		},
+	}
+}

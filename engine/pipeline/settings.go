@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
+
+	"fieldapi/engine/store"
+)
+
+// The company's settings and calendar, as defaults and rules read them.
+//
+// "Today" is the date of the write's moment in the company's time zone,
+// the IANA name in the company's "timezone" setting (the demo companies:
+// Europe/Stockholm and Europe/Oslo); a company without one runs on UTC.
+// Dates without a zone are wall-clock dates and times of that zone.
+
+// settingTimeZone names the company's IANA zone in its settings; default UTC.
+const settingTimeZone = "timezone"
+
+// setting reads one setting of the writer's company; ok is false when the
+// company has none. A write reads the company's settings once.
+func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
+	if w.settings == nil {
+		rows, err := w.tx.Select(ctx, store.Select{Table: settingsTable, Company: w.s.Company})
+		if err != nil {
+			return "", false, err
+		}
+		w.settings = make(map[string]string, len(rows))
+		for _, row := range rows {
+			name, _ := row.Values["name"].(string)
+			w.settings[name], _ = row.Values["value"].(string)
+		}
+	}
+	value, ok = w.settings[name]
+	return value, ok, nil
+}
+
+// location is the company's time zone.
+func (w *Writer) location(ctx context.Context) (*time.Location, error) {
+	name, ok, err := w.setting(ctx, settingTimeZone)
+	if err != nil || !ok {
+		return time.UTC, err
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("company %s: setting %s: %w", w.s.Company, settingTimeZone, err)
+	}
+	return loc, nil
+}

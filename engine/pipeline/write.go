@@ -1,0 +1,525 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/rules"
+	"fieldapi/engine/store"
+)
+
+// Create writes a new record and its lines in one transaction, renders the
+// receipt from the record as read back, and stores it with the idempotency
+// claim and the write's events in the same transaction.
+func (e *Engine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	if !r.reg.Has(catalog.Create) {
+		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
+	}
+	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
+		c, err := w.create(ctx, r, in, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		w.Emit(register, catalog.EventCreated, c.key, c.changed())
+		return e.readCreated(ctx, w.tx, w.s.Company, c)
+	})
+}
+
+// Update changes the fields present in the input, then renders and stores
+// the receipt in the same transaction. An unknown key is ErrNotFound.
+func (e *Engine) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.register(register)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	if !r.reg.Has(catalog.Update) {
+		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
+	}
+	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
+		seq, changed, err := w.update(ctx, r, key, in)
+		if err != nil {
+			return nil, err
+		}
+		if changed != nil {
+			w.Emit(register, catalog.EventUpdated, key, changed)
+		}
+		return e.recordBySeq(ctx, w.tx, r, w.s.Company, seq)
+	})
+}
+
+// Write runs one API write on a register: the signature must be allowed
+// to write it; do runs in one transaction of the store and returns the
+// record the receipt renders, which is stored with the claim; then the
+// change-log rows and the events do noted are written, last, with that
+// record. Modules (locations, documents) write through it too.
+func (e *Engine) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
+	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
+	if err := e.authorize(ctx, e.store, s, register, writeAccess); err != nil {
+		return engine.Response{}, nothingWritten(err)
+	}
+	return e.write(ctx, s, rc, do)
+}
+
+// Transact runs do as a write of the engine's own, which needs no write
+// permission and answers no Idempotency-Key (a position the engine located
+// on a read), with the change-log rows and events do notes.
+func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
+	_, err := e.write(ctx, s, engine.Receipt{}, do)
+	return err
+}
+
+func (e *Engine) write(ctx context.Context, s engine.Session, rc engine.Receipt,
+	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
+	var resp engine.Response
+	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+		w := e.newWriter(tx, s)
+		rec, err := do(ctx, w)
+		if err != nil {
+			return err
+		}
+		if resp, err = w.settle(ctx, rc, rec); err != nil {
+			return err
+		}
+		return w.finish(ctx, rec)
+	})
+	return resp, err
+}
+
+// nothingWritten is a fault met before a write's transaction began: it
+// wrote nothing, so a timeout there is busy (503, safe to retry), never
+// "may have written" (504).
+func nothingWritten(err error) error {
+	if errors.Is(err, engine.ErrTimeout) {
+		return fmt.Errorf("%w: before the write began: %w", engine.ErrBusy, err)
+	}
+	return err
+}
+
+// Writer performs the writes of one call inside its transaction. It
+// caches what one write reads more than once (referenced records, the
+// company's settings) and holds the change-log rows and events it notes
+// until the write's end, when each is written in one statement.
+type Writer struct {
+	e      *Engine
+	tx     store.Tx
+	s      engine.Session
+	now    string    // Modified of every record this call writes
+	moment time.Time // the same instant
+
+	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
+	settings map[string]string                   // the company's settings, read once
+	logs     []logEntry
+	events   []pendingEvent
+}
+
+func (e *Engine) newWriter(tx store.Tx, s engine.Session) *Writer {
+	moment := e.opt.Now()
+	return &Writer{e: e, tx: tx, s: s, now: formatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
+}
+
+// Tx is the write's transaction.
+func (w *Writer) Tx() store.Tx { return w.tx }
+
+// Session is who writes.
+func (w *Writer) Session() engine.Session { return w.s }
+
+// Now is the Modified of what the write changes, as stored text.
+func (w *Writer) Now() string { return w.now }
+
+// settle renders the response from the record as written and marks the
+// idempotency claim done with it, inside the write's transaction: the
+// write and its stored response commit together or not at all.
+func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Record) (engine.Response, error) {
+	if rc.Render == nil {
+		return engine.Response{}, nil
+	}
+	resp, err := rc.Render(rec)
+	if err != nil || rc.Claim.Key == "" {
+		return resp, err
+	}
+	writes, err := w.e.platform.Bind(w.tx)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	return resp, writes.Settle(ctx, rc.Claim, resp)
+}
+
+// created is a record a create wrote, with the lines written with it.
+type created struct {
+	reg   *register
+	seq   int64
+	key   string
+	sent  []string              // the fields the create sent, in catalog order
+	lines map[string][]*created // by line list name
+}
+
+// changed lists what a create sent: its fields, then the line lists that
+// carried lines (by their read names).
+func (c *created) changed() []string {
+	names := append([]string{}, c.sent...)
+	for _, l := range c.reg.reg.Lines {
+		if len(c.lines[l.Name]) > 0 {
+			names = append(names, l.ReadName)
+		}
+	}
+	return names
+}
+
+// pendingRecord is a record of a create checked and complete, about to be
+// inserted.
+type pendingRecord struct {
+	reg    *register
+	in     engine.Input
+	values map[string]any
+	sent   []string
+	key    string
+}
+
+// create writes one record and its lines. fixed holds values the owner of
+// a line sets (its key in the parent field, the list's Set values); they
+// override what the line sent and bypass the writable check. inherit, when
+// set, fills what a line takes from its owner unless it gives its own.
+//
+// The record is checked and stored first, then each line list: every line
+// checked in order (a refusal names it, "materials[1]: ..."), then the
+// list's rows inserted in one statement. References the record and its
+// lines name were read in one query per register beforehand (prefetch).
+func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
+	if fixed == nil {
+		if err := w.prefetch(ctx, r, in); err != nil {
+			return nil, err
+		}
+	}
+	p, err := w.prepare(ctx, r, in, fixed, inherit)
+	if err != nil {
+		return nil, err
+	}
+	seqs, err := w.tx.Insert(ctx, r.reg.Name, w.s.Company, []store.Values{w.row(r, p.values)})
+	if err != nil {
+		return nil, w.duplicateKey(r, p.key, err)
+	}
+	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, lines: map[string][]*created{}}
+	if r.engineKeyed {
+		c.key = formatSeq(c.seq)
+	}
+	if err := writeExtra(ctx, w.tx, r, w.s.Company, c.seq, in.Extra); err != nil {
+		return nil, err
+	}
+	if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
+		return nil, err
+	}
+	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+		return nil, err
+	}
+	w.log(r, c.key, "create", changeDetail(p.sent, in.Extra), p.values)
+	return c, nil
+}
+
+// createLineLists creates the lines a create of c carries, list by list;
+// a refusal names the line, "materials[1]: ...".
+func (w *Writer) createLineLists(ctx context.Context, r *register, values map[string]any, c *created, in engine.Input) error {
+	for _, l := range r.reg.Lines {
+		if len(in.Lines[l.Name]) == 0 {
+			continue
+		}
+		lines, at, err := w.createLines(ctx, r, values, l, c.key, in.Lines[l.Name])
+		if err != nil {
+			return refuseInLine(err, l.Name, at)
+		}
+		c.lines[l.Name] = lines
+	}
+	return nil
+}
+
+// createLines creates lines of one list of an owner: each checked in
+// order, then all inserted in one statement, then their own lines, their
+// extra fields and their rules' after-create hooks. On an error it says
+// which line failed.
+func (w *Writer) createLines(ctx context.Context, owner *register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
+	lr := w.e.registers[l.Register]
+	pending := make([]*pendingRecord, len(ins))
+	rows := make([]store.Values, len(ins))
+	for i, in := range ins {
+		p, err := w.prepareLine(ctx, owner, ownerValues, l, ownerKey, in)
+		if err != nil {
+			return nil, i, err
+		}
+		pending[i], rows[i] = p, w.row(lr, p.values)
+	}
+	seqs, err := w.tx.Insert(ctx, lr.reg.Name, w.s.Company, rows)
+	if err != nil {
+		return nil, 0, w.duplicateKey(lr, "", err)
+	}
+	out := make([]*created, len(ins))
+	for i, p := range pending {
+		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, lines: map[string][]*created{}}
+		if lr.engineKeyed {
+			c.key = formatSeq(c.seq)
+		}
+		if err := writeExtra(ctx, w.tx, lr, w.s.Company, c.seq, p.in.Extra); err != nil {
+			return nil, i, err
+		}
+		if err := w.createLineLists(ctx, lr, p.values, c, p.in); err != nil {
+			return nil, i, err
+		}
+		if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, lr.reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+			return nil, i, err
+		}
+		w.log(lr, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
+		out[i] = c
+	}
+	return out, 0, nil
+}
+
+// refuseInLine names the line a refusal is about.
+func refuseInLine(err error, list string, i int) error {
+	var refusal *engine.CommandError
+	if errors.As(err, &refusal) {
+		return refusal.InLine(list, i)
+	}
+	return err
+}
+
+// prepareLine checks one line of an owner's list l: the owner's key and the
+// list's fixed values are set, the line takes what the list inherits
+// (catalog Line.Inherit) from the owner unless it gives its own, and the
+// owner's rules fill the rest. ownerValues holds the owner's values by
+// field name.
+func (w *Writer) prepareLine(ctx context.Context, owner *register, ownerValues map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*pendingRecord, error) {
+	lr := w.e.registers[l.Register]
+	inherit := func(values map[string]any) error {
+		for _, name := range l.Inherit {
+			if isEmpty(values[name]) && !isEmpty(ownerValues[name]) {
+				values[name] = ownerValues[name]
+			}
+		}
+		return w.e.rules.PrepareLine(ctx, ruleTx{w}, owner.reg.Name, ownerValues, l.Name, values)
+	}
+	return w.prepare(ctx, lr, in, lineValues(lr, l, ownerKey), inherit)
+}
+
+// lineValues are the values an owner sets on each of its lines.
+func lineValues(lr *register, l *catalog.Line, ownerKey string) map[string]any {
+	fixed := map[string]any{l.Parent: ownerKey}
+	for name, text := range l.Set {
+		fixed[name] = setValue(lr.reg.Field(name), text)
+	}
+	return fixed
+}
+
+// prepare runs every check of a new record and completes its values: what
+// the call may send, fixed values, inheritance, defaults, required fields,
+// the key, references and their lookups, defaults from referenced
+// records, the register's rules, extra fields and line list names.
+func (w *Writer) prepare(ctx context.Context, r *register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*pendingRecord, error) {
+	values, err := acceptValues(r, in.Values, writableOnCreate)
+	if err != nil {
+		return nil, err
+	}
+	p := &pendingRecord{reg: r, in: in, values: values, sent: fieldNames(r, values)}
+	maps.Copy(values, fixed)
+	if inherit != nil {
+		if err := inherit(values); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.applyDefaults(ctx, r, values); err != nil {
+		return nil, err
+	}
+	if err := checkRequired(r, values); err != nil {
+		return nil, err
+	}
+	if p.key, err = w.assignKey(ctx, r, values); err != nil {
+		return nil, err
+	}
+	if err := w.resolveReferences(ctx, r, values); err != nil {
+		return nil, err
+	}
+	if err := w.fillReferencedDefaults(ctx, r, values); err != nil {
+		return nil, err
+	}
+	if err := w.e.rules.PrepareCreate(ctx, ruleTx{w}, r.reg.Name, values); err != nil {
+		return nil, err
+	}
+	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
+		return nil, err
+	}
+	for name := range in.Lines {
+		if r.line(name) == nil {
+			return nil, engine.Refuse("%s have no line list %q", r.reg.Name, name)
+		}
+	}
+	for _, f := range r.stored {
+		if err := checkFinite(f, values[f.Name]); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// row is the stored row of a record's values: Modified, and each stored
+// field present (values may hold more, such as a rule's notes).
+func (w *Writer) row(r *register, values map[string]any) store.Values {
+	row := make(store.Values, len(values)+1)
+	row[modifiedField] = w.now
+	for _, f := range r.stored {
+		if v, ok := values[f.Name]; ok {
+			row[f.Name] = v
+		}
+	}
+	return row
+}
+
+// duplicateKey is the refusal of an insert whose key a parallel create
+// took between the check and the insert.
+func (w *Writer) duplicateKey(r *register, key string, err error) error {
+	if store.IsDuplicate(err) && !r.engineKeyed {
+		return alreadyExists(r, key)
+	}
+	return err
+}
+
+// update changes the fields sent on the record with the given key and
+// returns its Seq and the names of the fields changed (nil when the input
+// changed nothing: no write, no log, no event).
+func (w *Writer) update(ctx context.Context, r *register, key string, in engine.Input) (int64, []string, error) {
+	current, seq, err := w.e.record(ctx, w.tx, r, w.s.Company, key, true)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := in.CheckVersion(current); err != nil {
+		return 0, nil, err
+	}
+	if len(in.Lines) > 0 {
+		return 0, nil, engine.Refuse("lines can only be sent when creating %s", r.reg.Name)
+	}
+	values, err := acceptValues(r, in.Values, writableOnUpdate)
+	if err != nil {
+		return 0, nil, err
+	}
+	if v, ok := values[r.key.Name]; ok {
+		if sentKey, _ := v.(string); sentKey != key {
+			return 0, nil, engine.Refuse("%s cannot be changed", r.key.Name)
+		}
+		delete(values, r.key.Name)
+	}
+	for name, v := range values {
+		if r.reg.Field(name).Required && isEmpty(v) {
+			return 0, nil, engine.Refuse("%s is required", name)
+		}
+	}
+	if len(values) == 0 && len(in.Extra) == 0 {
+		return seq, nil, nil // nothing to change: no write, no log, Modified kept
+	}
+	sent := fieldNames(r, values)
+	if err := w.prefetch(ctx, r, in); err != nil {
+		return 0, nil, err
+	}
+	if err := w.resolveReferences(ctx, r, values); err != nil {
+		return 0, nil, err
+	}
+	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.reg.Name, current, values); err != nil {
+		return 0, nil, err
+	}
+	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
+		return 0, nil, err
+	}
+	set := w.row(r, values)
+	for _, f := range r.stored {
+		if err := checkFinite(f, set[f.Name]); err != nil {
+			return 0, nil, err
+		}
+	}
+	if _, err := w.tx.Update(ctx, r.reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
+		return 0, nil, err
+	}
+	if err := writeExtra(ctx, w.tx, r, w.s.Company, seq, in.Extra); err != nil {
+		return 0, nil, err
+	}
+	after := maps.Clone(current)
+	maps.Copy(after, values)
+	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.reg.Name, current, after); err != nil {
+		return 0, nil, err
+	}
+	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
+	return seq, changedNames(sent, in.Extra), nil
+}
+
+// readCreated reads a created record back as the API shows it, with the
+// lines created with it under their lists' ReadNames (lists the read shape
+// carries anyway are read in full).
+func (e *Engine) readCreated(ctx context.Context, q store.Reader, company string, c *created) (engine.Record, error) {
+	rec, err := e.recordBySeq(ctx, q, c.reg, company, c.seq)
+	if err != nil {
+		return nil, err
+	}
+	// The version is that of the record as a GET reads it, before the
+	// lines only a create's answer carries are added.
+	rec[engine.VersionField] = rec.Version()
+	for _, l := range c.reg.reg.Lines {
+		lines := c.lines[l.Name]
+		if len(lines) == 0 || l.Read {
+			continue
+		}
+		recs := make([]engine.Record, len(lines))
+		for i, lc := range lines {
+			if recs[i], err = e.readCreated(ctx, q, company, lc); err != nil {
+				return nil, err
+			}
+		}
+		rec[l.ReadName] = recs
+	}
+	return rec, nil
+}
+
+// fieldNames lists the fields present in values, in catalog order.
+func fieldNames(r *register, values map[string]any) []string {
+	var names []string
+	for _, f := range r.reg.Fields {
+		if _, ok := values[f.Name]; ok {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// changeDetail is the change log's list of what a write sent.
+func changeDetail(fields []string, extra map[string]string) string {
+	return strings.Join(changedNames(fields, extra), ", ")
+}
+
+// changedNames lists the fields a write sent, then its extra fields
+// (ExtraFields.<key>, sorted).
+func changedNames(fields []string, extra map[string]string) []string {
+	parts := append([]string{}, fields...)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "ExtraFields."+k)
+	}
+	return parts
+}
+
+// finish writes what the write noted for its end: the change-log rows,
+// then its events, each in one statement, with rec as the record of the
+// events that carry none.
+func (w *Writer) finish(ctx context.Context, rec engine.Record) error {
+	if err := w.flushLog(ctx); err != nil {
+		return err
+	}
+	return w.recordEvents(ctx, rec)
+}

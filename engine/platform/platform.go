@@ -1,0 +1,99 @@
+// Package platform is the port of the service's own state beside the
+// records: API keys and tokens, Idempotency-Keys with the responses they
+// replay, the event feed, webhook subscriptions and their durable delivery
+// queue. It knows nothing of registers or business rules; the pipeline
+// (engine/pipeline) decides what an event says and who may read it.
+//
+// Two implementations: engine/platform/sqlplatform, on the SQL database
+// the records live in (engine/sqldb), and engine/platform/memplatform, in
+// memory beside engine/store/memstore. A write's receipt and its events
+// must commit with the write: Bind gives the platform's writes inside a
+// transaction of the record store it shares its storage with.
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// Platform is the service's own state.
+type Platform interface {
+	// Keys stores API keys and tokens. CreateKey stores what it is given:
+	// whether the company and signature exist is the pipeline's check.
+	Keys() engine.KeyStore
+	// Idempotency stores the responses of writes.
+	Idempotency() engine.IdempotencyStore
+	// Webhooks keeps the companies' subscriptions.
+	Webhooks() engine.WebhookStore
+
+	// Feed reads a company's events after q.After, oldest first, of the
+	// registers in readable (nil: every register). ErrCursorExpired: events
+	// right after the cursor were pruned.
+	Feed(ctx context.Context, company string, q engine.EventQuery, readable []string) (engine.EventPage, error)
+	// Dispatch turns newly recorded events into deliveries of the
+	// subscriptions they match, of the registers the subscription's
+	// signature may read (readable), and returns how many it queued.
+	Dispatch(ctx context.Context, limit int, readable Readable) (int, error)
+	// Claim, Finish and PruneEvents are engine.DeliveryQueue's.
+	Claim(ctx context.Context, lease time.Duration, limit int) ([]engine.ClaimedDelivery, error)
+	Finish(ctx context.Context, c engine.ClaimedDelivery, o engine.Outcome) error
+	PruneEvents(ctx context.Context, before time.Time) (int, error)
+
+	// Bind returns the platform's writes inside tx, a transaction of the
+	// record store the platform shares its storage with; an error when tx
+	// is another store's.
+	Bind(tx store.Tx) (Writes, error)
+}
+
+// Readable lists the registers a company's signature may read, nil when
+// it may read every one.
+type Readable func(ctx context.Context, company, sign string) ([]string, error)
+
+// Writes are what a write of the records does on the platform in its own
+// transaction, so that they commit or roll back with it.
+type Writes interface {
+	// Settle marks the write's Idempotency-Key claim done with the
+	// response, or fails with engine.ErrClaimLost when the claim is no
+	// longer held by its token (another execution took it over).
+	Settle(ctx context.Context, c engine.Claim, r engine.Response) error
+	// Record adds events to the company's feed, in order. Their positions
+	// are the company's next ones: gap-free, and no event ever appears in
+	// the feed before one with a lower position.
+	Record(ctx context.Context, company string, events []Event) error
+}
+
+// Event is one recorded change as the feed lists it and a webhook
+// delivers it: the JSON of Event, with the Position the platform gives it.
+type Event struct {
+	ID            string        `json:"id"`
+	Position      int64         `json:"position"`
+	Type          string        `json:"type"`
+	OccurredAt    string        `json:"occurredAt"`
+	Company       string        `json:"company"`
+	Register      string        `json:"register"`
+	Key           string        `json:"key"`
+	Actor         Actor         `json:"actor"`
+	ChangedFields []string      `json:"changedFields"`
+	Data          engine.Record `json:"data"` // the record as read after the change
+}
+
+// Actor is who made a change.
+type Actor struct {
+	ClientID string `json:"clientId"`
+	Sign     string `json:"sign"`
+}
+
+// Payload is the event's JSON as delivered, byte for byte.
+func (e Event) Payload() ([]byte, error) { return json.Marshal(e) }
+
+// PingType is the type of the message POST /v1/webhooks/{id}/test sends.
+const PingType = "webhook.ping"
+
+// DefaultLease is how long an Idempotency-Key claim that gives no lease
+// holds its key: past it, the execution is presumed dead and another may
+// take over.
+const DefaultLease = 30 * time.Second

@@ -1,0 +1,121 @@
+package sqlplatform
+
+import (
+	"context"
+	"fmt"
+
+	"fieldapi/engine/sqldb"
+)
+
+// The platform's tables, exactly as engine/sqlengine created them: a
+// database it made is migrated to no change. {bool}, {number}, {bytes}
+// and {seq} are the dialect's (sqldb.Dialect.DDL).
+var tables = []struct{ name, ddl string }{
+	{"api_keys", `CREATE TABLE IF NOT EXISTS "api_keys" (
+		"client_id" TEXT PRIMARY KEY,
+		"company" TEXT NOT NULL,
+		"sign" TEXT NOT NULL,
+		"scopes" TEXT NOT NULL,
+		"allowed_ips" TEXT NOT NULL,
+		"secret_hash" TEXT NOT NULL,
+		"created" TEXT NOT NULL,
+		"revoked" TEXT)`},
+	{"api_tokens", `CREATE TABLE IF NOT EXISTS "api_tokens" (
+		"id" TEXT PRIMARY KEY,
+		"secret_hash" TEXT NOT NULL,
+		"client_id" TEXT NOT NULL,
+		"expires" TEXT NOT NULL)`},
+	{"idempotency", `CREATE TABLE IF NOT EXISTS "idempotency" (
+		"scope" TEXT NOT NULL,
+		"key" TEXT NOT NULL,
+		"fingerprint" TEXT NOT NULL,
+		"token" TEXT NOT NULL,
+		"state" TEXT NOT NULL,
+		"status" INTEGER NOT NULL,
+		"body" {bytes},
+		"created" TEXT NOT NULL,
+		"lease_until" TEXT NOT NULL,
+		PRIMARY KEY ("scope", "key"))`},
+	{"events", `CREATE TABLE IF NOT EXISTS "events" (
+		"company" TEXT NOT NULL,
+		"position" BIGINT NOT NULL,
+		"id" TEXT NOT NULL,
+		"type" TEXT NOT NULL,
+		"register" TEXT NOT NULL,
+		"record_key" TEXT NOT NULL,
+		"occurred_at" TEXT NOT NULL,
+		"payload" TEXT NOT NULL,
+		PRIMARY KEY ("company", "position"))`},
+	{"event_counters", `CREATE TABLE IF NOT EXISTS "event_counters" (
+		"company" TEXT PRIMARY KEY,
+		"last" BIGINT NOT NULL,
+		"pruned_through" BIGINT NOT NULL)`},
+	{"webhooks", `CREATE TABLE IF NOT EXISTS "webhooks" (
+		"id" TEXT PRIMARY KEY,
+		"company" TEXT NOT NULL,
+		"sign" TEXT NOT NULL,
+		"url" TEXT NOT NULL,
+		"event_types" TEXT NOT NULL,
+		"description" TEXT NOT NULL,
+		"enabled" {bool} NOT NULL,
+		"disabled_reason" TEXT NOT NULL,
+		"secret" TEXT NOT NULL,
+		"previous_secret" TEXT NOT NULL,
+		"previous_until" TEXT NOT NULL,
+		"cursor" BIGINT NOT NULL,
+		"created" TEXT NOT NULL,
+		"modified" TEXT NOT NULL)`},
+	{"webhook_deliveries", `CREATE TABLE IF NOT EXISTS "webhook_deliveries" (
+		{seq},
+		"company" TEXT NOT NULL,
+		"webhook_id" TEXT NOT NULL,
+		"message_id" TEXT NOT NULL,
+		"event_type" TEXT NOT NULL,
+		"payload" TEXT NOT NULL,
+		"state" TEXT NOT NULL,
+		"tries" INTEGER NOT NULL,
+		"next_attempt_at" TEXT NOT NULL,
+		"lease" TEXT NOT NULL,
+		"lease_until" TEXT NOT NULL,
+		"created" TEXT NOT NULL)`},
+	{"webhook_attempts", `CREATE TABLE IF NOT EXISTS "webhook_attempts" (
+		{seq},
+		"delivery_seq" BIGINT NOT NULL,
+		"at" TEXT NOT NULL,
+		"status_code" INTEGER NOT NULL,
+		"latency_ms" {number} NOT NULL,
+		"error" TEXT NOT NULL)`},
+}
+
+var indexes = []string{
+	`CREATE INDEX IF NOT EXISTS "api_tokens_client" ON "api_tokens" ("client_id")`,
+	`CREATE INDEX IF NOT EXISTS "idempotency_created" ON "idempotency" ("state", "created")`,
+	`CREATE INDEX IF NOT EXISTS "events_occurred" ON "events" ("occurred_at")`,
+	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_due" ON "webhook_deliveries" ("state", "next_attempt_at")`,
+	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_webhook" ON "webhook_deliveries" ("webhook_id", "seq")`,
+	`CREATE INDEX IF NOT EXISTS "webhook_attempts_delivery" ON "webhook_attempts" ("delivery_seq")`,
+}
+
+// Migrate creates the platform's tables and indexes that are missing, in
+// one transaction; running it again changes nothing. On PostgreSQL it
+// takes the migration lock the record store takes, so two processes
+// starting together do not both create them.
+func (p *Platform) Migrate(ctx context.Context) error {
+	d := p.db.Dialect()
+	return p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+		if err := d.LockMigration(ctx, tx); err != nil {
+			return err
+		}
+		for _, t := range tables {
+			if _, err := tx.ExecContext(ctx, d.DDL(t.ddl)); err != nil {
+				return fmt.Errorf("create %s: %w", t.name, err)
+			}
+		}
+		for _, stmt := range indexes {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", stmt, err)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,106 @@
+// Package sqlplatform keeps the service's own state (platform.Platform)
+// in the SQL database the records live in, on engine/sqldb: API keys and
+// tokens, Idempotency-Keys, the event feed, webhook subscriptions and
+// their delivery queue. Its tables are the ones engine/sqlengine made
+// (api_keys, api_tokens, idempotency, events, event_counters, webhooks,
+// webhook_deliveries, webhook_attempts), column for column, so a database
+// the old engine created keeps working.
+//
+// A write of the records (engine/store/sqlstore on the same sqldb.DB)
+// settles its Idempotency-Key claim and records its events in its own
+// transaction through Bind; the platform's own writes run in
+// transactions of their own.
+//
+// Files: sqlplatform.go (the platform, Bind), migrate.go (tables and
+// indexes), keys.go, idempotency.go, feed.go (recording, reading and
+// pruning events), webhooks.go (subscriptions and their deliveries),
+// queue.go (dispatch, claim, finish).
+package sqlplatform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"fieldapi/engine"
+	"fieldapi/engine/platform"
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+)
+
+// Options tunes the platform.
+type Options struct {
+	// Now is the clock of claims, leases, tokens, subscriptions and
+	// deliveries; nil = time.Now.
+	Now func() time.Time
+}
+
+// Platform is a platform.Platform on one SQL database. It is safe for
+// concurrent use.
+type Platform struct {
+	db  *sqldb.DB
+	now func() time.Time
+}
+
+var _ platform.Platform = (*Platform)(nil)
+
+// New keeps the platform's state on db. Migrate creates its tables.
+func New(db *sqldb.DB, opt Options) *Platform {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Platform{db: db, now: opt.Now}
+}
+
+// Keys stores API keys and tokens.
+func (p *Platform) Keys() engine.KeyStore { return keyStore{p} }
+
+// Idempotency stores the responses of writes.
+func (p *Platform) Idempotency() engine.IdempotencyStore { return idempotencyStore{p} }
+
+// Webhooks keeps the companies' subscriptions.
+func (p *Platform) Webhooks() engine.WebhookStore { return webhookStore{p} }
+
+// stamp is the clock's time as stored.
+func (p *Platform) stamp() string { return sqldb.FormatTime(p.now()) }
+
+// sqlTransaction is a record store's transaction that runs in a SQL
+// database: engine/store/sqlstore's Tx.
+type sqlTransaction interface{ SQL() *sqldb.Tx }
+
+var errForeignTx = errors.New("sqlplatform: Bind needs a transaction of a SQL record store (engine/store/sqlstore) on the platform's database")
+
+// Bind returns the platform's writes inside tx, which must be a
+// transaction of a sqlstore.Store on the platform's own sqldb.DB (that
+// it is the same database cannot be checked: a transaction of another
+// database would write the platform's rows there).
+func (p *Platform) Bind(tx store.Tx) (platform.Writes, error) {
+	t, ok := tx.(sqlTransaction)
+	if !ok {
+		return nil, fmt.Errorf("%w, not a %T", errForeignTx, tx)
+	}
+	return writes{p: p, tx: t.SQL()}, nil
+}
+
+// writes are the platform's writes in a transaction of the record store.
+type writes struct {
+	p  *Platform
+	tx *sqldb.Tx
+}
+
+// Settle marks the claim done with the response; a write without an
+// Idempotency-Key has no claim to settle.
+func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) error {
+	if c.Key == "" {
+		return nil
+	}
+	return markDone(ctx, w.tx, c, r)
+}
+
+// Record adds the events to the company's feed. Call it last, just before
+// the commit: the company's counter row stays locked from here to the
+// end of the transaction (see feed.go).
+func (w writes) Record(ctx context.Context, company string, events []platform.Event) error {
+	return record(ctx, w.tx, company, events)
+}

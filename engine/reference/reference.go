@@ -1,0 +1,163 @@
+// Package reference wires the reference engine: the pipeline with the
+// built-in business rules, positions and documents, over SQL storage
+// (SQLite or PostgreSQL: engine/store/sqlstore with
+// engine/platform/sqlplatform on one database) or memory storage
+// (engine/store/memstore with engine/platform/memplatform). The binary,
+// the tests and the benchmark open engines here, so each is wired once.
+package reference
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/documents"
+	"fieldapi/engine/geocode"
+	"fieldapi/engine/locations"
+	"fieldapi/engine/pipeline"
+	"fieldapi/engine/platform"
+	"fieldapi/engine/platform/sqlplatform"
+	"fieldapi/engine/rules"
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+	"fieldapi/engine/store/sqlstore"
+)
+
+// Options tunes the engine.
+type Options struct {
+	MaxOpenConns     int              // SQL pool size; 0 = 10
+	BusyTimeout      time.Duration    // SQLite: how long a writer waits for the lock; 0 = 5s
+	StatementTimeout time.Duration    // 0 = none; a call past it returns engine.ErrTimeout
+	Now              func() time.Time // clock; nil = time.Now
+	Geocoder         geocode.Geocoder // locates records; nil = the offline geocode.Gazetteer
+	LinkTimeout      time.Duration    // how long fetching a linked document may wait for its source; 0 = 10s
+	// NoEvents records no events with writes: the feed and webhooks stay
+	// empty. Only for measuring what recording costs (make bench).
+	NoEvents bool
+}
+
+// Engine is the reference engine: engine.Engine with every optional
+// capability (commands, events, locations, documents). Close it when done.
+type Engine struct {
+	*pipeline.Engine
+	engine.Locations
+	engine.Documents
+
+	db       *sqldb.DB // nil for memory storage
+	migrate  []func(ctx context.Context) error
+	closeAll func() error
+}
+
+// MemoryDSN opens an engine whose data lives in the process only.
+const MemoryDSN = "memory:"
+
+// Open opens the engine of cat on the database dsn names: "sqlite:PATH",
+// "postgres://..." or "memory:". Call Migrate before first use of a new
+// database. It refuses a catalog the rules cannot run on
+// (*rules.CatalogError, naming the YAML file, the rule and the field).
+func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*Engine, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	schema, err := Schema(cat)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(dsn, MemoryDSN) {
+		return nil, errors.New("memory storage: not wired yet")
+	}
+	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout, StatementTimeout: opt.StatementTimeout})
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlstore.New(db, schema)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	p := sqlplatform.New(db, sqlplatform.Options{Now: opt.Now})
+	e, err := assemble(cat, st, p, opt)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.db = db
+	e.migrate = []func(context.Context) error{st.Migrate, p.Migrate}
+	e.closeAll = db.Close
+	return e, nil
+}
+
+// Schema is every table the reference engine keeps for a catalog.
+func Schema(cat *catalog.Catalog) (*store.Schema, error) {
+	schema, err := pipeline.Schema(cat)
+	if err != nil {
+		return nil, err
+	}
+	if err := schema.Add(append(locations.Tables(), documents.Tables()...)...); err != nil {
+		return nil, fmt.Errorf("catalog: a register takes the name of an engine table: %w", err)
+	}
+	return schema, schema.Check()
+}
+
+// assemble binds the rules and modules over a store and platform.
+func assemble(cat *catalog.Catalog, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
+	pe, err := pipeline.New(cat, st, p, pipeline.Options{Now: opt.Now, NoEvents: opt.NoEvents}, rules.Builtin()...)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{
+		Engine:    pe,
+		Locations: locations.New(pe, opt.Geocoder),
+		Documents: documents.New(pe, opt.LinkTimeout),
+	}, nil
+}
+
+// Migrate creates or upgrades the schema. Running it again changes nothing.
+func (e *Engine) Migrate(ctx context.Context) error {
+	for _, m := range e.migrate {
+		if err := m(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the storage.
+func (e *Engine) Close() error {
+	if e.closeAll == nil {
+		return nil
+	}
+	return e.closeAll()
+}
+
+// DBStats reports the SQL pool's statistics, for metrics; zero on memory.
+func (e *Engine) DBStats() sql.DBStats {
+	if e.db == nil {
+		return sql.DBStats{}
+	}
+	return e.db.Stats()
+}
+
+// Analyze refreshes the database's statistics, which its query planner
+// picks indexes by: run it after a bulk load. Memory has none.
+func (e *Engine) Analyze(ctx context.Context) error {
+	if e.db == nil {
+		return nil
+	}
+	return e.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+		_, err := q.ExecContext(ctx, `ANALYZE`)
+		return err
+	})
+}
+
+// IsCatalogError reports whether err is about the catalog (it names the
+// YAML file) rather than the database.
+func IsCatalogError(err error) bool {
+	var mismatch *rules.CatalogError
+	return errors.As(err, &mismatch)
+}

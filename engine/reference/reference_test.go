@@ -1,0 +1,111 @@
+package reference_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for the test schemas
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/dataset"
+	"fieldapi/engine/enginetest"
+	"fieldapi/engine/reference"
+)
+
+// TestConformance runs the engine's conformance suite on the reference
+// engine over every storage: SQLite, PostgreSQL (with
+// FIELDAPI_TEST_POSTGRES) and memory.
+func TestConformance(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			enginetest.Run(t, func(t *testing.T) enginetest.Harness { return harness(t, b.dsn(t)) })
+		})
+	}
+}
+
+// The suite's two companies; API may do everything, READER only read.
+var (
+	suiteCompany = engine.Session{Company: "suite1", Sign: "API", ClientID: "enginetest"}
+	suiteOther   = engine.Session{Company: "suite2", Sign: "API", ClientID: "enginetest"}
+	suiteReader  = engine.Session{Company: "suite1", Sign: "READER", ClientID: "enginetest"}
+)
+
+func harness(t *testing.T, dsn string) enginetest.Harness {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := reference.Open(ctx, dsn, cat, reference.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reads []string
+	for _, r := range cat.Registers {
+		reads = append(reads, r.ReadScope)
+	}
+	user := func(s engine.Session, permissions string) dataset.Record {
+		return dataset.Record{Values: map[string]any{"Sign": s.Sign, "Name": s.Sign, "Status": "Active"}, Permissions: permissions}
+	}
+	company := func(session engine.Session, name string, users ...dataset.Record) dataset.Company {
+		return dataset.Company{ID: session.Company, Name: name, Batches: []dataset.Batch{
+			{Name: "enginetest users", Registers: []dataset.Register{{Name: "users", Records: users}}},
+		}}
+	}
+	for _, c := range []dataset.Company{
+		company(suiteCompany, "Suite One", user(suiteCompany, "*"), user(suiteReader, strings.Join(reads, ","))),
+		company(suiteOther, "Suite Two", user(suiteOther, "*")),
+	} {
+		if err := e.Import(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return enginetest.Harness{Engine: e, Catalog: cat, Company: suiteCompany, Other: suiteOther, ReadOnly: suiteReader}
+}
+
+type backend struct {
+	name string
+	dsn  func(t *testing.T) string
+}
+
+func backends(t *testing.T) []backend {
+	list := []backend{{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "engine.db") }}}
+	pg := os.Getenv("FIELDAPI_TEST_POSTGRES")
+	if pg == "" {
+		t.Log("FIELDAPI_TEST_POSTGRES is not set: PostgreSQL runs are skipped")
+		return list
+	}
+	return append(list, backend{"postgres", func(t *testing.T) string { return freshSchema(t, pg) }})
+}
+
+func freshSchema(t *testing.T, dsn string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var random [6]byte
+	rand.Read(random[:])
+	name := "engine_" + hex.EncodeToString(random[:])
+	if _, err := admin.Exec(`CREATE SCHEMA ` + name); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
+		admin.Close()
+	})
+	return dsn + "&search_path=" + name
+}
