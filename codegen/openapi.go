@@ -168,9 +168,19 @@ func (b *docBuilder) register(r *Register) {
 	}
 }
 
-// fieldSchema is the schema of one field's value. nullable admits null;
-// a read enum then admits null among its values.
+// fieldSchema is the schema of one field's value; nullable admits null
+// too (orNull).
 func fieldSchema(f *catalog.Field, nullable bool) *Schema {
+	s := valueSchema(f)
+	if nullable {
+		s = orNull(s)
+	}
+	return s
+}
+
+// valueSchema is the schema of a field's values other than null: an enum
+// field lists the catalog's values.
+func valueSchema(f *catalog.Field) *Schema {
 	s := &Schema{}
 	switch f.Type {
 	case catalog.Number:
@@ -188,12 +198,6 @@ func fieldSchema(f *catalog.Field, nullable bool) *Schema {
 	}
 	for _, v := range f.Enum {
 		s.Enum = append(s.Enum, v)
-	}
-	if nullable {
-		s.Type = append(s.Type, "null")
-		if s.Enum != nil {
-			s.Enum = append(s.Enum, nil)
-		}
 	}
 	return s
 }
@@ -275,18 +279,20 @@ func pageSchema(r *Register) *Schema {
 // admits no "" (Field.Clearable), so what a body may clear is what a read
 // may answer null.
 func writeProperty(f *Field, required bool) *Schema {
-	p := fieldSchema(f.Field, !required)
-	p.Description = fieldNotes(f.Field)
-	if !f.Clearable() {
-		p.Description = strings.TrimSpace(p.Description + ` Always has a value: "" is refused.`)
-		return p
-	}
-	if f.Type == catalog.Date {
+	p := valueSchema(f.Field)
+	desc := fieldNotes(f.Field)
+	switch {
+	case !f.Clearable():
+		desc = strings.TrimSpace(desc + ` Always has a value: "" is refused.`)
+	case f.Type == catalog.Date:
 		p.Pattern = clearableDatePattern
-	}
-	if p.Enum != nil {
+	case p.Enum != nil:
 		p.Enum = append(p.Enum, "")
 	}
+	if !required {
+		p = orNull(p)
+	}
+	p.Description = desc
 	return p
 }
 
@@ -600,7 +606,7 @@ func listParameters(r *Register) []*Parameter {
 	}
 	for _, fl := range r.Filters {
 		f := r.Field(fl.Field)
-		s := fieldSchema(f, false)
+		s := valueSchema(f)
 		s.Enum = nil
 		desc := string(fl.Match) + " on " + fl.Field
 		switch fl.Match {
