@@ -9,8 +9,9 @@ import (
 
 // How the document spells numbers and null, so that client generators
 // (oapi-codegen, openapi-typescript) pick the types the server uses: a
-// number without a format becomes a float32 in some generators, and an
-// integer without one an int.
+// number without a format becomes a float32 in some generators and an
+// integer without one an int; and a null listed among an enum's values
+// becomes a constant named after "<nil>" (orNull).
 
 // jsonNumber is the schema of a JSON number a client holds in a Go T:
 //
@@ -38,18 +39,39 @@ func jsonNumber[T float64 | int64 | int32](desc string) *Schema {
 // numberFormats are the formats checkTypes accepts, by JSON type.
 var numberFormats = map[string][]string{"number": {"double"}, "integer": {"int32", "int64"}}
 
-// orNull is s admitting null too: its type gains "null", and an enum
-// lists null among its values.
+// orNull is s admitting null too, its description moved to the whole.
+// Without an enum the type gains "null". With one it becomes
+//
+//	{"anyOf": [{"type": "string", "enum": [values]}, {"type": "null"}]}
+//
+// so that the enum lists only values: a null among them is valid JSON
+// Schema, but generators take each member for a value (oapi-codegen made
+// TaskPlanDateTypeLessThannil = "<nil>" of it), and "null" in the type
+// alone would leave the enum refusing null. Both oapi-codegen (a pointer
+// to the enum type) and openapi-typescript (("a" | "b") | null) read the
+// anyOf as a nullable enum.
 func orNull(s *Schema) *Schema {
-	s.Type = append(s.Type, "null")
-	if s.Enum != nil {
-		s.Enum = append(s.Enum, nil)
+	if s.Enum == nil {
+		s.Type = append(s.Type, "null")
+		return s
 	}
-	return s
+	desc := s.Description
+	s.Description = ""
+	return &Schema{AnyOf: []*Schema{s, {Type: types("null")}}, Description: desc}
+}
+
+// nonNull is the schema of s's values other than null, and whether s
+// admits null: the first member of an orNull anyOf, or s itself.
+func (s *Schema) nonNull() (*Schema, bool) {
+	if len(s.AnyOf) == 2 && len(s.AnyOf[1].Type) == 1 && s.AnyOf[1].Type[0] == "null" {
+		return s.AnyOf[0], true
+	}
+	return s, slices.Contains(s.Type, "null")
 }
 
 // checkTypes lists, by where it is, every number of the document without
-// format double and every integer without format int32 or int64.
+// format double, every integer without format int32 or int64, and every
+// enum that lists null (orNull says why not).
 func checkTypes(d *Document) []string {
 	var errs []string
 	d.walkSchemas(func(where string, s *Schema) {
@@ -57,6 +79,9 @@ func checkTypes(d *Document) []string {
 			if want, ok := numberFormats[t]; ok && !slices.Contains(want, s.Format) {
 				errs = append(errs, where+": type "+t+" with format "+quoteOrNone(s.Format)+", want "+strings.Join(want, " or ")+" (declare it with jsonNumber)")
 			}
+		}
+		if slices.Contains(s.Enum, nil) {
+			errs = append(errs, where+": an enum lists null (make it nullable with orNull)")
 		}
 	})
 	return errs
@@ -87,6 +112,9 @@ func (d *Document) walkSchemas(visit func(where string, s *Schema)) {
 		}
 		for i, sub := range s.AllOf {
 			schema(where+"/allOf/"+strconv.Itoa(i), sub)
+		}
+		for i, sub := range s.AnyOf {
+			schema(where+"/anyOf/"+strconv.Itoa(i), sub)
 		}
 	}
 	content := func(where string, c map[string]*MediaType) {

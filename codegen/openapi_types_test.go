@@ -8,14 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"fieldapi/engine"
 	"fieldapi/runtime"
 )
 
 // jsonSchemas calls visit with every object of a rendered document that
-// has a string or list "type": the schemas, found without walkSchemas, so
-// a schema it would miss is still seen (a security scheme's type is
-// "http", which no check here looks for).
+// has a string or list "type" or an "enum": the schemas, found without
+// walkSchemas, so a schema it would miss is still seen (a security
+// scheme's type is "http", which no check here looks for).
 func jsonSchemas(t *testing.T, data []byte, visit func(where string, s map[string]any)) {
 	t.Helper()
 	var doc any
@@ -26,9 +28,14 @@ func jsonSchemas(t *testing.T, data []byte, visit func(where string, s map[strin
 	walk = func(where string, v any) {
 		switch v := v.(type) {
 		case map[string]any:
+			_, enum := v["enum"]
 			switch v["type"].(type) {
 			case string, []any:
 				visit(where, v)
+			default:
+				if enum {
+					visit(where, v)
+				}
 			}
 			for k, sub := range v {
 				walk(where+"/"+k, sub)
@@ -154,6 +161,8 @@ func TestCheckTypesRefuses(t *testing.T) {
 				"n":     {Type: types("integer", "null"), Format: "int16"},
 				"ok":    jsonNumber[float64](""),
 				"items": {Type: types("array"), Items: &Schema{Type: types("number"), Format: "float"}},
+				"kind":  {Type: types("string", "null"), Enum: []any{"a", "b", nil}},
+				"fine":  orNull(&Schema{Type: types("string"), Enum: []any{"a", "b"}}),
 			}},
 		}},
 	}
@@ -163,12 +172,119 @@ func TestCheckTypesRefuses(t *testing.T) {
 		"components/schemas/Thing/properties/ms: type number",
 		"components/schemas/Thing/properties/n: type integer",
 		"components/schemas/Thing/properties/items/items: type number",
+		"components/schemas/Thing/properties/kind: an enum lists null",
 	} {
 		if !slices.ContainsFunc(got, func(e string) bool { return strings.HasPrefix(e, want) }) {
 			t.Errorf("no error %q in %q", want, got)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("%d errors, want 4: %q", len(got), got)
+	if len(got) != 5 {
+		t.Errorf("%d errors, want 5: %q", len(got), got)
+	}
+}
+
+// TestOpenAPIEnumsAreTheCatalogs: an enum field's schemas list exactly the
+// catalog's values (a body's, when the field can be cleared, also ""),
+// and admit null, through anyOf, where the server reads null or a body
+// may leave the field; no enum of the rendered document lists null.
+func TestOpenAPIEnumsAreTheCatalogs(t *testing.T) {
+	for name, m := range map[string]*Model{ // every combination has no enum
+		"builtin": builtinModel(t),
+		"fixture": modelOfFS(t, os.DirFS(fixtureDir)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := NewDocument(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(where string, p *Schema, want []string, nullable bool) {
+				t.Helper()
+				if p == nil {
+					t.Errorf("%s: no such property", where)
+					return
+				}
+				values, null := p.nonNull()
+				var got []string
+				for _, v := range values.Enum {
+					s, ok := v.(string)
+					if !ok {
+						t.Errorf("%s: enum member %#v is not a string", where, v)
+					}
+					got = append(got, s)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: enum %q, want %q", where, got, want)
+				}
+				if null != nullable {
+					t.Errorf("%s: admits null %v, want %v", where, null, nullable)
+				}
+				if null && len(p.AnyOf) != 2 {
+					rendered, _ := json.Marshal(p)
+					t.Errorf("%s: a nullable enum is not anyOf [values, null]: %s", where, rendered)
+				}
+			}
+			checked := 0
+			for _, r := range m.Registers {
+				for _, f := range r.Fields {
+					if len(f.Enum) == 0 {
+						continue
+					}
+					checked++
+					check(r.RecordType+"."+f.Name, doc.Components.Schemas[r.RecordType].Properties[f.Name], f.Enum, readNullable(f))
+					write := f.Enum
+					if f.Clearable() {
+						write = append(slices.Clip(f.Enum), "")
+					}
+					for _, body := range []string{r.CreateSchema, r.UpdateSchema} {
+						s := doc.Components.Schemas[body]
+						if s == nil || s.Properties[f.WriteName] == nil {
+							continue
+						}
+						check(body+"."+f.WriteName, s.Properties[f.WriteName], write, !slices.Contains(s.Required, f.WriteName))
+					}
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no enum field in the catalog")
+			}
+			data, err := marshalDocument(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonSchemas(t, data, func(where string, s map[string]any) {
+				if enum, _ := s["enum"].([]any); slices.Contains(enum, nil) {
+					t.Errorf("%s: the enum lists null: %v", where, enum)
+				}
+			})
+		})
+	}
+}
+
+// TestNullableEnumsValidate: kin-openapi, which the contract tests check
+// every exchange with, reads an orNull enum as the server means it: null,
+// the catalog's values and (in a body, where the field can be cleared) ""
+// pass; anything else fails.
+func TestNullableEnumsValidate(t *testing.T) {
+	doc := loadDocument(t, builtinModel(t))
+	for _, tc := range []struct {
+		schema, property string
+		pass, fail       []any
+	}{
+		{"Task", "PlanDateType", []any{nil, "Day", "Fixed"}, []any{"", "Planned", "day", 1}},
+		{"TaskUpdate", "planDateType", []any{nil, "", "FromTo"}, []any{"Sent", "<nil>"}},
+		{"TaskCreate", "status", []any{nil, "Planned"}, []any{"", "Day"}},
+		{"Time", "OwnerType", []any{nil, "task", "contract"}, []any{"", "customer"}},
+	} {
+		p := doc.Components.Schemas[tc.schema].Value.Properties[tc.property].Value
+		for _, v := range tc.pass {
+			if err := p.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+				t.Errorf("%s.%s: %#v refused: %v", tc.schema, tc.property, v, err)
+			}
+		}
+		for _, v := range tc.fail {
+			if err := p.VisitJSON(v, openapi3.EnableJSONSchema2020()); err == nil {
+				t.Errorf("%s.%s: %#v passed", tc.schema, tc.property, v)
+			}
+		}
 	}
 }
