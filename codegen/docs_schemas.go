@@ -58,6 +58,10 @@ func (l schemaLinks) typeOf(s *Schema) (t template.HTML, nullable bool) {
 	if s.Ref != "" {
 		return l.link(refName(s.Ref)), false
 	}
+	if values, null := s.nonNull(); values != s { // an enum or null (orNull)
+		t, _ := l.typeOf(values)
+		return t, null
+	}
 	var words []template.HTML
 	for _, name := range s.Type {
 		switch name {
@@ -106,12 +110,13 @@ func (l schemaLinks) typeOf(s *Schema) (t template.HTML, nullable bool) {
 // problem codes) is only counted.
 const maxListedValues = 12
 
-// allowedValues words a schema's enum, without the null and "" a nullable
-// or clearable property adds; "" when it has none.
+// allowedValues words a schema's enum, without the "" a clearable property
+// adds; "" when it has none.
 func allowedValues(s *Schema) template.HTML {
 	if s == nil {
 		return ""
 	}
+	s, _ = s.nonNull()
 	var values []string
 	for _, v := range s.Enum {
 		if str, ok := v.(string); ok && str != "" {

@@ -78,6 +78,7 @@ func NewDocument(m *Model) (*Document, error) {
 		b.register(r)
 	}
 	b.events(m)
+	b.errs = append(b.errs, checkTypes(b.doc)...)
 	if len(b.errs) > 0 {
 		return nil, fmt.Errorf("openapi: %s", strings.Join(b.errs, "; "))
 	}
@@ -140,6 +141,18 @@ func types(t ...string) Types { return Types(t) }
 
 func ptr[T any](v T) *T { return &v }
 
+// atLeast sets a number schema's minimum and returns it; inRange sets
+// its minimum and maximum.
+func atLeast(s *Schema, min float64) *Schema {
+	s.Minimum = ptr(min)
+	return s
+}
+
+func inRange(s *Schema, min, max float64) *Schema {
+	s.Minimum, s.Maximum = ptr(min), ptr(max)
+	return s
+}
+
 // register adds a register's tag, schemas and routes.
 func (b *docBuilder) register(r *Register) {
 	b.doc.Tags = append(b.doc.Tags, Tag{Name: r.Name, Description: r.Description + " (" + r.Source + ")"})
@@ -168,13 +181,23 @@ func (b *docBuilder) register(r *Register) {
 	}
 }
 
-// fieldSchema is the schema of one field's value. nullable admits null;
-// a read enum then admits null among its values.
+// fieldSchema is the schema of one field's value; nullable admits null
+// too (orNull).
 func fieldSchema(f *catalog.Field, nullable bool) *Schema {
+	s := valueSchema(f)
+	if nullable {
+		s = orNull(s)
+	}
+	return s
+}
+
+// valueSchema is the schema of a field's values other than null: an enum
+// field lists the catalog's values.
+func valueSchema(f *catalog.Field) *Schema {
 	s := &Schema{}
 	switch f.Type {
 	case catalog.Number:
-		s.Type, s.Format = types("number"), "double"
+		s = jsonNumber[float64]("")
 	case catalog.Bool:
 		s.Type = types("boolean")
 	case catalog.Date:
@@ -188,12 +211,6 @@ func fieldSchema(f *catalog.Field, nullable bool) *Schema {
 	}
 	for _, v := range f.Enum {
 		s.Enum = append(s.Enum, v)
-	}
-	if nullable {
-		s.Type = append(s.Type, "null")
-		if s.Enum != nil {
-			s.Enum = append(s.Enum, nil)
-		}
 	}
 	return s
 }
@@ -252,7 +269,7 @@ func readSchema(r *Register) *Schema {
 }
 
 func pageSchema(r *Register) *Schema {
-	total := &Schema{Type: types("integer", "null"), Description: "Records matching the filters; null when the register is not counted or on a later cursor page."}
+	total := orNull(jsonNumber[int64]("Records matching the filters; null when the register is not counted or on a later cursor page."))
 	return &Schema{
 		Type:        types("object"),
 		Description: "One page of " + r.Name + ", newest first.",
@@ -260,7 +277,7 @@ func pageSchema(r *Register) *Schema {
 		Properties: map[string]*Schema{
 			"items":      {Type: types("array"), Items: ref(r.RecordType)},
 			"nextCursor": {Type: types("string", "null"), Description: "Pass as cursor for the next page; null on the last page."},
-			"page":       {Type: types("integer"), Description: "The page number; 0 when paging by cursor."},
+			"page":       jsonNumber[int32]("The page number; 0 when paging by cursor."),
 			"total":      total,
 		},
 	}
@@ -275,18 +292,20 @@ func pageSchema(r *Register) *Schema {
 // admits no "" (Field.Clearable), so what a body may clear is what a read
 // may answer null.
 func writeProperty(f *Field, required bool) *Schema {
-	p := fieldSchema(f.Field, !required)
-	p.Description = fieldNotes(f.Field)
-	if !f.Clearable() {
-		p.Description = strings.TrimSpace(p.Description + ` Always has a value: "" is refused.`)
-		return p
-	}
-	if f.Type == catalog.Date {
+	p := valueSchema(f.Field)
+	desc := fieldNotes(f.Field)
+	switch {
+	case !f.Clearable():
+		desc = strings.TrimSpace(desc + ` Always has a value: "" is refused.`)
+	case f.Type == catalog.Date:
 		p.Pattern = clearableDatePattern
-	}
-	if p.Enum != nil {
+	case p.Enum != nil:
 		p.Enum = append(p.Enum, "")
 	}
+	if !required {
+		p = orNull(p)
+	}
+	p.Description = desc
 	return p
 }
 
@@ -503,7 +522,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		op.RequestBody = jsonBody("DocumentUpload")
 		ok(201, "Stored; Location is its download address", ref("DocumentCreated"))
 	case KindGetDocument:
-		op.Parameters = append(op.Parameters, &Parameter{Name: "id", In: "path", Required: true, Schema: &Schema{Type: types("integer")}, Description: "The document's Id."})
+		op.Parameters = append(op.Parameters, &Parameter{Name: "id", In: "path", Required: true, Schema: jsonNumber[int64](""), Description: "The document's Id."})
 		op.Responses["200"] = downloadResponse()
 	}
 	for _, status := range statuses {
@@ -592,15 +611,15 @@ func listParameters(r *Register) []*Parameter {
 	}
 	str := func() *Schema { return &Schema{Type: types("string")} }
 	params := []*Parameter{
-		q("limit", &Schema{Type: types("integer"), Minimum: ptr(1.0)}, "Page size: default 50; more than 500 is taken as 500."),
-		q("page", &Schema{Type: types("integer"), Minimum: ptr(1.0)}, "Page number from 1; pages can repeat rows while records are created."),
+		q("limit", atLeast(jsonNumber[int32](""), 1), "Page size: default 50; more than 500 is taken as 500."),
+		q("page", atLeast(jsonNumber[int32](""), 1), "Page number from 1; pages can repeat rows while records are created."),
 		q("cursor", str(), "nextCursor of the previous page: stable while records are created."),
 		q("modifiedSince", str(), "ISO 8601 timestamp: records modified at or after it."),
 		q("modifiedBefore", str(), "ISO 8601 timestamp: records modified before it."),
 	}
 	for _, fl := range r.Filters {
 		f := r.Field(fl.Field)
-		s := fieldSchema(f, false)
+		s := valueSchema(f)
 		s.Enum = nil
 		desc := string(fl.Match) + " on " + fl.Field
 		switch fl.Match {

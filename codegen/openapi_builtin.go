@@ -19,9 +19,9 @@ func sharedHeaders() map[string]*Header {
 		"IdempotencyKey": {Schema: str(), Description: "The Idempotency-Key the write was sent with."},
 		"IdempotencyReplayed": {Schema: &Schema{Type: types("string"), Enum: []any{"true", "false"}},
 			Description: "true when this is the stored response of an earlier call with the same Idempotency-Key."},
-		"RetryAfter": {Required: true, Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
+		"RetryAfter": {Required: true, Schema: atLeast(jsonNumber[int32](""), 0),
 			Description: "Seconds to wait before retrying."},
-		"RetryAfterSometimes": {Schema: &Schema{Type: types("integer"), Minimum: ptr(0.0)},
+		"RetryAfterSometimes": {Schema: atLeast(jsonNumber[int32](""), 0),
 			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight, idempotency_claim_lost)."},
 		"Location": {Required: true, Schema: str(), Description: "The path of the resource created."},
 		"ETag": {Schema: str(), Description: "The record's version, a strong entity tag: send it as If-Match to change the record only while it is " +
@@ -88,7 +88,7 @@ func builtinSchemas() map[string]*Schema {
 	boolean := func(desc string) *Schema { return &Schema{Type: types("boolean"), Description: desc} }
 	object := objectSchema
 	list := func(desc, item string) *Schema {
-		return object(desc, map[string]*Schema{"items": {Type: types("array"), Items: ref(item)}, "count": {Type: types("integer")}})
+		return object(desc, map[string]*Schema{"items": {Type: types("array"), Items: ref(item)}, "count": jsonNumber[int32]("How many items.")})
 	}
 	var codes []any
 	for _, p := range runtime.ProblemCodes() {
@@ -98,7 +98,7 @@ func builtinSchemas() map[string]*Schema {
 		"Problem": object("An RFC 9457 problem.", map[string]*Schema{
 			"type":        {Type: types("string"), Format: "uri", Description: "A URL ending in the problem code."},
 			"title":       {Type: types("string"), Enum: codes, Description: "The problem code."},
-			"status":      {Type: types("integer"), Description: "The HTTP status."},
+			"status":      jsonNumber[int32]("The HTTP status."),
 			"detail":      str("What went wrong, for a person."),
 			"validValues": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "What would have been accepted, when known."},
 			"requestId":   str("The X-Request-Id of the call."),
@@ -108,8 +108,8 @@ func builtinSchemas() map[string]*Schema {
 			"validValues": []any{"Normaltid", "Resa, km/dag", "Semester"}, "requestId": "01JD7Q6V3M2K8Z",
 		}),
 		"Location": object("A record's position.", map[string]*Schema{
-			"Latitude":  {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
-			"Longitude": {Type: types("number", "null"), Format: "double", Description: "null when the record has no position."},
+			"Latitude":  orNull(jsonNumber[float64]("null when the record has no position.")),
+			"Longitude": orNull(jsonNumber[float64]("null when the record has no position.")),
 			"Address":   str("The address located."),
 			"Status": {Type: types("string"), Enum: []any{"Found", "Pending", "NoAddress", "AddressNotFound", "AddressInvalid", "Error"},
 				Description: "Found when a position is known; Pending until located (ask with locate=true)."},
@@ -123,8 +123,8 @@ func builtinSchemas() map[string]*Schema {
 		}),
 		"LocationPin": {Type: types("object"), Description: "A fixed position.", AdditionalProperties: Never(), Required: []string{"latitude", "longitude"},
 			Properties: map[string]*Schema{
-				"latitude":  {Type: types("number"), Format: "double", Minimum: ptr(-90.0), Maximum: ptr(90.0)},
-				"longitude": {Type: types("number"), Format: "double", Minimum: ptr(-180.0), Maximum: ptr(180.0)},
+				"latitude":  inRange(jsonNumber[float64](""), -90, 90),
+				"longitude": inRange(jsonNumber[float64](""), -180, 180),
 				"address":   str("The address the position stands for."),
 			},
 			Examples: []any{map[string]any{"latitude": 59.3326, "longitude": 18.0649, "address": "Drottninggatan 1, Stockholm"}}},
@@ -135,12 +135,12 @@ func builtinSchemas() map[string]*Schema {
 			},
 			Examples: []any{map[string]any{"name": "notes.txt", "contentBase64": "RmlsdGVyIGJ5dHQ="}}},
 		"DocumentCreated": object("The document stored.", map[string]*Schema{
-			"id":   {Type: types("integer"), Description: "The document's Id."},
+			"id":   jsonNumber[int64]("The document's Id."),
 			"nr":   str("The key of the record it is stored on."),
 			"name": str("Its file name."),
 		}).withExample(map[string]any{"id": 7, "nr": "10053", "name": "notes.txt"}), // the answer to the DocumentUpload example
 		"DocumentInfo": object("A document on a record, without its content.", map[string]*Schema{
-			"Id":         {Type: types("integer")},
+			"Id":         jsonNumber[int64](""),
 			"Name":       str("File name."),
 			"DocType":    str("The file type the engine records."),
 			"Kind":       {Type: types("string"), Enum: []any{"embedded", "link", "html", "other"}, Description: "embedded: uploaded; link: a path or URL fetched on download; html and other: templates rendered as PDF."},
@@ -170,7 +170,7 @@ func builtinSchemas() map[string]*Schema {
 		"Health": object("Whether the engine answers.", map[string]*Schema{
 			"status":    {Type: types("string"), Enum: []any{"ok", "unavailable"}},
 			"engine":    {Type: types("string"), Enum: []any{"reachable", "unreachable"}},
-			"latencyMs": {Type: types("number"), Format: "double", Description: "How long the engine took to answer, in milliseconds."},
+			"latencyMs": jsonNumber[float64]("How long the engine took to answer, in milliseconds."),
 		}).withExample(map[string]any{"status": "ok", "engine": "reachable", "latencyMs": 0.4}),
 		"Whoami": object("The caller.", map[string]*Schema{
 			"integration": str("The key's client id."),
@@ -187,7 +187,7 @@ func builtinSchemas() map[string]*Schema {
 		"Token": object("An access token.", map[string]*Schema{
 			"access_token": str("Send as Authorization: Bearer."),
 			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
-			"expires_in":   {Type: types("integer"), Description: "Seconds until it expires."},
+			"expires_in":   jsonNumber[int32]("Seconds until it expires."),
 			"scope":        str("The scopes, space-separated."),
 		}).withExample(map[string]any{"access_token": "mt_…", "token_type": "Bearer", "expires_in": 3600, "scope": "customers:read tasks:read tasks:write"}),
 	}

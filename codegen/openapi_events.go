@@ -62,7 +62,7 @@ func (b *docBuilder) events(m *Model) {
 		{Name: "after", In: "query", Schema: &Schema{Type: types("string"), Pattern: `^\d+$`}, Description: "The nextCursor of an earlier page; omitted: from the oldest event kept."},
 		{Name: "types", In: "query", Schema: &Schema{Type: types("string")}, Description: "Comma-separated event types or patterns (" + ex.pattern + ", *)."},
 		{Name: "register", In: "query", Schema: &Schema{Type: types("string")}, Description: "Only events of this register."},
-		{Name: "limit", In: "query", Schema: &Schema{Type: types("integer"), Minimum: ptr(1.0)}, Description: "Page size: default 50, at most 500."},
+		{Name: "limit", In: "query", Schema: atLeast(jsonNumber[int32](""), 1), Description: "Page size: default 50, at most 500."},
 	}
 	feed.Description += " nextCursor is always set and never passes an event that has not committed: keep it and ask again. A cursor older than the retention (--event-retention) answers 410 cursor_expired."
 	b.operation("/v1/events", http.MethodGet, feed)
@@ -80,7 +80,7 @@ func (b *docBuilder) events(m *Model) {
 		"The subscription with its new secret, shown this once", true, ref("Webhook"))))
 	b.operation("/v1/webhooks/{key}/test", http.MethodPost, withID(ok(op("pingWebhook", "Queue a webhook.ping message", "webhooks:write", true, ""), 202, "The delivery queued", true, ref("Delivery"))))
 	deliveries := withID(ok(op("listWebhookDeliveries", "The subscription's deliveries, newest first, with their attempts", "webhooks:read", false, ""), 200, "The deliveries", false, ref("DeliveryList")))
-	deliveries.Parameters = append(deliveries.Parameters, &Parameter{Name: "limit", In: "query", Schema: &Schema{Type: types("integer"), Minimum: ptr(1.0)}, Description: "At most this many: default 50, at most 500."})
+	deliveries.Parameters = append(deliveries.Parameters, &Parameter{Name: "limit", In: "query", Schema: atLeast(jsonNumber[int32](""), 1), Description: "At most this many: default 50, at most 500."})
 	b.operation("/v1/webhooks/{key}/deliveries", http.MethodGet, deliveries)
 	retry := withID(ok(op("retryWebhookDelivery", "Send a delivery again now", "webhooks:write", true, ""), 202, "The delivery, queued again", true, ref("Delivery")))
 	retry.Parameters = append(retry.Parameters, &Parameter{Name: "delivery", In: "path", Required: true, Schema: &Schema{Type: types("string")}, Description: "The delivery's id."})
@@ -181,7 +181,7 @@ func eventSchemas(eventTypes []any, ex eventExamples) map[string]*Schema {
 	return map[string]*Schema{
 		"Event": object("One recorded change, as the feed lists it and a webhook delivers it.", map[string]*Schema{
 			"id":            str("evt_…: unique; the webhook-id of its deliveries."),
-			"position":      {Type: types("integer"), Description: "The company's feed position: gap-free, in commit order."},
+			"position":      jsonNumber[int64]("The company's feed position: gap-free, in commit order."),
 			"type":          {Type: types("string"), Enum: eventTypes, Description: "<record>.<what happened>, named from the catalog."},
 			"occurredAt":    {Type: types("string"), Pattern: DatePattern, Description: "When the write ran (UTC)."},
 			"company":       str("The company written."),
@@ -225,12 +225,12 @@ func eventSchemas(eventTypes []any, ex eventExamples) map[string]*Schema {
 			}},
 		"Attempt": object("One try of a delivery.", map[string]*Schema{
 			"at":         {Type: types("string"), Pattern: DatePattern},
-			"statusCode": {Type: types("integer"), Description: "The receiver's status; 0 when none came."},
-			"latencyMs":  {Type: types("number")},
+			"statusCode": jsonNumber[int32]("The receiver's status; 0 when none came."),
+			"latencyMs":  jsonNumber[float64]("How long the receiver took to answer, in milliseconds."),
 			"error":      str("\"\" on success."),
 		}),
 		"Delivery": object("One message to one subscription.", map[string]*Schema{
-			"id":            {Type: types("integer")},
+			"id":            jsonNumber[int64](""),
 			"webhookId":     str("The subscription."),
 			"messageId":     str("The webhook-id header: the event's id."),
 			"eventType":     str("The event's type, or webhook.ping."),

@@ -207,6 +207,7 @@ type Schema struct {
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	Examples             []any              `json:"examples,omitempty"`
 	AllOf                []*Schema          `json:"allOf,omitempty"` // every one of these applies
+	AnyOf                []*Schema          `json:"anyOf,omitempty"` // at least one of these applies (orNull)
 
 	never bool // the schema false: nothing matches (additionalProperties: false)
 }
