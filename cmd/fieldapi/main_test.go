@@ -168,3 +168,46 @@ func TestDefaultDSN(t *testing.T) {
 	_, err := os.Stat("fieldapi.db")
 	is.NoErr(err) // sqlite:fieldapi.db in the working directory
 }
+
+func TestASQLiteDirectoryThatDoesNotExistIsNamed(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	dsn := "sqlite:" + filepath.Join(missing, "fieldapi.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "--db", dsn}, "cannot create the database " + filepath.Join(missing, "fieldapi.db") + ": the directory " + missing + " does not exist; create it first (mkdir -p " + missing + ")"},
+		{[]string{"seed", "--db", dsn, "--tasks", "1"}, "the directory " + missing + " does not exist; create it first"},
+		{[]string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"}, "no database at " + filepath.Join(missing, "fieldapi.db") + ": the directory " + missing + " does not exist; check the path"},
+		{[]string{"keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*"}, "the directory " + missing + " does not exist"},
+		{[]string{"keys", "list", "--db", dsn}, "the directory " + missing + " does not exist"},
+		{[]string{"keys", "revoke", "--db", dsn, "--client-id", "demo-x"}, "the directory " + missing + " does not exist"},
+	} {
+		t.Run(tc.args[0]+" "+tc.args[1], func(t *testing.T) {
+			is := is.New(t)
+			r := runCLI(t, nil, tc.args...)
+			is.Equal(r.code, exitError)
+			is.True(strings.Contains(r.stderr, tc.want))               // names the directory
+			is.True(!strings.Contains(r.stderr, "engine unreachable")) // not the driver's guess
+		})
+	}
+}
+
+func TestARelativeSQLiteDirectoryIsShownWhereItIs(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	r := runCLI(t, nil, "init", "--db", "sqlite:data/x.db")
+	is.Equal(r.code, exitError)
+	is.True(strings.Contains(r.stderr, "the directory data ("+filepath.Join(dir, "data")+") does not exist"))
+}
+
+func TestShellQuote(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	is.Equal(shellQuote("sqlite:/tmp/x.db"), "sqlite:/tmp/x.db")
+	is.Equal(shellQuote("postgres://u@h:5432/db?sslmode=disable&x=1"), "'postgres://u@h:5432/db?sslmode=disable&x=1'")
+	is.Equal(shellQuote("sqlite:it's.db"), `'sqlite:it'\''s.db'`)
+	is.Equal(shellQuote(""), "''")
+}
