@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"fieldapi/engine"
 	"fieldapi/engine/sqlengine"
-	"fieldapi/generated"
 	"fieldapi/runtime"
 )
 
@@ -32,13 +30,19 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 	var allowIPs listFlag
 	fs.Var(&allowIPs, "allow-ip", "CIDR range the key may be used from, such as 203.0.113.0/24; repeat for more (default: anywhere)")
 	asJSON := fs.Bool("json", false, `print only {"clientId":"...","key":"mk_..."}`)
+	known := apiScopes()
+	flagUsage := fs.Usage
+	fs.Usage = func() {
+		flagUsage()
+		fmt.Fprint(fs.Output(), known.help())
+	}
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
 	if err := requireFlags(flagValue{"company", *company}, flagValue{"sign", *sign}, flagValue{"scopes", *scopeList}); err != nil {
 		return err
 	}
-	scopes, err := parseScopes(*scopeList, append(generated.Scopes(), runtime.BuiltinScopes()...))
+	scopes, err := known.parse(*scopeList)
 	if err != nil {
 		return err
 	}
@@ -71,6 +75,9 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, warning := range known.uselessScopeWarnings(scopes) {
+		fmt.Fprintf(a.stderr, "fieldapi keys create: warning: %s\n", warning)
+	}
 	if *asJSON {
 		return json.NewEncoder(a.stdout).Encode(struct {
 			ClientID string `json:"clientId"`
@@ -88,29 +95,6 @@ func printNewKey(w io.Writer, clientID, company, sign string, scopes, ranges []s
 	fmt.Fprintf(w, "allowed IPs: %s\n\n", orDash(strings.Join(ranges, ",")))
 	fmt.Fprintf(w, "clientId: %s\nkey:      %s\n\n", clientID, keyText)
 	fmt.Fprintln(w, "Store the key now: it is shown only this once and cannot be read again.")
-}
-
-// parseScopes checks a scope list against the scopes the API knows. "*"
-// anywhere in the list means every scope.
-func parseScopes(list string, known []string) ([]string, error) {
-	var scopes []string
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		switch {
-		case s == "":
-			continue
-		case s == "*":
-			return []string{"*"}, nil
-		case !slices.Contains(known, s):
-			return nil, fmt.Errorf("unknown scope %q; use * for every scope, or some of: %s", s, strings.Join(known, ", "))
-		case !slices.Contains(scopes, s):
-			scopes = append(scopes, s)
-		}
-	}
-	if len(scopes) == 0 {
-		return nil, errors.New("--scopes names no scope; use * or a list such as customers:read")
-	}
-	return scopes, nil
 }
 
 // parseCIDRs checks allowed IP ranges and writes each in its canonical form
