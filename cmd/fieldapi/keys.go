@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,6 +64,9 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if err := requireCompany(ctx, eng, *dsn, *company); err != nil {
+		return err
+	}
 	err = eng.Keys().CreateKey(ctx, engine.Key{
 		ClientID:   *clientID,
 		Company:    *company,
@@ -145,6 +149,13 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if *company != "" {
+		// Without this, a mistyped company would list nothing, as if it
+		// had no keys.
+		if err := requireCompany(ctx, eng, *dsn, *company); err != nil {
+			return err
+		}
+	}
 	keys, err := eng.Keys().ListKeys(ctx, *company)
 	if err != nil {
 		return err
@@ -152,7 +163,63 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 	if *asJSON {
 		return printKeysJSON(a.stdout, keys)
 	}
-	return printKeys(a.stdout, keys)
+	if err := printKeys(a.stdout, keys); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		// On stderr: scripts read the table on stdout.
+		if *company != "" {
+			fmt.Fprintf(a.stderr, "company %s has no keys\n", *company)
+		} else {
+			fmt.Fprintln(a.stderr, "there are no keys")
+		}
+	}
+	return nil
+}
+
+// requireCompany refuses a company the database does not hold, naming the
+// companies it does.
+func requireCompany(ctx context.Context, eng *sqlengine.Engine, dsn, companyID string) error {
+	// The engine's answer to a database that is down names it as the
+	// engine's other calls do; the directory's driver would not.
+	if err := eng.Ping(ctx); err != nil {
+		return err
+	}
+	dir, err := openDirectory(dsn)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	companies, err := dir.Companies(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(companies, func(c company) bool { return c.id == companyID }) {
+		return nil
+	}
+	if len(companies) == 0 {
+		return fmt.Errorf("unknown company %q: the database holds no company yet; \"fieldapi init --db %s --demo\" loads the demo companies",
+			companyID, shellQuote(redactDSN(dsn)))
+	}
+	return fmt.Errorf("unknown company %q; the database holds %s", companyID, describeCompanies(companies))
+}
+
+// describeCompanies names companies for a message: "company demo
+// (Nordisk Fastighetsservice AB)" or "companies demo (...) and demo2 (...)".
+func describeCompanies(companies []company) string {
+	const listed = 10 // more would bury the message
+	var names []string
+	for i, c := range companies {
+		if i == listed {
+			names = append(names, fmt.Sprintf("%d more", len(companies)-listed))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", c.id, c.name))
+	}
+	if len(names) == 1 {
+		return "company " + names[0]
+	}
+	return "companies " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // listedKey is one key as "keys list --json" prints it.

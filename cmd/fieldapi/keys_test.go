@@ -225,6 +225,32 @@ func TestKeysCreateReadsFlagsFromEnvironment(t *testing.T) {
 	is.Equal(stored.AllowedIPs, []string{"10.0.0.0/8", "192.0.2.0/24"})
 }
 
+func TestAnUnknownCompanyIsAnsweredWithTheCompaniesThereAre(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := demoDSN(t)
+	const companies = "the database holds companies demo (Nordisk Fastighetsservice AB) and demo2 (Fjordteknikk Service AS)"
+
+	create := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "nope", "--sign", "API", "--scopes", "*")
+	is.Equal(create.code, exitError)
+	is.Equal(create.stderr, `fieldapi keys create: unknown company "nope"; `+companies+"\n")
+
+	list := runCLI(t, nil, "keys", "list", "--db", dsn, "--company", "nope")
+	is.Equal(list.code, exitError) // not an empty list, as if the company had no keys
+	is.Equal(list.stdout, "")
+	is.Equal(list.stderr, `fieldapi keys list: unknown company "nope"; `+companies+"\n")
+
+	empty := runCLI(t, nil, "keys", "list", "--db", dsn, "--company", "demo2")
+	is.Equal(empty.code, exitOK) // a company without keys
+	is.Equal(empty.stderr, "company demo2 has no keys\n")
+
+	noCompanies := newDSN(t)
+	is.Equal(runCLI(t, nil, "init", "--db", noCompanies).code, exitOK)
+	r := runCLI(t, nil, "keys", "list", "--db", noCompanies, "--company", "demo")
+	is.Equal(r.code, exitError)
+	is.Equal(r.stderr, `fieldapi keys list: unknown company "demo": the database holds no company yet; "fieldapi init --db `+noCompanies+` --demo" loads the demo companies`+"\n")
+}
+
 // Users, time types and price lists are read only (spec 4.7): their :write
 // scope is accepted, as the spec keeps it, but never offered, and a key
 // given it is warned about.
