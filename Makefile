@@ -48,14 +48,16 @@ run: demo-key
 	exec $(BIN) serve --db '$(DB)' --addr '$(ADDR)'
 
 .PHONY: demo-db demo-key
+# init's hint to make a key is off: demo-key makes one next.
 demo-db: build
-	$(BIN) init --db '$(DB)' --demo
+	$(BIN) init --db '$(DB)' --demo --hints=false
 
 # demo-key reuses the demo key kept in $(DEMO_KEY_FILE) while the database
 # still holds it unrevoked, and otherwise makes a new one. A key cannot be
-# read back from the database, so the file is its only copy.
+# read back from the database, so the file is its only copy. The list is
+# only a probe: its note that there are no keys is not for the reader.
 demo-key: demo-db
-	@if [ -s $(DEMO_KEY_FILE) ] && $(BIN) keys list --db '$(DB)' --company demo \
+	@if [ -s $(DEMO_KEY_FILE) ] && $(BIN) keys list --db '$(DB)' --company demo 2>/dev/null \
 		| awk '$$1 == "$(DEMO_CLIENT_ID)" && $$NF == "-" { found = 1 } END { exit !found }'; then \
 		echo "reusing the demo key in $(DEMO_KEY_FILE)"; \
 	else \
