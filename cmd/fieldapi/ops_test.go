@@ -16,7 +16,7 @@ func TestHelpExitsZeroOnEveryCommand(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"help"}, {"-h"}, {"--help"},
-		{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"}, {"version", "-h"},
+		{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"}, {"listen", "-h"}, {"version", "-h"},
 		{"keys", "-h"}, {"keys", "--help"}, {"keys", "help"},
 		{"keys", "create", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"},
 	} {
@@ -36,7 +36,7 @@ func TestHelpExitsZeroOnEveryCommand(t *testing.T) {
 
 // everyCommandHelp is the -h of every command that has flags.
 var everyCommandHelp = [][]string{
-	{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"},
+	{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"}, {"listen", "-h"},
 	{"keys", "create", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"},
 }
 
