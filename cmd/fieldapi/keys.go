@@ -25,8 +25,8 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 		"keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]", a.stderr)
 	dsn := fs.String("db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
 	company := fs.String("company", "", "company the key is tied to (required)")
-	sign := fs.String("sign", "", "engine signature the key acts as; its permissions apply (required)")
-	scopeList := fs.String("scopes", "", `"*" for every scope, or a comma separated list such as customers:read,customers:write (required)`)
+	sign := fs.String("sign", "", "engine signature (user sign) the key acts as, such as API in the demo companies; its permissions apply (required)")
+	scopeList := fs.String("scopes", "", `"*" for every scope, or a comma separated list such as customers:read,customers:write (required; the scopes are listed below)`)
 	clientID := fs.String("client-id", "", "client id; default <company>-<6 random characters>")
 	var allowIPs listFlag
 	fs.Var(&allowIPs, "allow-ip", "CIDR range the key may be used from, such as 203.0.113.0/24; repeat for more (default: anywhere)")
