@@ -7,6 +7,8 @@ SHELL       := bash
 GO       ?= go
 DB       ?= sqlite:fieldapi.db
 ADDR     ?= 127.0.0.1:8080
+# More flags of fieldapi serve for make run, e.g. SERVE_FLAGS=--webhook-allow-private.
+SERVE_FLAGS ?=
 FUZZTIME ?= 10s
 BENCH_DB    ?= sqlite:bin/bench.db
 BENCH_TASKS ?= 100000
@@ -33,7 +35,7 @@ build:
 	@echo "building $(BIN): on a cold Go cache every dependency is compiled first (a minute or more); packages are listed as they compile"
 	$(GO) build -v -o $(BIN) ./cmd/fieldapi
 
-## run: build, load the demo data, print a demo key, a curl example and the reference page address, serve on $(ADDR)
+## run: build, load the demo data, print a demo key, a curl example and the reference page address, serve on $(ADDR) (more serve flags in SERVE_FLAGS)
 run: demo-key
 	@key="$$(cat $(DEMO_KEY_FILE))"; \
 	echo; \
@@ -45,17 +47,19 @@ run: demo-key
 	echo; \
 	echo "API reference: http://$(ADDR)/docs   (OpenAPI: http://$(ADDR)/openapi.json)"; \
 	echo
-	exec $(BIN) serve --db '$(DB)' --addr '$(ADDR)'
+	exec $(BIN) serve --db '$(DB)' --addr '$(ADDR)' $(SERVE_FLAGS)
 
 .PHONY: demo-db demo-key
+# init's hint to make a key is off: demo-key makes one next.
 demo-db: build
-	$(BIN) init --db '$(DB)' --demo
+	$(BIN) init --db '$(DB)' --demo --hints=false
 
 # demo-key reuses the demo key kept in $(DEMO_KEY_FILE) while the database
 # still holds it unrevoked, and otherwise makes a new one. A key cannot be
-# read back from the database, so the file is its only copy.
+# read back from the database, so the file is its only copy. The list is
+# only a probe: its note that there are no keys is not for the reader.
 demo-key: demo-db
-	@if [ -s $(DEMO_KEY_FILE) ] && $(BIN) keys list --db '$(DB)' --company demo \
+	@if [ -s $(DEMO_KEY_FILE) ] && $(BIN) keys list --db '$(DB)' --company demo 2>/dev/null \
 		| awk '$$1 == "$(DEMO_CLIENT_ID)" && $$NF == "-" { found = 1 } END { exit !found }'; then \
 		echo "reusing the demo key in $(DEMO_KEY_FILE)"; \
 	else \

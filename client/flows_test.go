@@ -17,8 +17,10 @@ import (
 
 // TestReadmeFlows runs the README's curl walkthroughs through the client
 // against the real server: a customer with contacts, a task with lines,
-// status, note, assignees and a document, an order with lines, a
-// standalone booking, and refusals as typed problems.
+// status, note, assignees, a document and a position, a quote whose line
+// is changed, an order with lines, lines of quantity 0, a standalone
+// booking, and refusals as typed problems. (The webhook walkthrough, with
+// fieldapi listen, is cmd/fieldapi's TestListenPrintsWhatServeDelivers.)
 func TestReadmeFlows(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, b apitest.Backend) {
 		_, c := start(t, b, runtime.Config{})
@@ -104,6 +106,7 @@ func TestReadmeFlows(t *testing.T) {
 			is.Equal(doc.Name, "notes.txt")
 			docs, err := c.Tasks.ListDocuments(ctx, nr)
 			is.NoErr(err)
+			is.Equal(len(docs), 1) // the task's own document
 			is.True(slices.ContainsFunc(docs, func(d client.DocumentInfo) bool { return d.ID == doc.ID && d.Name == "notes.txt" }))
 			content, err := c.Tasks.DownloadDocument(ctx, nr, doc.ID)
 			is.NoErr(err)
@@ -116,6 +119,13 @@ func TestReadmeFlows(t *testing.T) {
 
 			_, err = c.Tasks.DownloadDocument(ctx, nr, doc.ID+1000)
 			is.True(errors.Is(err, client.ErrNotFound))
+
+			// Demo task 10001's report, an html template, downloads as a PDF.
+			report, err := c.Tasks.DownloadDocument(ctx, "10001", 5)
+			is.NoErr(err)
+			report.Body.Close()
+			is.Equal(report.ContentType, "application/pdf")
+			is.Equal(report.FileName, "Servicerapport.pdf")
 
 			loc, err := c.Tasks.Location(ctx, nr, client.LocateOptions{Locate: true})
 			is.NoErr(err)
@@ -141,6 +151,38 @@ func TestReadmeFlows(t *testing.T) {
 			is.True(slices.Contains(p.ValidValues, "Normaltid"))
 		})
 
+		t.Run("quote with lines, one of them changed", func(t *testing.T) {
+			is := is.New(t)
+			quote, err := c.Quotes.Create(ctx, client.QuoteCreate{
+				CustomerNr: client.Value("1001"), Object1Nr: client.Value("101"), Description: client.Value("Byte av värmepump"),
+				Materials: []client.QuoteMaterialLine{{ProductNr: client.Value("4001"), Quantity: client.Value(1.0), Price: client.Value(98500.0)}},
+				Times: []client.QuoteTimeLine{
+					{TimeType: client.Value("Normaltid"), Hours: client.Value(16.0), UserSign: client.Value("ANLI")},
+					{TimeType: client.Value("Resa, km/dag"), Hours: client.Value(60.0)},
+				},
+			})
+			is.NoErr(err)
+			is.Equal(quote.Status, "Open")
+			is.Equal(quote.Object1Name, "Fastigheten Bergström")
+			times, err := c.Times.List(ctx, client.TimeListParams{OwnerType: "quote", OwnerNr: quote.Nr})
+			is.NoErr(err)
+			is.Equal(len(times.Items), 2)
+			materials, err := c.Materials.List(ctx, client.MaterialListParams{OwnerType: "quote", OwnerNr: quote.Nr})
+			is.NoErr(err)
+			is.Equal(len(materials.Items), 1)
+
+			// The README picks the line to change by its user sign: ANLI's Normaltid line, and only it.
+			anli, err := c.Times.List(ctx, client.TimeListParams{OwnerType: "quote", OwnerNr: quote.Nr, UserSign: "ANLI"})
+			is.NoErr(err)
+			is.Equal(len(anli.Items), 1)
+			is.Equal(anli.Items[0].TimeType, "Normaltid")
+			line, err := c.Times.Update(ctx, anli.Items[0].Id, client.TimeUpdate{Hours: client.Value(14.0)})
+			is.NoErr(err)
+			is.Equal(line.Hours, 14.0)
+			is.Equal(line.OwnerType, "quote") // the quote's line, not another owner's
+			is.Equal(line.OwnerNr, quote.Nr)
+		})
+
 		t.Run("order with lines", func(t *testing.T) {
 			is := is.New(t)
 			order, err := c.Orders.Create(ctx, client.OrderCreate{
@@ -164,6 +206,22 @@ func TestReadmeFlows(t *testing.T) {
 			line, err := c.OrderLines.Update(ctx, added.Id, client.OrderLineUpdate{Price: client.Value(495.0), DiscountPct: client.Value(10.0)})
 			is.NoErr(err)
 			is.Equal(line.TotalPrice, 445.5)
+			lines, err := c.OrderLines.List(ctx, client.OrderLineListParams{OrderNr: order.Nr})
+			is.NoErr(err)
+			is.Equal(len(lines.Items), 4)
+		})
+
+		t.Run("lines with quantity 0 are listed only when asked", func(t *testing.T) {
+			is := is.New(t)
+			// Demo order 30005's mileage line stands at quantity 0.
+			shown, err := c.OrderLines.List(ctx, client.OrderLineListParams{OrderNr: "30005"})
+			is.NoErr(err)
+			all, err := c.OrderLines.List(ctx, client.OrderLineListParams{OrderNr: "30005", IncludeZeroQuantity: true})
+			is.NoErr(err)
+			is.Equal(len(shown.Items), 2)
+			is.Equal(len(all.Items), 3)
+			is.Equal(all.Items[0].ProductName, "Körersättning") // newest first
+			is.Equal(all.Items[0].Quantity, 0.0)
 		})
 
 		t.Run("standalone booking", func(t *testing.T) {

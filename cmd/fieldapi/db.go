@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"fieldapi/catalog"
@@ -25,10 +26,8 @@ func openEngine(ctx context.Context, dsn string, opt sqlengine.Options, mustExis
 // engine refuses a catalog its rules cannot run on, naming the YAML file,
 // the rule and the field.
 func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt sqlengine.Options, mustExist bool) (*sqlengine.Engine, error) {
-	if mustExist {
-		if err := requireExistingDatabase(dsn); err != nil {
-			return nil, err
-		}
+	if err := checkSQLitePath(dsn, mustExist); err != nil {
+		return nil, err
 	}
 	if cat == nil {
 		var err error
@@ -47,9 +46,13 @@ func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt s
 	return eng, nil
 }
 
-// requireExistingDatabase refuses a SQLite DSN whose file is missing.
-// PostgreSQL databases are created by their operator, so they always pass.
-func requireExistingDatabase(dsn string) error {
+// checkSQLitePath says what is wrong with the file of a SQLite DSN before
+// the engine opens it, where the driver would only answer "engine
+// unreachable: unable to open database file": a directory that does not
+// exist, or, when mustExist, a database that does not (opening it would
+// quietly create an empty one: a typo in --db). PostgreSQL databases are
+// created by their operator, so they always pass.
+func checkSQLitePath(dsn string, mustExist bool) error {
 	path, isSQLite := strings.CutPrefix(dsn, "sqlite:")
 	if !isSQLite {
 		return nil
@@ -58,10 +61,34 @@ func requireExistingDatabase(dsn string) error {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
 		return nil // malformed or special: the engine reports or handles it
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no database at %s: run \"fieldapi init --db %s\" first", path, dsn)
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && mustExist:
+		return fmt.Errorf("no database at %s: the directory %s does not exist; check the path, or create the directory and run \"fieldapi init --db %s\"",
+			path, describeDir(dir), shellQuote(dsn))
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot create the database %s: the directory %s does not exist; create it first (mkdir -p %s) or choose another path",
+			path, describeDir(dir), shellQuote(dir))
+	case err != nil:
+		return fmt.Errorf("database %s: %w", path, err)
+	case !info.IsDir():
+		return fmt.Errorf("database %s: %s is not a directory", path, describeDir(dir))
+	}
+	if _, err := os.Stat(path); mustExist && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no database at %s: run \"fieldapi init --db %s\" first", path, shellQuote(dsn))
 	}
 	return nil
+}
+
+// describeDir names a directory as given and, when that is relative, where
+// it is: the working directory of a command is not always the one its user
+// has in mind.
+func describeDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil && abs != dir {
+		return dir + " (" + abs + ")"
+	}
+	return dir
 }
 
 // redactDSN hides a password in a PostgreSQL DSN, so a DSN can be logged.
@@ -74,4 +101,16 @@ func redactDSN(dsn string) string {
 		return "(unparsable DSN)"
 	}
 	return u.Redacted()
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that are safe unquoted (a PostgreSQL DSN's ? and &).
+func shellQuote(s string) string {
+	safe := func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !safe(r) }) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

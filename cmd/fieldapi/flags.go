@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -30,9 +31,18 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: fieldapi %s\n\nEach flag may also be set as %s<FLAG> (for example %s); a flag wins.\n\n",
-			synopsis, envPrefix, envName("db"))
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: fieldapi %s\n", synopsis)
+		example := "" // a flag of this command, to show its variable
+		fs.VisitAll(func(f *flag.Flag) {
+			if example == "" || f.Name == "db" {
+				example = f.Name
+			}
+		})
+		if example != "" {
+			fmt.Fprintf(fs.Output(), "\nEach flag may also be set as %s<FLAG> (for example %s); a flag wins.\n\n",
+				envPrefix, envName(example))
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
@@ -93,4 +103,39 @@ func (l *listFlag) Set(value string) error {
 		}
 	}
 	return nil
+}
+
+// countFlag is a count whose default is worked out from other flags when
+// it is not given. Unset, it shows no default of its own in the help
+// (flag would print "(default -1)" beside the usage's own explanation).
+type countFlag struct {
+	n   int
+	set bool
+}
+
+func (c *countFlag) String() string {
+	if c == nil || !c.set {
+		return ""
+	}
+	return strconv.Itoa(c.n)
+}
+
+func (c *countFlag) Set(value string) error {
+	n, err := strconv.Atoi(value)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	if n < 0 {
+		return errors.New("must not be negative")
+	}
+	c.n, c.set = n, true
+	return nil
+}
+
+// or is the count given, or fallback when none was.
+func (c countFlag) or(fallback int) int {
+	if !c.set {
+		return fallback
+	}
+	return c.n
 }

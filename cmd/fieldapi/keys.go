@@ -15,7 +15,6 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/engine/sqlengine"
-	"fieldapi/generated"
 	"fieldapi/runtime"
 )
 
@@ -26,19 +25,25 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 		"keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]", a.stderr)
 	dsn := fs.String("db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
 	company := fs.String("company", "", "company the key is tied to (required)")
-	sign := fs.String("sign", "", "engine signature the key acts as; its permissions apply (required)")
-	scopeList := fs.String("scopes", "", `"*" for every scope, or a comma separated list such as customers:read,customers:write (required)`)
+	sign := fs.String("sign", "", "engine signature (user sign) the key acts as, such as API in the demo companies; its permissions apply (required)")
+	scopeList := fs.String("scopes", "", `"*" for every scope, or a comma separated list such as customers:read,customers:write (required; the scopes are listed below)`)
 	clientID := fs.String("client-id", "", "client id; default <company>-<6 random characters>")
 	var allowIPs listFlag
 	fs.Var(&allowIPs, "allow-ip", "CIDR range the key may be used from, such as 203.0.113.0/24; repeat for more (default: anywhere)")
 	asJSON := fs.Bool("json", false, `print only {"clientId":"...","key":"mk_..."}`)
+	known := apiScopes()
+	flagUsage := fs.Usage
+	fs.Usage = func() {
+		flagUsage()
+		fmt.Fprint(fs.Output(), known.help())
+	}
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
 	if err := requireFlags(flagValue{"company", *company}, flagValue{"sign", *sign}, flagValue{"scopes", *scopeList}); err != nil {
 		return err
 	}
-	scopes, err := parseScopes(*scopeList, append(generated.Scopes(), runtime.BuiltinScopes()...))
+	scopes, err := known.parse(*scopeList)
 	if err != nil {
 		return err
 	}
@@ -59,6 +64,9 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if err := requireCompany(ctx, eng, *dsn, *company); err != nil {
+		return err
+	}
 	err = eng.Keys().CreateKey(ctx, engine.Key{
 		ClientID:   *clientID,
 		Company:    *company,
@@ -70,6 +78,9 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	for _, warning := range known.uselessScopeWarnings(scopes) {
+		fmt.Fprintf(a.stderr, "fieldapi keys create: warning: %s\n", warning)
 	}
 	if *asJSON {
 		return json.NewEncoder(a.stdout).Encode(struct {
@@ -88,29 +99,6 @@ func printNewKey(w io.Writer, clientID, company, sign string, scopes, ranges []s
 	fmt.Fprintf(w, "allowed IPs: %s\n\n", orDash(strings.Join(ranges, ",")))
 	fmt.Fprintf(w, "clientId: %s\nkey:      %s\n\n", clientID, keyText)
 	fmt.Fprintln(w, "Store the key now: it is shown only this once and cannot be read again.")
-}
-
-// parseScopes checks a scope list against the scopes the API knows. "*"
-// anywhere in the list means every scope.
-func parseScopes(list string, known []string) ([]string, error) {
-	var scopes []string
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		switch {
-		case s == "":
-			continue
-		case s == "*":
-			return []string{"*"}, nil
-		case !slices.Contains(known, s):
-			return nil, fmt.Errorf("unknown scope %q; use * for every scope, or some of: %s", s, strings.Join(known, ", "))
-		case !slices.Contains(scopes, s):
-			scopes = append(scopes, s)
-		}
-	}
-	if len(scopes) == 0 {
-		return nil, errors.New("--scopes names no scope; use * or a list such as customers:read")
-	}
-	return scopes, nil
 }
 
 // parseCIDRs checks allowed IP ranges and writes each in its canonical form
@@ -161,6 +149,13 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if *company != "" {
+		// Without this, a mistyped company would list nothing, as if it
+		// had no keys.
+		if err := requireCompany(ctx, eng, *dsn, *company); err != nil {
+			return err
+		}
+	}
 	keys, err := eng.Keys().ListKeys(ctx, *company)
 	if err != nil {
 		return err
@@ -168,7 +163,63 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 	if *asJSON {
 		return printKeysJSON(a.stdout, keys)
 	}
-	return printKeys(a.stdout, keys)
+	if err := printKeys(a.stdout, keys); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		// On stderr: scripts read the table on stdout.
+		if *company != "" {
+			fmt.Fprintf(a.stderr, "company %s has no keys\n", *company)
+		} else {
+			fmt.Fprintln(a.stderr, "there are no keys")
+		}
+	}
+	return nil
+}
+
+// requireCompany refuses a company the database does not hold, naming the
+// companies it does.
+func requireCompany(ctx context.Context, eng *sqlengine.Engine, dsn, companyID string) error {
+	// The engine's answer to a database that is down names it as the
+	// engine's other calls do; the directory's driver would not.
+	if err := eng.Ping(ctx); err != nil {
+		return err
+	}
+	dir, err := openDirectory(dsn)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	companies, err := dir.Companies(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(companies, func(c company) bool { return c.id == companyID }) {
+		return nil
+	}
+	if len(companies) == 0 {
+		return fmt.Errorf("unknown company %q: the database holds no company yet; \"fieldapi init --db %s --demo\" loads the demo companies",
+			companyID, shellQuote(redactDSN(dsn)))
+	}
+	return fmt.Errorf("unknown company %q; the database holds %s", companyID, describeCompanies(companies))
+}
+
+// describeCompanies names companies for a message: "company demo
+// (Nordisk Fastighetsservice AB)" or "companies demo (...) and demo2 (...)".
+func describeCompanies(companies []company) string {
+	const listed = 10 // more would bury the message
+	var names []string
+	for i, c := range companies {
+		if i == listed {
+			names = append(names, fmt.Sprintf("%d more", len(companies)-listed))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", c.id, c.name))
+	}
+	if len(names) == 1 {
+		return "company " + names[0]
+	}
+	return "companies " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // listedKey is one key as "keys list --json" prints it.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,15 +184,20 @@ func TestKeysRevoke(t *testing.T) {
 func TestParseScopes(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	known := []string{"a:read", "a:write", "b:read"}
-	got, err := parseScopes(" a:read, b:read ,a:read", known)
+	known := scopeSet{accepted: []string{"a:read", "a:write", "b:read", "b:write"}, offered: []string{"a:read", "a:write", "b:read"}}
+	got, err := known.parse(" a:read, b:read ,a:read")
 	is.NoErr(err)
 	is.Equal(got, []string{"a:read", "b:read"}) // trimmed, deduplicated, in order
-	got, err = parseScopes("a:read,*", known)
+	got, err = known.parse("a:read,*")
 	is.NoErr(err)
 	is.Equal(got, []string{"*"}) // * means every scope
-	_, err = parseScopes("a:*", known)
+	_, err = known.parse("a:*")
 	is.True(err != nil)
+	got, err = known.parse("b:write")
+	is.NoErr(err)
+	is.Equal(got, []string{"b:write"}) // accepted, though not offered
+	_, err = known.parse("c:read")
+	is.Equal(err.Error(), `unknown scope "c:read"; use * for every scope, or some of: a:read, a:write, b:read`) // offered ones only
 }
 
 func TestDefaultClientIDFitsTheClientIDRules(t *testing.T) {
@@ -217,4 +223,82 @@ func TestKeysCreateReadsFlagsFromEnvironment(t *testing.T) {
 	stored, err := openTestEngine(t, env["FIELDAPI_DB"]).Keys().LookupKey(t.Context(), "from-env")
 	is.NoErr(err)
 	is.Equal(stored.AllowedIPs, []string{"10.0.0.0/8", "192.0.2.0/24"})
+}
+
+func TestAnUnknownCompanyIsAnsweredWithTheCompaniesThereAre(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := demoDSN(t)
+	const companies = "the database holds companies demo (Nordisk Fastighetsservice AB) and demo2 (Fjordteknikk Service AS)"
+
+	create := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "nope", "--sign", "API", "--scopes", "*")
+	is.Equal(create.code, exitError)
+	is.Equal(create.stderr, `fieldapi keys create: unknown company "nope"; `+companies+"\n")
+
+	list := runCLI(t, nil, "keys", "list", "--db", dsn, "--company", "nope")
+	is.Equal(list.code, exitError) // not an empty list, as if the company had no keys
+	is.Equal(list.stdout, "")
+	is.Equal(list.stderr, `fieldapi keys list: unknown company "nope"; `+companies+"\n")
+
+	empty := runCLI(t, nil, "keys", "list", "--db", dsn, "--company", "demo2")
+	is.Equal(empty.code, exitOK) // a company without keys
+	is.Equal(empty.stderr, "company demo2 has no keys\n")
+
+	noCompanies := newDSN(t)
+	is.Equal(runCLI(t, nil, "init", "--db", noCompanies).code, exitOK)
+	r := runCLI(t, nil, "keys", "list", "--db", noCompanies, "--company", "demo")
+	is.Equal(r.code, exitError)
+	is.Equal(r.stderr, `fieldapi keys list: unknown company "demo": the database holds no company yet; "fieldapi init --db `+noCompanies+` --demo" loads the demo companies`+"\n")
+}
+
+// Users, time types and price lists are read only (spec 4.7): their :write
+// scope is accepted, as the spec keeps it, but never offered, and a key
+// given it is warned about.
+func TestScopesOfReadOnlyRegistersAreReadOnly(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := demoDSN(t)
+
+	help := runCLI(t, nil, "keys", "create", "-h")
+	is.Equal(help.code, exitOK)
+	is.True(strings.Contains(help.stderr, "  <register>:read only, for\n    events, pricelists, timetypes, users\n"))
+	is.True(strings.Contains(help.stderr, "customers, materials,"))
+
+	unknown := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "everything")
+	is.Equal(unknown.code, exitError)
+	for _, register := range []string{"users", "timetypes", "pricelists"} {
+		is.True(strings.Contains(unknown.stderr, register+":read"))   // offered
+		is.True(!strings.Contains(unknown.stderr, register+":write")) // not offered
+	}
+	is.True(strings.Contains(unknown.stderr, "customers:read, customers:write"))
+
+	r := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "demo", "--sign", "API",
+		"--scopes", "users:read,users:write,timetypes:write,customers:write", "--client-id", "admin-sync", "--json")
+	is.Equal(r.code, exitOK) // accepted (spec 4.7)
+	is.Equal(r.stderr,
+		"fieldapi keys create: warning: users:write grants nothing: the API offers no write to users (they are changed in the engine's administration); users:read reads them\n"+
+			"fieldapi keys create: warning: timetypes:write grants nothing: the API offers no write to timetypes (they are changed in the engine's administration); timetypes:read reads them\n")
+	stored, err := openTestEngine(t, dsn).Keys().LookupKey(t.Context(), "admin-sync")
+	is.NoErr(err)
+	is.Equal(stored.Scopes, []string{"users:read", "users:write", "timetypes:write", "customers:write"}) // as given
+
+	every := runCLI(t, nil, "keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*", "--json")
+	is.Equal(every.stderr, "") // * warns of nothing
+}
+
+func TestEveryRouteScopeIsOffered(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := apiScopes()
+	for _, r := range append(generated.Routes(), runtime.BuiltinRoutes()...) {
+		if r.Scope != "" {
+			is.True(slices.Contains(s.offered, r.Scope)) // a scope a route needs is offered
+		}
+	}
+	for _, scope := range s.offered {
+		is.True(slices.Contains(s.accepted, scope))
+	}
+	is.True(s.grantsNothing("pricelists:write"))
+	is.True(!s.grantsNothing("customers:write"))
+	is.True(!s.grantsNothing("nope:write")) // not accepted at all
 }

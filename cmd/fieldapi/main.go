@@ -6,6 +6,7 @@
 //	fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
 //	fieldapi keys list   --db DSN [--company ID] [--json]
 //	fieldapi keys revoke --db DSN --client-id ID
+//	fieldapi listen --secret whsec_... [--addr HOST:PORT] [--json]
 //	fieldapi version
 //
 // Every flag may also be given as a FIELDAPI_<FLAG> environment variable
@@ -22,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"fieldapi/catalog"
 )
@@ -46,6 +48,15 @@ type app struct {
 	onListen        func(net.Addr)   // called once serve listens; tests learn the port from it
 	onMetricsListen func(net.Addr)   // the same for the --metrics-addr listener
 	catalog         *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
+	now             func() time.Time // listen's clock; nil: time.Now
+}
+
+// clock is the app's clock.
+func (a *app) clock() func() time.Time {
+	if a.now == nil {
+		return time.Now
+	}
+	return a.now
 }
 
 const usage = `fieldapi serves the field-service REST/JSON API and administers its keys.
@@ -55,8 +66,9 @@ usage:
   fieldapi serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]
   fieldapi seed  --db DSN [--company ID] [--tasks N]   (bulk data for load tests)
   fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
-  fieldapi keys list   --db DSN [--company ID]
+  fieldapi keys list   --db DSN [--company ID] [--json]
   fieldapi keys revoke --db DSN --client-id ID
+  fieldapi listen --secret whsec_... [--addr HOST:PORT] [--json]   (receive webhooks on this machine)
   fieldapi version
 
 DSN is sqlite:PATH (default sqlite:fieldapi.db) or postgres://USER@HOST:PORT/DB.
@@ -96,6 +108,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.keys(ctx, rest)
 	case "seed":
 		err = a.seed(ctx, rest)
+	case "listen":
+		err = a.listen(ctx, rest)
 	case "version":
 		err = a.version(ctx, rest)
 	case "help", "-h", "-help", "--help":

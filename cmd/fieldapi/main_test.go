@@ -9,7 +9,9 @@ import (
 
 	"github.com/matryer/is"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/dataset"
 	"fieldapi/engine/sqlengine"
 )
 
@@ -167,4 +169,112 @@ func TestDefaultDSN(t *testing.T) {
 	is.Equal(runCLI(t, nil, "init").code, 0)
 	_, err := os.Stat("fieldapi.db")
 	is.NoErr(err) // sqlite:fieldapi.db in the working directory
+}
+
+func TestASQLiteDirectoryThatDoesNotExistIsNamed(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	dsn := "sqlite:" + filepath.Join(missing, "fieldapi.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "--db", dsn}, "cannot create the database " + filepath.Join(missing, "fieldapi.db") + ": the directory " + missing + " does not exist; create it first (mkdir -p " + missing + ")"},
+		{[]string{"seed", "--db", dsn, "--tasks", "1"}, "the directory " + missing + " does not exist; create it first"},
+		{[]string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"}, "no database at " + filepath.Join(missing, "fieldapi.db") + ": the directory " + missing + " does not exist; check the path"},
+		{[]string{"keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*"}, "the directory " + missing + " does not exist"},
+		{[]string{"keys", "list", "--db", dsn}, "the directory " + missing + " does not exist"},
+		{[]string{"keys", "revoke", "--db", dsn, "--client-id", "demo-x"}, "the directory " + missing + " does not exist"},
+	} {
+		t.Run(tc.args[0]+" "+tc.args[1], func(t *testing.T) {
+			is := is.New(t)
+			r := runCLI(t, nil, tc.args...)
+			is.Equal(r.code, exitError)
+			is.True(strings.Contains(r.stderr, tc.want))               // names the directory
+			is.True(!strings.Contains(r.stderr, "engine unreachable")) // not the driver's guess
+		})
+	}
+}
+
+func TestARelativeSQLiteDirectoryIsShownWhereItIs(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	r := runCLI(t, nil, "init", "--db", "sqlite:data/x.db")
+	is.Equal(r.code, exitError)
+	is.True(strings.Contains(r.stderr, "the directory data ("+filepath.Join(dir, "data")+") does not exist"))
+}
+
+func TestInitDemoSaysWhatItLoadedAndWhatItKept(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := newDSN(t)
+
+	// A catalog without resources: the demo's resources batch waits for it.
+	withoutResources, err := catalog.BuiltinWith(func(files map[string]string) {
+		delete(files, "resources.yaml")
+		files["times.yaml"] = strings.Replace(files["times.yaml"], ", references: resources", "", 1)
+	})
+	is.NoErr(err)
+	var stdout, stderr bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, catalog: withoutResources}
+	is.Equal(a.run(t.Context(), []string{"init", "--db", dsn, "--demo"}), exitOK)
+	is.Equal(stdout.String(), "schema ready in "+dsn+"\n"+
+		"demo data loaded: companies demo (Nordisk Fastighetsservice AB) and demo2 (Fjordteknikk Service AS), user sign API in each\n"+
+		"next: fieldapi keys create --db "+dsn+" --company demo --sign API --scopes '*'\n"+
+		"then: fieldapi serve --db "+dsn+"\n")
+
+	later := runCLI(t, nil, "init", "--db", dsn, "--demo") // the builtin catalog has resources
+	is.Equal(later.code, exitOK)
+	is.True(strings.Contains(later.stdout, "demo data updated (init --demo adds only what is missing and never undoes a change):\n"+
+		"  demo: added demo.resources; kept the 17 batches loaded before\n"+
+		"  demo2: added demo.resources; kept the 17 batches loaded before\n"))
+
+	again := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(again.code, exitOK)
+	is.True(strings.Contains(again.stdout, "demo data already loaded: kept companies demo (Nordisk Fastighetsservice AB) and demo2 (Fjordteknikk Service AS) as they are\n"+
+		"  (init --demo adds only what is missing and never undoes a change; for fresh demo data, init a new database)\n"))
+	is.True(!strings.Contains(again.stdout, "other"))
+}
+
+func TestInitDemoNamesTheOtherCompaniesItKept(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := newDSN(t)
+	is.Equal(runCLI(t, nil, "init", "--db", dsn).code, exitOK)
+	eng := openTestEngine(t, dsn)
+	is.NoErr(eng.Import(t.Context(), dataset.Company{ID: "acme", Name: "Acme Service AB"}))
+
+	r := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(r.code, exitOK)
+	is.True(strings.Contains(r.stdout, "demo data loaded: companies demo"))
+	is.True(strings.Contains(r.stdout, "kept the other company acme (Acme Service AB) as it is\n"))
+}
+
+func TestInitHintsTheNextStep(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dsn := demoDSN(t)
+	keyCreate := "next: fieldapi keys create --db " + dsn + " --company demo --sign API --scopes '*'\n"
+
+	r := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.True(strings.Contains(r.stdout, keyCreate)) // no key yet: make one
+
+	r = runCLI(t, nil, "init", "--db", dsn, "--demo", "--hints=false")
+	is.True(!strings.Contains(r.stdout, "next:")) // make run makes the key itself
+	is.True(!strings.Contains(r.stdout, "then:"))
+
+	createKey(t, dsn, "--scopes", "*")
+	r = runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.True(!strings.Contains(r.stdout, "keys create"))
+	is.True(strings.Contains(r.stdout, "next: fieldapi serve --db "+dsn+"   (company demo has keys: fieldapi keys list --db "+dsn+" --company demo)\n"))
+}
+
+func TestShellQuote(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	is.Equal(shellQuote("sqlite:/tmp/x.db"), "sqlite:/tmp/x.db")
+	is.Equal(shellQuote("postgres://u@h:5432/db?sslmode=disable&x=1"), "'postgres://u@h:5432/db?sslmode=disable&x=1'")
+	is.Equal(shellQuote("sqlite:it's.db"), `'sqlite:it'\''s.db'`)
+	is.Equal(shellQuote(""), "''")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ func TestHelpExitsZeroOnEveryCommand(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"help"}, {"-h"}, {"--help"},
-		{"init", "-h"}, {"serve", "-h"}, {"version", "-h"},
+		{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"}, {"listen", "-h"}, {"version", "-h"},
 		{"keys", "-h"}, {"keys", "--help"}, {"keys", "help"},
 		{"keys", "create", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"},
 	} {
@@ -30,6 +31,45 @@ func TestHelpExitsZeroOnEveryCommand(t *testing.T) {
 	r := runCLI(t, nil, "keys", "nosuch")
 	if r.code != exitUsage {
 		t.Errorf("an unknown keys subcommand: exit %d, want %d", r.code, exitUsage)
+	}
+}
+
+// everyCommandHelp is the -h of every command that has flags.
+var everyCommandHelp = [][]string{
+	{"init", "-h"}, {"serve", "-h"}, {"seed", "-h"}, {"listen", "-h"},
+	{"keys", "create", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"},
+}
+
+// TestFlagHelpShowsEachDefaultOnce: the flag package adds "(default X)"
+// to a usage, which must then not give the default itself too.
+func TestFlagHelpShowsEachDefaultOnce(t *testing.T) {
+	t.Parallel()
+	flagLine := regexp.MustCompile(`^  -(\S+)`)
+	for _, args := range everyCommandHelp {
+		help := runCLI(t, nil, args...).stderr
+		var name, entry string
+		check := func() {
+			if n := strings.Count(strings.ToLower(entry), "default"); name != "" && n > 1 {
+				t.Errorf("fieldapi %s: --%s shows its default %d times:\n%s", strings.Join(args, " "), name, n, entry)
+			}
+		}
+		for _, line := range strings.Split(help, "\n") {
+			if m := flagLine.FindStringSubmatch(line); m != nil {
+				check()
+				name, entry = m[1], ""
+			}
+			entry += line + "\n"
+		}
+		check()
+		// The variable shown as an example is one of the command's flags.
+		example := regexp.MustCompile(`for example FIELDAPI_(\w+)`).FindStringSubmatch(help)
+		if example == nil || !strings.Contains(help, "  -"+strings.ReplaceAll(strings.ToLower(example[1]), "_", "-")+" ") {
+			t.Errorf("fieldapi %s: the example variable is not one of its flags:\n%s", strings.Join(args, " "), help)
+		}
+	}
+	version := runCLI(t, nil, "version", "-h")
+	if version.stderr != "usage: fieldapi version\n" {
+		t.Errorf("version has no flags, and its help should say no more: %q", version.stderr)
 	}
 }
 

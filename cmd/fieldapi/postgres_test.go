@@ -55,8 +55,13 @@ func TestCLIAgainstPostgreSQL(t *testing.T) {
 	is := is.New(t)
 	dsn := postgresDSN(t)
 
-	is.Equal(runCLI(t, nil, "init", "--db", dsn, "--demo").code, 0)
-	is.Equal(runCLI(t, nil, "init", "--db", dsn, "--demo").code, 0) // idempotent
+	first := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(first.code, 0)
+	is.True(strings.Contains(first.stdout, "demo data loaded: companies demo"))
+	second := runCLI(t, nil, "init", "--db", dsn, "--demo")
+	is.Equal(second.code, 0)                                                                             // idempotent
+	is.True(strings.Contains(second.stdout, "demo data already loaded: kept companies demo"))            // and says so
+	is.True(strings.Contains(second.stdout, "next: fieldapi keys create --db '"+dsn+"' --company demo")) // the DSN quoted for the shell
 
 	k := createKey(t, dsn, "--scopes", "*", "--client-id", "pg-client")
 	is.True(strings.HasPrefix(k.Key, "mk_pg-client_"))

@@ -32,16 +32,17 @@ func (a *app) seed(ctx context.Context, args []string) error {
 	company := fs.String("company", "demo", "company to fill (demo data is loaded first when it is missing)")
 	sign := fs.String("sign", "API", "signature whose reads find the products, users and time types referred to")
 	var plan seedPlan
+	var customers, objects, orders countFlag
 	fs.IntVar(&plan.tasks, "tasks", 100_000, "tasks to add, each with 1-3 material lines and 1-2 time lines")
-	fs.IntVar(&plan.customers, "customers", -1, "customers to add (default: tasks/50, at least 10)")
-	fs.IntVar(&plan.objects, "objects", -1, "installations (objects1) to add (default: 2 per customer)")
-	fs.IntVar(&plan.orders, "orders", -1, "orders to add, each with 1-4 lines (default: tasks/20)")
+	fs.Var(&customers, "customers", "`N` customers to add (default: tasks/50, at least 10)")
+	fs.Var(&objects, "objects", "`N` installations (objects1) to add (default: 2 per customer)")
+	fs.Var(&orders, "orders", "`N` orders to add, each with 1-4 lines (default: tasks/20)")
 	fs.IntVar(&plan.batch, "batch", 5_000, "records of the main register per transaction")
 	seedValue := fs.Uint64("seed", 1, "random seed: the same seed makes the same data")
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
-	plan.defaults()
+	plan.countsOrDefaults(customers, objects, orders)
 	if err := plan.check(); err != nil {
 		return usageError{err}
 	}
@@ -84,16 +85,12 @@ type seedPlan struct {
 	tasks, customers, objects, orders, batch int
 }
 
-func (p *seedPlan) defaults() {
-	if p.customers < 0 {
-		p.customers = max(10, p.tasks/50)
-	}
-	if p.objects < 0 {
-		p.objects = 2 * p.customers
-	}
-	if p.orders < 0 {
-		p.orders = p.tasks / 20
-	}
+// countsOrDefaults sets the counts given, and works out the others from
+// the number of tasks.
+func (p *seedPlan) countsOrDefaults(customers, objects, orders countFlag) {
+	p.customers = customers.or(max(10, p.tasks/50))
+	p.objects = objects.or(2 * p.customers)
+	p.orders = orders.or(p.tasks / 20)
 }
 
 func (p seedPlan) check() error {
