@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -20,7 +20,7 @@ func BenchmarkTaskCreateEvents(b *testing.B) {
 			noEvents bool
 		}{{"events", false}, {"noEvents", true}} {
 			b.Run(backend.Name+"/"+mode.name, func(b *testing.B) {
-				env := StartWith(b, backend, runtime.Config{RateLimit: -1}, sqlengine.Options{NoEvents: mode.noEvents})
+				env := StartWith(b, backend, runtime.Config{RateLimit: -1}, reference.Options{NoEvents: mode.noEvents})
 				body := map[string]any{"customerNr": "1031", "taskText": "Bench", "status": "Sent",
 					"materials": []any{map[string]any{"productNr": "4025", "quantity": 1}}}
 				b.ResetTimer()

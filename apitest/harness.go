@@ -22,7 +22,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
@@ -36,9 +36,14 @@ type Backend struct {
 	dsn  func(t testing.TB) string
 }
 
-// Backends are SQLite always, and PostgreSQL when FIELDAPI_TEST_POSTGRES is set.
+// Backends are SQLite and memory always, and PostgreSQL when
+// FIELDAPI_TEST_POSTGRES is set. Backends(t)[0] is SQLite, for the tests
+// that run on one database only.
 func Backends(t testing.TB) []Backend {
-	backends := []Backend{{Name: "sqlite", dsn: sqliteCopy}}
+	backends := []Backend{
+		{Name: "sqlite", dsn: sqliteCopy},
+		{Name: "memory", dsn: func(testing.TB) string { return reference.MemoryDSN }},
+	}
 	pg := os.Getenv(PostgresEnv)
 	if pg == "" {
 		t.Logf("%s is not set: PostgreSQL runs are skipped", PostgresEnv)
@@ -58,7 +63,7 @@ type Env struct {
 	T       testing.TB
 	URL     string
 	DSN     string // the engine's database, for benchmarks that seed it directly
-	Engine  *sqlengine.Engine
+	Engine  *reference.Engine
 	Catalog *catalog.Catalog
 	Server  *runtime.Server
 	// Key is a key of company demo, signature API, with every scope.
@@ -79,12 +84,12 @@ func Each(t *testing.T, fn func(t *testing.T, b Backend)) {
 // Start runs the service on the backend with demo data and the given config.
 func Start(t testing.TB, b Backend, cfg runtime.Config) *Env {
 	t.Helper()
-	return StartWith(t, b, cfg, sqlengine.Options{})
+	return StartWith(t, b, cfg, reference.Options{})
 }
 
 // StartWith is Start with engine options, such as a clock of the test's
 // own (Options.Now) for rules that depend on the day.
-func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Options) *Env {
+func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt reference.Options) *Env {
 	t.Helper()
 	ctx := context.Background()
 	cat, err := catalog.Builtin()
@@ -92,7 +97,7 @@ func StartWith(t testing.TB, b Backend, cfg runtime.Config, opt sqlengine.Option
 		t.Fatal(err)
 	}
 	dsn := b.dsn(t)
-	eng, err := sqlengine.Open(ctx, dsn, cat, opt)
+	eng, err := reference.Open(ctx, dsn, cat, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

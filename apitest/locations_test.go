@@ -11,7 +11,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -111,7 +111,7 @@ func TestTaskLocationsWithNominatim(t *testing.T) {
 
 	Each(t, func(t *testing.T, b Backend) {
 		is := is.New(t)
-		env := StartWith(t, b, runtime.Config{}, sqlengine.Options{Geocoder: geocoder})
+		env := StartWith(t, b, runtime.Config{}, reference.Options{Geocoder: geocoder})
 		answer.Store(`[{"lat": "59.3326", "lon": "18.0649", "display_name": "Storgatan, Stockholm"}]`)
 		nr := newTask(t, env, map[string]any{"customerNr": "1001"})
 		loc := location(t, env, nr, "?locate=true")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -34,7 +34,7 @@ func TestMixedLoadNeverStalls(t *testing.T) {
 		var ticks atomic.Int64
 		start := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 		clock := func() time.Time { return start.Add(time.Duration(ticks.Add(1)) * 3 * time.Second) }
-		env := StartWith(t, b, runtime.Config{}, sqlengine.Options{MaxOpenConns: 4, BusyTimeout: 500 * time.Millisecond, Now: clock})
+		env := StartWith(t, b, runtime.Config{}, reference.Options{MaxOpenConns: 4, BusyTimeout: 500 * time.Millisecond, Now: clock})
 		customer, ok := env.FirstKey("customers", env.Key)
 		if !ok {
 			t.Fatal("the demo data has no customer")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -20,7 +20,7 @@ var lateEvening = time.Date(2026, 3, 10, 23, 30, 0, 0, time.UTC)
 // startAt runs the service with the engine's clock at the given time.
 func startAt(t *testing.T, b Backend, now time.Time) (*Env, *testClock) {
 	clock := &testClock{now: now}
-	return StartWith(t, b, runtime.Config{}, sqlengine.Options{Now: clock.Now}), clock
+	return StartWith(t, b, runtime.Config{}, reference.Options{Now: clock.Now}), clock
 }
 
 // lineOf returns the line of a record's list with the given product.

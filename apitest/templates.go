@@ -13,7 +13,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 )
 
 // Building the schema and demo data takes most of a test's setup (seconds
@@ -69,7 +69,7 @@ func buildTemplate(dsn string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := sqlengine.Open(ctx, dsn, cat, sqlengine.Options{})
+	eng, err := reference.Open(ctx, dsn, cat, reference.Options{})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"runtime/pprof"
 
 	"fieldapi/catalog"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
@@ -27,7 +27,7 @@ func inProcessServer(ctx context.Context, dsn string) (url string, stop func(), 
 	if err != nil {
 		return "", nil, err
 	}
-	eng, err := sqlengine.Open(ctx, dsn, cat, sqlengine.Options{})
+	eng, err := reference.Open(ctx, dsn, cat, reference.Options{})
 	if err != nil {
 		return "", nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
@@ -48,7 +48,7 @@ func startExampleServer() (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := sqlengine.Open(ctx, "sqlite:"+filepath.Join(dir, "examples.db"), cat, sqlengine.Options{})
+	eng, err := reference.Open(ctx, "sqlite:"+filepath.Join(dir, "examples.db"), cat, reference.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -85,3 +85,28 @@ type DocumentContent struct {
 	Size int64 // -1 when unknown
 	Body io.ReadCloser
 }
+
+// ChangeLog reads the engine's own log of the writes on a record (spec 1:
+// every write adds a row, signed and marked as made via the API; a line's
+// write is logged on its owner too).
+type ChangeLog interface {
+	// Changes lists a record's log entries, newest first; ErrNotFound
+	// when the record does not exist.
+	Changes(ctx context.Context, s Session, register, key string, q ChangeQuery) ([]Change, error)
+}
+
+// ChangeQuery selects entries of a record's log.
+type ChangeQuery struct {
+	Action string // only this action's entries ("note"); "" = every entry
+	Limit  int    // at most this many, newest first; 0 = 100
+}
+
+// Change is one entry of a record's change log.
+type Change struct {
+	At       string `json:"At"`       // when, UTC
+	Action   string `json:"Action"`   // create, update, status, note, create line, ...
+	Detail   string `json:"Detail"`   // what changed, as the engine wrote it
+	Sign     string `json:"Sign"`     // the signature that wrote it
+	ClientID string `json:"ClientId"` // the key's client id
+	ViaAPI   bool   `json:"ViaApi"`   // written through the API
+}

@@ -3,7 +3,8 @@
 // The generated handlers call an Engine with register names and plain values;
 // every business rule (numbering, references, permissions of the signature,
 // extra fields, change log) lives behind this interface. This package holds
-// only types: the reference implementation is engine/sqlengine.
+// only types: engine/pipeline implements it once over any store
+// (engine/store), and engine/reference wires the reference engine.
 package engine
 
 import (

@@ -11,7 +11,6 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
-	"fieldapi/engine/memengine"
 	"fieldapi/runtime"
 )
 
@@ -52,14 +51,13 @@ type engineClient struct {
 	key string
 }
 
-func newEngineClient(t *testing.T) (*engineClient, *memengine.Engine) {
+func newEngineClient(t *testing.T) (*engineClient, *faultyEngine) {
 	return newEngineClientWith(t, func() func() { return func() {} })
 }
 
-func newEngineClientWith(t *testing.T, around func() func()) (*engineClient, *memengine.Engine) {
+func newEngineClientWith(t *testing.T, around func() func()) (*engineClient, *faultyEngine) {
 	t.Helper()
 	hs, eng := newServerWithEngine(t, io.Discard, engineRoutes(around)...)
-	eng.AddUser("rt", "API", "*")
 	key, hash, err := runtime.NewKey("rt-client")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +119,7 @@ func TestEngineFaultsAreProblems(t *testing.T) {
 		t.Run(c.code, func(t *testing.T) {
 			is := is.New(t)
 			// The first create fails in the engine, after its key was claimed.
-			var eng *memengine.Engine
+			var eng *faultyEngine
 			fault := c.fault
 			client, eng := newEngineClientWith(t, func() func() {
 				eng.Fail(fault)

@@ -1,18 +1,23 @@
 package runtime_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
-	"fieldapi/engine/memengine"
+	"fieldapi/engine"
+	"fieldapi/engine/dataset"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -24,23 +29,78 @@ func newServer(t *testing.T, log io.Writer, routes ...runtime.Route) *httptest.S
 }
 
 // newServerWithEngine is newServer that also returns the engine.
-func newServerWithEngine(t *testing.T, log io.Writer, routes ...runtime.Route) (*httptest.Server, *memengine.Engine) {
+func newServerWithEngine(t *testing.T, log io.Writer, routes ...runtime.Route) (*httptest.Server, *faultyEngine) {
 	t.Helper()
 	return newServerWith(t, runtime.Config{Logger: slog.New(slog.NewTextHandler(log, nil))}, routes...)
 }
 
 // newServerWith is newServerWithEngine with a config of the test's own.
-func newServerWith(t *testing.T, cfg runtime.Config, routes ...runtime.Route) (*httptest.Server, *memengine.Engine) {
+// The engine is the reference engine on memory storage, seen only
+// through engine.Engine (it offers no optional capability here), with a
+// company "rt" whose signature API may do everything, and faults that a
+// test switches on.
+func newServerWith(t *testing.T, cfg runtime.Config, routes ...runtime.Route) (*httptest.Server, *faultyEngine) {
 	t.Helper()
+	ctx := context.Background()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := memengine.New(cat)
+	ref, err := reference.Open(ctx, reference.MemoryDSN, cat, reference.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ref.Import(ctx, dataset.Company{ID: "rt", Name: "Runtime test", Batches: []dataset.Batch{{Name: "users", Registers: []dataset.Register{
+		{Name: "users", Records: []dataset.Record{{Values: map[string]any{"Sign": "API", "Name": "API", "Status": "Active"}, Permissions: "*"}}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &faultyEngine{Engine: ref}
 	srv := runtime.NewServer(eng, cfg, runtime.API{Routes: routes})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return hs, eng
+}
+
+// faultyEngine is an engine whose writes and pings fail with a fault
+// while one is switched on (Fail), as a database that is busy, gone or
+// slow makes them fail. Everything else is the engine's own.
+type faultyEngine struct {
+	engine.Engine
+	mu    sync.Mutex
+	fault error
+}
+
+// Fail makes writes and pings answer the fault (engine.ErrBusy,
+// engine.ErrUnreachable or engine.ErrTimeout) until Fail(nil).
+func (e *faultyEngine) Fail(fault error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fault = fault
+}
+
+func (e *faultyEngine) failing() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fault == nil {
+		return nil
+	}
+	return fmt.Errorf("switched on by the test: %w", e.fault)
+}
+
+func (e *faultyEngine) Ping(ctx context.Context) error {
+	if err := e.failing(); err != nil {
+		return err
+	}
+	return e.Engine.Ping(ctx)
+}
+
+func (e *faultyEngine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	if err := e.failing(); err != nil {
+		return engine.Response{}, err
+	}
+	return e.Engine.Create(ctx, s, register, in, r)
 }
 
 // TestPanicIsAProblem: a handler that panics answers 500 internal_error

@@ -51,10 +51,42 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
+// noted looks at the binary's sources once, from inside the tests (the go
+// command notes what a test looks at only once the tests run, not in
+// TestMain).
+var noted = sync.OnceValue(noteSources)
+
+// noteSources looks at every source file the binary is built from. The
+// go command caches a test's result until a file the test looked at
+// changes; the build above runs in another process, where it cannot see
+// them, so without this a cached run would pass for a binary that is no
+// longer the one the tree builds.
+func noteSources() error {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{end}}`, "fieldapi/cmd/fieldapi").Output()
+	if err != nil {
+		return fmt.Errorf("go list: %w", err)
+	}
+	for _, dir := range strings.Fields(string(out)) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // postgresBase is the FIELDAPI_TEST_POSTGRES DSN; the test is skipped when
 // it is unset.
 func postgresBase(t *testing.T) string {
 	t.Helper()
+	if err := noted(); err != nil {
+		t.Fatal("note the binary's sources:", err)
+	}
 	base := os.Getenv(postgresEnv)
 	if base == "" {
 		t.Skipf("%s is not set: the multi-process and database-fault tests need a PostgreSQL server "+

@@ -11,22 +11,38 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
-	"fieldapi/engine/rules"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 )
 
-// openEngine opens the reference engine over the builtin catalog. Every
-// command but init needs a database that exists: opening a SQLite path that
-// does not would quietly create an empty one (a typo in --db).
-func openEngine(ctx context.Context, dsn string, opt sqlengine.Options, mustExist bool) (*sqlengine.Engine, error) {
-	return openEngineWith(ctx, nil, dsn, opt, mustExist)
+// dbUse is what a command needs of its database.
+type dbUse int
+
+const (
+	// existing: a database that exists (every command but init, seed and
+	// serve on memory): opening a SQLite path that does not would quietly
+	// create an empty one, a typo in --db.
+	existing dbUse = iota
+	// creating: init and seed create the database.
+	creating
+	// serving: serve, which also takes the memory database (it lives in
+	// the serving process: no other command can reach it).
+	serving
+)
+
+// openEngine opens the reference engine over the builtin catalog.
+func openEngine(ctx context.Context, dsn string, opt reference.Options, use dbUse) (*reference.Engine, error) {
+	return openEngineWith(ctx, nil, dsn, opt, use)
 }
 
 // openEngineWith is openEngine over cat; nil is the builtin catalog. The
 // engine refuses a catalog its rules cannot run on, naming the YAML file,
 // the rule and the field.
-func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt sqlengine.Options, mustExist bool) (*sqlengine.Engine, error) {
-	if err := checkSQLitePath(dsn, mustExist); err != nil {
+func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt reference.Options, use dbUse) (*reference.Engine, error) {
+	if isMemory(dsn) && use != serving {
+		return nil, fmt.Errorf("the %s database lives inside one serve process, which no other command can reach: use \"fieldapi serve --db %s --demo\"",
+			reference.MemoryDSN, reference.MemoryDSN)
+	}
+	if err := checkSQLitePath(dsn, use == existing); err != nil {
 		return nil, err
 	}
 	if cat == nil {
@@ -35,9 +51,8 @@ func openEngineWith(ctx context.Context, cat *catalog.Catalog, dsn string, opt s
 			return nil, fmt.Errorf("load catalog: %w", err)
 		}
 	}
-	eng, err := sqlengine.Open(ctx, dsn, cat, opt)
-	var mismatch *rules.CatalogError
-	if errors.As(err, &mismatch) {
+	eng, err := reference.Open(ctx, dsn, cat, opt)
+	if reference.IsCatalogError(err) {
 		return nil, err // about the catalog, not the database: it names the file
 	}
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 	"fieldapi/engine"
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/pipeline"
+	"fieldapi/engine/reference"
 )
 
 // demoCompany and demoSign are what the demo data gives a newcomer to make
@@ -30,7 +31,7 @@ func (a *app) initDB(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
-	eng, err := openEngineWith(ctx, a.catalog, *dsn, sqlengine.Options{}, false)
+	eng, err := openEngineWith(ctx, a.catalog, *dsn, reference.Options{}, creating)
 	if err != nil {
 		return err
 	}
@@ -42,16 +43,11 @@ func (a *app) initDB(ctx context.Context, args []string) error {
 	if !*withDemo {
 		return nil
 	}
-	dir, err := openDirectory(*dsn)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	load := &demoLoad{importer: eng, dir: dir}
+	load := &demoLoad{importer: eng, dir: eng}
 	if err := demo.Load(ctx, load); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
-	all, err := dir.Companies(ctx)
+	all, err := eng.Companies(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,7 +69,7 @@ type demoLoad struct {
 
 // loadedCompany is what the load did to one demo company.
 type loadedCompany struct {
-	company
+	pipeline.Company
 	added, kept []string // batch names
 }
 
@@ -89,7 +85,7 @@ func (l *demoLoad) Import(ctx context.Context, c dataset.Company) error {
 	if err != nil {
 		return err
 	}
-	done := loadedCompany{company: company{id: c.ID, name: c.Name}}
+	done := loadedCompany{Company: pipeline.Company{ID: c.ID, Name: c.Name}}
 	for _, b := range c.Batches {
 		switch {
 		case before[b.Name]:
@@ -106,11 +102,11 @@ func (l *demoLoad) Import(ctx context.Context, c dataset.Company) error {
 
 // report says what the load did, and which other companies the database
 // holds (all of them, before and after: a load adds no other company).
-func (l *demoLoad) report(w io.Writer, all []company) {
-	var demoCompanies []company
+func (l *demoLoad) report(w io.Writer, all []pipeline.Company) {
+	var demoCompanies []pipeline.Company
 	var added, kept bool
 	for _, c := range l.loaded {
-		demoCompanies = append(demoCompanies, c.company)
+		demoCompanies = append(demoCompanies, c.Company)
 		added = added || len(c.added) > 0
 		kept = kept || len(c.kept) > 0
 	}
@@ -130,12 +126,12 @@ func (l *demoLoad) report(w io.Writer, all []company) {
 			if len(c.kept) > 0 {
 				parts = append(parts, fmt.Sprintf("kept the %d batches loaded before", len(c.kept)))
 			}
-			fmt.Fprintf(w, "  %s: %s\n", c.id, strings.Join(parts, "; "))
+			fmt.Fprintf(w, "  %s: %s\n", c.ID, strings.Join(parts, "; "))
 		}
 	}
-	var others []company
+	var others []pipeline.Company
 	for _, c := range all {
-		if !slices.ContainsFunc(demoCompanies, func(d company) bool { return d.id == c.id }) {
+		if !slices.ContainsFunc(demoCompanies, func(d pipeline.Company) bool { return d.ID == c.ID }) {
 			others = append(others, c)
 		}
 	}

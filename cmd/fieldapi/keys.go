@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"fieldapi/engine"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/pipeline"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 )
 
@@ -59,7 +60,7 @@ func (a *app) keysCreate(ctx context.Context, args []string) error {
 		return err
 	}
 
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, true)
+	eng, err := openEngine(ctx, *dsn, reference.Options{}, existing)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, a.getenv); err != nil {
 		return err
 	}
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, true)
+	eng, err := openEngine(ctx, *dsn, reference.Options{}, existing)
 	if err != nil {
 		return err
 	}
@@ -179,22 +180,12 @@ func (a *app) keysList(ctx context.Context, args []string) error {
 
 // requireCompany refuses a company the database does not hold, naming the
 // companies it does.
-func requireCompany(ctx context.Context, eng *sqlengine.Engine, dsn, companyID string) error {
-	// The engine's answer to a database that is down names it as the
-	// engine's other calls do; the directory's driver would not.
-	if err := eng.Ping(ctx); err != nil {
-		return err
-	}
-	dir, err := openDirectory(dsn)
+func requireCompany(ctx context.Context, eng companyDirectory, dsn, companyID string) error {
+	companies, err := eng.Companies(ctx)
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
-	companies, err := dir.Companies(ctx)
-	if err != nil {
-		return err
-	}
-	if slices.ContainsFunc(companies, func(c company) bool { return c.id == companyID }) {
+	if slices.ContainsFunc(companies, func(c pipeline.Company) bool { return c.ID == companyID }) {
 		return nil
 	}
 	if len(companies) == 0 {
@@ -206,7 +197,7 @@ func requireCompany(ctx context.Context, eng *sqlengine.Engine, dsn, companyID s
 
 // describeCompanies names companies for a message: "company demo
 // (Nordisk Fastighetsservice AB)" or "companies demo (...) and demo2 (...)".
-func describeCompanies(companies []company) string {
+func describeCompanies(companies []pipeline.Company) string {
 	const listed = 10 // more would bury the message
 	var names []string
 	for i, c := range companies {
@@ -214,7 +205,7 @@ func describeCompanies(companies []company) string {
 			names = append(names, fmt.Sprintf("%d more", len(companies)-listed))
 			break
 		}
-		names = append(names, fmt.Sprintf("%s (%s)", c.id, c.name))
+		names = append(names, fmt.Sprintf("%s (%s)", c.ID, c.Name))
 	}
 	if len(names) == 1 {
 		return "company " + names[0]
@@ -287,7 +278,7 @@ func (a *app) keysRevoke(ctx context.Context, args []string) error {
 	if err := requireFlags(flagValue{"client-id", *clientID}); err != nil {
 		return err
 	}
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, true)
+	eng, err := openEngine(ctx, *dsn, reference.Options{}, existing)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/dataset"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 )
 
 // result is what one CLI invocation left behind.
@@ -47,9 +47,9 @@ func demoDSN(t *testing.T) string {
 }
 
 // openTestEngine opens the database the CLI wrote, to check what it stored.
-func openTestEngine(t *testing.T, dsn string) *sqlengine.Engine {
+func openTestEngine(t *testing.T, dsn string) *reference.Engine {
 	t.Helper()
-	eng, err := openEngine(t.Context(), dsn, sqlengine.Options{}, true)
+	eng, err := openEngine(t.Context(), dsn, reference.Options{}, existing)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func postgresDSN(t *testing.T) string {
 	if base == "" {
 		t.Skipf("set %s to run the CLI against PostgreSQL too", postgresEnv)
 	}
-	admin, err := sql.Open("pgx", base) // the driver is registered by engine/sqlengine
+	admin, err := sql.Open("pgx", base) // the driver is registered by engine/sqldb
 	if err != nil {
 		t.Fatal(err)
 	}

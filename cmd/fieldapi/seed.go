@@ -18,7 +18,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/demo"
 	"fieldapi/engine/names"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 )
 
 // seed serves "fieldapi seed": fill a company with bulk data for load
@@ -46,7 +46,7 @@ func (a *app) seed(ctx context.Context, args []string) error {
 	if err := plan.check(); err != nil {
 		return usageError{err}
 	}
-	eng, err := openEngine(ctx, *dsn, sqlengine.Options{}, false)
+	eng, err := openEngine(ctx, *dsn, reference.Options{}, creating)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (p seedPlan) total() int { return p.customers + p.objects + p.tasks + p.ord
 
 // seeder writes one company's bulk data.
 type seeder struct {
-	eng      *sqlengine.Engine
+	eng      *reference.Engine
 	company  string
 	rnd      *rand.Rand
 	plan     seedPlan

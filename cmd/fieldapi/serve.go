@@ -17,7 +17,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/generated"
 	"fieldapi/metrics"
 	"fieldapi/runtime"
@@ -37,6 +37,8 @@ const (
 // serveFlags are the flags of "fieldapi serve" as given.
 type serveFlags struct {
 	dsn, addr        string
+	demo             bool
+	keyFile          string
 	requireTokens    bool
 	rateLimit        float64
 	rateBurst        int
@@ -65,12 +67,14 @@ type serveFlags struct {
 // serveConfig is what serve runs with, checked and translated.
 type serveConfig struct {
 	dsn         string
+	demo        bool   // memory: load the demo data and print a key
+	keyFile     string // with demo: where the key is written too
 	addr        string
 	logFormat   string // text or json
 	metricsAddr string // "" = no metrics listener
 	pprof       bool
 	runtime     runtime.Config
-	engine      sqlengine.Options
+	engine      reference.Options
 	webhook     webhook.Options
 }
 
@@ -78,7 +82,9 @@ type serveConfig struct {
 func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
 	var f serveFlags
 	fs := newFlagSet("serve", "serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]", stderr)
-	fs.StringVar(&f.dsn, "db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
+	fs.StringVar(&f.dsn, "db", defaultDSN, "database: sqlite:PATH, postgres://USER@HOST:PORT/DB, or memory: (in this process only, with --demo)")
+	fs.BoolVar(&f.demo, "demo", false, "with --db memory:, load the demo companies and print a key for company demo, sign API, every scope: a disposable server for tests and CI")
+	fs.StringVar(&f.keyFile, "key-file", "", "with --demo, also write the demo key to this file (mode 0600), for scripts")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0 picks a free port)")
 	fs.BoolVar(&f.requireTokens, "require-tokens", false, "refuse keys as Bearer (401 token_required): clients must use POST /v1/token")
 	fs.Float64Var(&f.rateLimit, "rate-limit", runtime.DefaultRateLimit, "calls per second per key, in this process; 0 turns the limit off")
@@ -145,6 +151,12 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--log-format must be text or json, not %q", f.logFormat)
 	case f.pprof && f.metricsAddr == "":
 		return fmt.Errorf("--pprof needs --metrics-addr: pprof is only served on the metrics listener")
+	case f.demo && !isMemory(f.dsn):
+		return fmt.Errorf("--demo serves the demo data from memory (--db %s); for a database, run \"fieldapi init --db %s --demo\" and \"fieldapi keys create\" (or make run)", reference.MemoryDSN, shellQuote(f.dsn))
+	case isMemory(f.dsn) && !f.demo:
+		return fmt.Errorf("a --db %s database starts empty and no other command can reach it: add --demo", reference.MemoryDSN)
+	case f.keyFile != "" && !f.demo:
+		return fmt.Errorf("--key-file writes the demo key: it needs --demo")
 	}
 	for _, origin := range f.corsOrigins {
 		if u, err := url.Parse(origin); origin != "*" && (err != nil || u.Scheme == "" || u.Host == "" || u.Path != "") {
@@ -166,6 +178,8 @@ func (f serveFlags) config() serveConfig {
 	policy := webhook.AddressPolicy{AllowPrivate: f.webhookPrivate}
 	return serveConfig{
 		dsn:         f.dsn,
+		demo:        f.demo,
+		keyFile:     f.keyFile,
 		addr:        f.addr,
 		logFormat:   f.logFormat,
 		metricsAddr: f.metricsAddr,
@@ -187,7 +201,7 @@ func (f serveFlags) config() serveConfig {
 			ClaimLease:      f.claimLease,
 			InFlightWait:    inFlightWait,
 		},
-		engine: sqlengine.Options{
+		engine: reference.Options{
 			MaxOpenConns:     f.maxOpenConns,
 			StatementTimeout: f.statementTimeout,
 			LinkTimeout:      f.linkTimeout,
@@ -207,14 +221,23 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	cfg.runtime.Logger = log
 	cfg.runtime.Observers = []runtime.Observer{runtime.NewAccessLog(log)}
 
-	if err := upgradeSchema(ctx, cfg.dsn); err != nil {
-		return err
+	memory := isMemory(cfg.dsn)
+	if !memory {
+		if err := upgradeSchema(ctx, cfg.dsn); err != nil {
+			return err
+		}
 	}
-	eng, err := openEngine(ctx, cfg.dsn, cfg.engine, true)
+	eng, err := openEngine(ctx, cfg.dsn, cfg.engine, serving)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	var demoKey string
+	if cfg.demo {
+		if demoKey, err = loadDemo(ctx, eng, cfg.keyFile); err != nil {
+			return err
+		}
+	}
 	var metricsSrv *http.Server
 	if cfg.metricsAddr != "" {
 		registry := prometheus.NewRegistry()
@@ -242,6 +265,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	srv := newHTTPServer(runtime.NewServer(eng, cfg.runtime, generated.API()), cfg, log)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "db", redactDSN(cfg.dsn),
 		"requireTokens", cfg.runtime.RequireTokens, "idempotencyTTL", cfg.runtime.IdempotencyTTL)
+	if demoKey != "" {
+		printDemo(a.stdout, demoKey, ln.Addr())
+	}
 	if a.onListen != nil {
 		a.onListen(ln.Addr())
 	}
@@ -278,7 +304,7 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 // timeout: an upgrade is no API call; it may take long on a big table, and
 // waits while another process starting at the same time upgrades first.
 func upgradeSchema(ctx context.Context, dsn string) error {
-	eng, err := openEngine(ctx, dsn, sqlengine.Options{MaxOpenConns: 1}, true)
+	eng, err := openEngine(ctx, dsn, reference.Options{MaxOpenConns: 1}, existing)
 	if err != nil {
 		return err
 	}

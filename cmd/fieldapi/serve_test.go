@@ -44,6 +44,7 @@ type runningServer struct {
 	addr        net.Addr
 	metricsAddr net.Addr // nil unless --metrics-addr was given
 	logs        *syncBuffer
+	stdout      *syncBuffer
 	stop        func() int // cancels the context, as SIGINT does, and returns the exit code
 }
 
@@ -51,10 +52,10 @@ type runningServer struct {
 // and waits until it listens.
 func startServe(t *testing.T, dsn string, extra ...string) runningServer {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs, stdout := &syncBuffer{}, &syncBuffer{}
 	listening := make(chan net.Addr, 1)
 	metricsListening := make(chan net.Addr, 1)
-	a := &app{stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" },
+	a := &app{stdout: stdout, stderr: logs, getenv: func(string) string { return "" },
 		onListen:        func(addr net.Addr) { listening <- addr },
 		onMetricsListen: func(addr net.Addr) { metricsListening <- addr }}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -73,7 +74,7 @@ func startServe(t *testing.T, dsn string, extra ...string) runningServer {
 	}
 	select {
 	case addr := <-listening:
-		srv := runningServer{addr: addr, logs: logs, stop: stop}
+		srv := runningServer{addr: addr, logs: logs, stdout: stdout, stop: stop}
 		select {
 		case srv.metricsAddr = <-metricsListening: // announced before the API listens
 		default:

@@ -33,7 +33,7 @@ import (
 	"fieldapi/engine/dataset"
 )
 
-// Importer is the engine's import path (sqlengine.Engine implements it).
+// Importer is the engine's import path (pipeline.Engine implements it).
 type Importer interface {
 	Import(ctx context.Context, c dataset.Company) error
 }

@@ -19,7 +19,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/demo.dump from the current load")
@@ -62,14 +62,14 @@ func TestDemoDumpIsUnchanged(t *testing.T) {
 // demoClock is the engine clock of the dump: every Modified and marker.
 var demoClock = time.Date(2025, 6, 2, 8, 0, 0, 0, time.UTC)
 
-func openEngine(t *testing.T, dsn string) *sqlengine.Engine {
+func openEngine(t *testing.T, dsn string) *reference.Engine {
 	t.Helper()
 	ctx := context.Background()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := sqlengine.Open(ctx, dsn, cat, sqlengine.Options{Now: func() time.Time { return demoClock }})
+	eng, err := reference.Open(ctx, dsn, cat, reference.Options{Now: func() time.Time { return demoClock }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,23 +5,39 @@
 //	func TestConformance(t *testing.T) {
 //		enginetest.Run(t, func(t *testing.T) enginetest.Harness {
 //			cat, _ := catalog.Builtin()
-//			e := myadapter.Open(t, fresh test tenant ...)
-//			return enginetest.Harness{Engine: e, Catalog: cat,
+//			clock := enginetest.NewClock()
+//			e := myadapter.Open(t, fresh test tenant ..., clock.Now)
+//			return enginetest.Harness{Engine: e, Clock: clock, Catalog: cat,
 //				Company: engine.Session{Company: "t1", Sign: "API", ClientID: "enginetest"},
 //				Other:   engine.Session{Company: "t2", Sign: "API", ClientID: "enginetest"}}
 //		})
 //	}
 //
-// The suite states the contract as tests, one subtest per behaviour:
-// lists (newest first, limit, page and cursor paging, cursors stable under
-// concurrent inserts, modifiedSince/modifiedBefore, every Condition
-// operator), reads and not-found, creates with lines all or nothing and
-// "list[i]: " refusals, updates of only the fields sent, receipts rendered
-// and committed with the write, every idempotency claim state, company
-// isolation, the error kinds (busy, unreachable, timeout, refused, denied),
-// the key store, and the optional capabilities (engine.Commands,
-// engine.Locations, engine.Documents, engine.Events) when the engine
-// offers them.
+// The suite states the contract as tests, one subtest per behaviour, in
+// groups:
+//
+//   - lists: newest first, limit, page and cursor paging, cursors stable
+//     under concurrent inserts, modifiedSince/modifiedBefore, every
+//     Condition operator;
+//   - writes: reads and not-found, creates with lines all or nothing and
+//     "list[i]: " refusals, updates of only the fields sent, receipts
+//     rendered and committed with the write, versions (If-Match);
+//   - idempotency: every claim state, leases, pruning;
+//   - isolation: companies apart;
+//   - errors: the error kinds (busy, unreachable, timeout, refused, denied);
+//   - keys: the key and token store;
+//   - capabilities: the optional engine.Commands, engine.Locations,
+//     engine.Documents and engine.Events, when the engine offers them;
+//   - rules: the reference engine's business rules and catalog semantics
+//     on the demo companies (number series, references and lookups,
+//     required fields, lines, updates, extra fields, permissions,
+//     isolation, lists and filters, orders, the company calendar,
+//     locations, imports, record counts, the change log): see "The rules
+//     group" below.
+//
+// Where the engine offers engine.Events and engine.ChangeLog, the groups
+// also check the feed and the change log a write leaves; an engine without
+// them has those checks skipped, logged.
 //
 // # The catalog
 //
@@ -36,17 +52,34 @@
 // lacks (an equals filter, a line list, a key the client may choose) only
 // skips the subtests that need it, with the reason.
 //
+// # The rules group
+//
+// The rules group asserts what the reference engine's rules (engine/rules)
+// and the builtin catalog do on the demo companies of engine/demo ("demo"
+// and "demo2", signature API), with the engine's own refusal texts: it
+// fits an engine that serves the builtin catalog's registers with those
+// rules. Each of its tests names the registers, fields and line lists it
+// needs and skips, saying which, when Harness.Catalog lacks them. It loads
+// the demo companies into each fresh engine with demo.Load, through the
+// engine's import path: the engine must implement
+// Import(ctx, dataset.Company) error, or the group is skipped. Apart from
+// that (and Import of a setting and of a test company) it works through
+// the port only, so it runs alike on every storage. Positions are compared
+// with the offline gazetteer's (geocode.Gazetteer) when the engine locates
+// with it. Tests that depend on "today" set the Clock.
+//
 // # Fresh engines
 //
 // newEngine is called once per subtest and must return an engine whose two
 // companies hold no records of the registers the suite writes (a new
 // database, or a new test tenant of the business system), with one
-// signature in each that may read and write every register. Its clock must
-// be the real one: the suite waits for time to pass (Modified, leases).
+// signature in each that may read and write every register. Its clock is
+// the Harness's Clock: the suite moves it on instead of waiting for time
+// to pass (Modified, leases, "today"); it never sleeps.
 //
 // # What the suite requires beyond the port's comments
 //
-// The reference engine (engine/sqlengine) behaves so, the HTTP layer relies
+// The reference engine (engine/reference) behaves so, the HTTP layer relies
 // on it, and engine/engine.go does not say it; the suite does:
 //
 //   - Newest first means most recently created: an update does not move a
@@ -68,8 +101,12 @@
 //     it under the line list's ReadName, each with the owner's key in the
 //     line's parent field and the list's set values.
 //   - A write whose claim is no longer held by its token (taken over after
-//     its lease) must fail and write nothing; a refused write (CommandError)
-//     leaves its claim held, for the HTTP layer to Complete with the 422.
+//     its lease) must fail with engine.ErrClaimLost and write nothing, nor
+//     record an event; a refused write (CommandError) leaves its claim
+//     held, for the HTTP layer to Complete with the 422.
+//   - A fault before a write's transaction began (its permission check
+//     timing out) is busy or unreachable: errors.Is never finds
+//     engine.ErrTimeout, which says the engine may have written.
 //   - A text field cleared with nil reads as nil or "".
 package enginetest
 
@@ -86,6 +123,8 @@ import (
 type Harness struct {
 	// Engine is the engine under test.
 	Engine engine.Engine
+	// Clock is the engine's clock (its Now reads it).
+	Clock *Clock
 	// Catalog is the catalog the engine serves.
 	Catalog *catalog.Catalog
 	// Company and Other are sessions of two different companies, each with
@@ -120,6 +159,7 @@ func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 		{"errors", errorTests},
 		{"keys", keyTests},
 		{"capabilities", capabilityTests},
+		{"rules", ruleTests},
 	} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, tc := range group.tests {
@@ -146,8 +186,8 @@ type suite struct {
 
 func newSuite(t *testing.T, h Harness) *suite {
 	t.Helper()
-	if h.Engine == nil || h.Catalog == nil {
-		t.Fatal("enginetest: the harness must give Engine and Catalog")
+	if h.Engine == nil || h.Catalog == nil || h.Clock == nil {
+		t.Fatal("enginetest: the harness must give Engine, Catalog and the engine's Clock")
 	}
 	if h.Company.Company == "" || h.Other.Company == "" || h.Company.Company == h.Other.Company {
 		t.Fatal("enginetest: the harness must give sessions of two different companies (Company, Other)")

@@ -117,6 +117,7 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 		name := uniqueName("Faulted")
 		var c capture
 		_, err := faulty.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(noClaim))
+		t.Logf("Create during %v: %v", kind, err)
 		var denied *engine.PermissionError
 		switch {
 		case err == nil:
@@ -125,6 +126,8 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 			t.Errorf("Create during %v: %v (%T); want an error that errors.Is %v", kind, err, err, kind)
 		case isRefusal(err), errors.As(err, &denied), errors.Is(err, engine.ErrNotFound):
 			t.Errorf("Create during %v: %v; a fault must not also be a refusal, a denial or not-found", kind, err)
+		case notTaken(err) && errors.Is(err, engine.ErrTimeout):
+			t.Errorf("Create during %v: %v says both that the engine did not take the call and that it may have written (engine.ErrTimeout)", kind, err)
 		}
 		if kind == engine.ErrUnreachable {
 			if err := faulty.Ping(ctx); !errors.Is(err, engine.ErrUnreachable) {

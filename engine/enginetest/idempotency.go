@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -102,8 +103,8 @@ func testClaimStates(t *testing.T, s *suite) {
 		t.Errorf("Replay response = %d %s; want the stored %d %s", res.Response.Status, res.Response.Body, stored.Status, stored.Body)
 	}
 	expect("the same key with other content once completed", other(first, "fp-2"), engine.Mismatch)
-	if err := store.Complete(ctx, first, stored); err == nil {
-		t.Error("Complete of a key completed already succeeded; want an error")
+	if err := store.Complete(ctx, first, stored); !errors.Is(err, engine.ErrClaimLost) {
+		t.Errorf("Complete of a key completed already: %v; want engine.ErrClaimLost", err)
 	}
 
 	// The same key in another scope is another key.
@@ -163,16 +164,14 @@ func testLeaseTakeover(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
 	old := s.newClaim("lease", "fp")
-	// Long enough that a loaded machine answers the second claim within
-	// it, short enough to wait out.
-	old.Lease = time.Second
+	old.Lease = time.Minute
 	if res := s.claimState(t, old); res.State != engine.Claimed {
 		t.Fatalf("Claim = %s; want Claimed", stateName(res.State))
 	}
 	if res := s.claimAgain(t, old); res.State != engine.InFlight {
 		t.Fatalf("Claim within the lease = %s; want InFlight", stateName(res.State))
 	}
-	time.Sleep(old.Lease + 200*time.Millisecond)
+	s.Clock.Advance(old.Lease + time.Second)
 
 	taker := old
 	taker.Token, taker.Lease = uniqueName("token"), time.Minute
@@ -183,13 +182,13 @@ func testLeaseTakeover(t *testing.T, s *suite) {
 		t.Errorf("Claim after the takeover = %s; want InFlight (the new holder's lease runs)", stateName(res.State))
 	}
 	stored := engine.Response{Status: 201, Body: []byte(`{}`)}
-	if err := store.Complete(ctx, old, stored); err == nil {
-		t.Error("Complete by the holder whose claim was taken over succeeded; want an error")
+	if err := store.Complete(ctx, old, stored); !errors.Is(err, engine.ErrClaimLost) {
+		t.Errorf("Complete by the holder whose claim was taken over: %v; want engine.ErrClaimLost", err)
 	}
 	name := uniqueName("Overtaken")
 	var c capture
-	if _, err := s.Engine.Create(ctx, s.Company, s.subject.reg.Name, s.subject.input(name), c.receipt(old)); err == nil {
-		t.Error("Create under a claim that was taken over succeeded; want an error")
+	if _, err := s.Engine.Create(ctx, s.Company, s.subject.reg.Name, s.subject.input(name), c.receipt(old)); !errors.Is(err, engine.ErrClaimLost) {
+		t.Errorf("Create under a claim that was taken over: %v; want engine.ErrClaimLost (409, never 500)", err)
 	}
 	if n := len(s.walk(t, s.Company, s.subject.reg.Name, 10, s.named(name))); n != 0 {
 		t.Errorf("Create under a claim that was taken over left %d records; want none", n)
@@ -203,7 +202,8 @@ func testLeaseTakeover(t *testing.T, s *suite) {
 }
 
 // testPrune: Prune deletes completed keys created before the cut (a key
-// pruned can be claimed afresh) and keeps holds whose lease still runs.
+// pruned can be claimed afresh), and only those, and keeps holds whose
+// lease still runs.
 func testPrune(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
@@ -212,14 +212,14 @@ func testPrune(t *testing.T, s *suite) {
 		t.Fatalf("Complete: %v", err)
 	}
 	held := s.claim(t, "held", "fp")
-	time.Sleep(10 * time.Millisecond)
+	s.Clock.Advance(10 * time.Millisecond)
 
-	n, err := store.Prune(ctx, time.Now().Add(time.Second))
+	n, err := store.Prune(ctx, s.Clock.Now().Add(time.Second))
 	if err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
-	if n < 1 {
-		t.Errorf("Prune = %d; want at least the completed key", n)
+	if n != 1 {
+		t.Errorf("Prune = %d; want 1, the completed key (the held one's lease runs)", n)
 	}
 	if res := s.claimAgain(t, done); res.State != engine.Claimed {
 		t.Errorf("Claim of a pruned key = %s; want Claimed", stateName(res.State))

@@ -17,9 +17,11 @@ var keyTests = []test{
 	{"keys and tokens", testKeyStore},
 }
 
-// testKeyStore: keys are stored for existing signatures only, read back as
-// stored, listed per company; a client id is never reused; revoking a key
-// drops its tokens; an unknown id is engine.ErrNoKey.
+// testKeyStore: keys are stored for existing companies and their own
+// signatures only, read back as stored (created at the engine clock's
+// time when they give none), listed per company; a client id is never
+// reused; revoking a key marks it at the clock's time and drops its
+// tokens; an unknown id is engine.ErrNoKey.
 func testKeyStore(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Keys()
@@ -40,6 +42,34 @@ func testKeyStore(t *testing.T, s *suite) {
 	stranger.ClientID, stranger.Sign = clientID+"-x", "NO-SUCH-SIGN"
 	if err := store.CreateKey(ctx, stranger); err == nil {
 		t.Error("CreateKey for a signature that does not exist succeeded; want an error")
+	}
+	stranger = key
+	stranger.ClientID, stranger.Company = clientID+"-y", "no-such-company"
+	if err := store.CreateKey(ctx, stranger); err == nil {
+		t.Error("CreateKey for a company that does not exist succeeded; want an error")
+	}
+	if s.ReadOnly.Company != "" {
+		stranger = key
+		stranger.ClientID, stranger.Company, stranger.Sign = clientID+"-z", s.Other.Company, s.ReadOnly.Sign
+		if err := store.CreateKey(ctx, stranger); err == nil {
+			t.Errorf("CreateKey in %s for %s, a signature of %s only, succeeded; want an error", s.Other.Company, s.ReadOnly.Sign, s.ReadOnly.Company)
+		}
+	}
+	if _, err := store.LookupKey(ctx, clientID+"-x"); !errors.Is(err, engine.ErrNoKey) {
+		t.Errorf("LookupKey of a key refused: %v; want engine.ErrNoKey", err)
+	}
+
+	// A key without a creation time is created at the engine clock's time;
+	// one without allowed IPs has an empty list.
+	plain := engine.Key{ClientID: clientID + "-plain", Company: s.Company.Company, Sign: s.Company.Sign, SecretHash: hash[:]}
+	from := s.Clock.Now()
+	if err := store.CreateKey(ctx, plain); err != nil {
+		t.Fatalf("CreateKey without a time: %v", err)
+	}
+	to := s.Clock.Now()
+	if got, err := store.LookupKey(ctx, plain.ClientID); err != nil || got.Created.Before(from.Truncate(time.Millisecond)) || got.Created.After(to) ||
+		got.AllowedIPs == nil || len(got.AllowedIPs) != 0 {
+		t.Errorf("LookupKey of a key created without a time or allowed IPs = %+v, %v; want Created between %s and %s (the engine's clock) and AllowedIPs an empty list", got, err, from, to)
 	}
 
 	got, err := store.LookupKey(ctx, clientID)
@@ -82,14 +112,21 @@ func testKeyStore(t *testing.T, s *suite) {
 		t.Errorf("LookupToken of an unknown id: %v; want engine.ErrNoKey", err)
 	}
 
+	s.Clock.Advance(time.Minute)
+	from = s.Clock.Now()
 	if err := store.RevokeKey(ctx, clientID); err != nil {
 		t.Fatalf("RevokeKey: %v", err)
 	}
+	to = s.Clock.Now()
+	s.Clock.Advance(time.Minute)
 	if err := store.RevokeKey(ctx, clientID); err != nil {
 		t.Errorf("RevokeKey twice: %v; want it harmless", err)
 	}
-	if got, err := store.LookupKey(ctx, clientID); err != nil || got.Revoked == nil {
-		t.Errorf("LookupKey after RevokeKey = %+v, %v; want the key with Revoked set", got, err)
+	if got, err := store.LookupKey(ctx, clientID); err != nil || got.Revoked == nil || got.Revoked.Before(from.Truncate(time.Millisecond)) || got.Revoked.After(to) {
+		t.Errorf("LookupKey after RevokeKey = %+v, %v; want Revoked at the engine clock's time of the first revoke, between %s and %s", got, err, from, to)
+	}
+	if err := store.RevokeKey(ctx, "no-such-client"); !errors.Is(err, engine.ErrNoKey) {
+		t.Errorf("RevokeKey of an unknown id: %v; want engine.ErrNoKey", err)
 	}
 	if _, err := store.LookupToken(ctx, token.ID); !errors.Is(err, engine.ErrNoKey) {
 		t.Errorf("LookupToken after its key was revoked: %v; want engine.ErrNoKey", err)

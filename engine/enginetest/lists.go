@@ -3,6 +3,7 @@ package enginetest
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -134,7 +135,7 @@ func testCursorWalk(t *testing.T, s *suite) {
 	var inserter sync.WaitGroup
 	var insertErr error
 	inserter.Go(func() {
-		for i := 0; ; i++ {
+		for i := range 200 { // bounded: it runs beside the walk, not after it
 			select {
 			case <-stop:
 				return
@@ -144,7 +145,7 @@ func testCursorWalk(t *testing.T, s *suite) {
 				insertErr = err
 				return
 			}
-			time.Sleep(2 * time.Millisecond)
+			runtime.Gosched()
 		}
 	})
 
@@ -197,7 +198,7 @@ func testCursorWalk(t *testing.T, s *suite) {
 func testModifiedRange(t *testing.T, s *suite) {
 	prefix := uniqueName("Dated")
 	older := s.seed(t, s.Company, prefix+" older", 2)
-	time.Sleep(20 * time.Millisecond)
+	s.Clock.Advance(20 * time.Millisecond)
 	var newer []string
 	var firstNewer engine.Record
 	for i := range 2 {
@@ -229,7 +230,7 @@ func testModifiedRange(t *testing.T, s *suite) {
 	}
 
 	// An update moves Modified on: the record is modified since now.
-	time.Sleep(20 * time.Millisecond)
+	s.Clock.Advance(20 * time.Millisecond)
 	older0 := s.walk(t, s.Company, s.subject.reg.Name, 50, s.named(older[0]))
 	if len(older0) != 1 {
 		t.Fatalf("the record named %q is listed %d times; want once", older[0], len(older0))

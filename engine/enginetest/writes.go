@@ -241,7 +241,7 @@ func testUpdateOnlySent(t *testing.T, s *suite) {
 	}
 	key := s.keyOf(t, rec)
 	created := s.modified(t, rec)
-	time.Sleep(20 * time.Millisecond)
+	s.Clock.Advance(20 * time.Millisecond)
 
 	update := func(values map[string]any) engine.Record {
 		t.Helper()
@@ -330,6 +330,19 @@ func testReceiptCommits(t *testing.T, s *suite) {
 			t.Errorf("Claim after the write (update %v) = %v %d %s; want Replay of the response the write returned, %d %s",
 				update, res.State, res.Response.Status, res.Response.Body, resp.Status, resp.Body)
 		}
+		if want := []logEntry{{action: "create"}}; update {
+			s.expectLog(t, s.Company, sub.reg.Name, s.keyOf(t, c.rec), append(want, logEntry{action: "update", detail: sub.name})...)
+		} else {
+			s.expectLog(t, s.Company, sub.reg.Name, s.keyOf(t, c.rec), want...)
+		}
+	}
+
+	// The writes that fail below leave no record and no event.
+	records := len(s.walk(t, s.Company, sub.reg.Name, 500))
+	feed, _ := s.Engine.(engine.Events)
+	var events int64
+	if feed != nil {
+		events = s.feedEnd(t, feed, s.Company)
 	}
 
 	// A receipt that cannot be rendered: nothing is written.
@@ -349,11 +362,19 @@ func testReceiptCommits(t *testing.T, s *suite) {
 	lost := s.claim(t, "lost", "fp")
 	lost.Token = "not-the-holder"
 	var c capture
-	if _, err := s.Engine.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(lost)); err == nil {
-		t.Error("Create under a claim another execution holds succeeded; want an error")
+	if _, err := s.Engine.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(lost)); !errors.Is(err, engine.ErrClaimLost) {
+		t.Errorf("Create under a claim another execution holds: %v; want engine.ErrClaimLost (409, never 500)", err)
 	}
 	if n := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); n != 0 {
 		t.Errorf("Create under a lost claim left %d records; want none", n)
+	}
+	if n := len(s.walk(t, s.Company, sub.reg.Name, 500)); n != records {
+		t.Errorf("%d %s after the failed writes; want %d as before", n, sub.reg.Name, records)
+	}
+	if feed != nil {
+		if evs := s.eventsAfter(t, feed, s.Company, events); len(evs) != 0 {
+			t.Errorf("the failed writes recorded %d events; want none", len(evs))
+		}
 	}
 
 	// A refused write stores nothing: the claim stays for the HTTP layer
@@ -390,7 +411,7 @@ func testUpdateIfMatch(t *testing.T, s *suite) {
 	if rec.Version() != v1 {
 		t.Errorf("the create's receipt has version %q, a Get %q: a client could not use the create's ETag", rec.Version(), v1)
 	}
-	time.Sleep(2 * time.Millisecond) // a new Modified, however coarse the engine's clock
+	s.Clock.Advance(2 * time.Millisecond) // a new Modified, however coarse the engine's clock
 
 	var c capture
 	_, err := s.Engine.Update(context.Background(), s.Company, sub.reg.Name, key,

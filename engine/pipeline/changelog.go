@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"fieldapi/engine"
 	"fieldapi/engine/store"
 )
 
@@ -68,4 +69,44 @@ func matchesSet(set map[string]string, values map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// defaultChanges is how many log entries Changes reads when not told.
+const defaultChanges = 100
+
+// Changes lists a record's change-log entries, newest first.
+func (e *Engine) Changes(ctx context.Context, s engine.Session, register, key string, q engine.ChangeQuery) (_ []engine.Change, err error) {
+	defer readOnly(&err)
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+		return nil, err
+	}
+	if _, _, err := e.row(ctx, e.store, r, s.Company, key); err != nil {
+		return nil, err
+	}
+	where := []store.Cond{store.Equal("register", register), store.Equal("record_key", key)}
+	if q.Action != "" {
+		where = append(where, store.Equal("action", q.Action))
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultChanges
+	}
+	rows, err := e.store.Select(ctx, store.Select{Table: changeLogTable, Company: s.Company, Where: where,
+		OrderBy: []store.Order{{Field: store.SeqField, Desc: true}}, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]engine.Change, len(rows))
+	for i, row := range rows {
+		v := row.Values
+		text := func(name string) string { s, _ := v[name].(string); return s }
+		viaAPI, _ := v["via_api"].(bool)
+		changes[i] = engine.Change{At: text("at"), Action: text("action"), Detail: text("detail"),
+			Sign: text("sign"), ClientID: text("client_id"), ViaAPI: viaAPI}
+	}
+	return changes, nil
 }

@@ -90,7 +90,8 @@ func (e *Engine) EventTypes() []string {
 
 // Events reads one page of the company's feed, oldest first, of the
 // registers the signature may read.
-func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQuery) (engine.EventPage, error) {
+func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQuery) (_ engine.EventPage, err error) {
+	defer readOnly(&err)
 	readable, err := e.readable(ctx, s.Company, s.Sign)
 	if err != nil {
 		return engine.EventPage{}, err

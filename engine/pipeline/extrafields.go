@@ -47,7 +47,8 @@ func (d extraDef) options() []string {
 
 // ExtraFieldDefs describes the company's extra fields of a register.
 // A register without extra fields answers ErrNotFound.
-func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) ([]engine.ExtraFieldDef, error) {
+func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
+	defer readOnly(&err)
 	r, err := e.register(register)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,8 @@ import (
 
 // FieldNames lists the company's labels for standard fields, by DbFieldName.
 // Any active user of the company may read them.
-func (e *Engine) FieldNames(ctx context.Context, s engine.Session) ([]engine.FieldName, error) {
+func (e *Engine) FieldNames(ctx context.Context, s engine.Session) (_ []engine.FieldName, err error) {
+	defer readOnly(&err)
 	if err := e.authorize(ctx, e.store, s, "", readAccess); err != nil {
 		return nil, err
 	}

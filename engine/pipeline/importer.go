@@ -79,7 +79,7 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 	}
 	for _, r := range b.Registers {
 		if err := im.records(ctx, im.e.registers[r.Name], r.Records); err != nil {
-			return fmt.Errorf("%s: %w", r.Name, err)
+			return err
 		}
 	}
 	_, err = im.tx.Insert(ctx, settingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
@@ -106,7 +106,8 @@ func (im importer) extraFieldDefs(ctx context.Context, defs []dataset.ExtraField
 }
 
 // records inserts the records of one register, with their extra-field
-// values, permissions and what modules keep beside them.
+// values, permissions and what modules keep beside them. An error names
+// the register and the record: "customers[1]: ...".
 func (im importer) records(ctx context.Context, r *register, recs []dataset.Record) error {
 	if len(recs) == 0 {
 		return nil
@@ -115,12 +116,12 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 	for i, rec := range recs {
 		row, err := storedRow(r, rec.Values)
 		if err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
 		}
 		row[modifiedField] = im.now
 		if rec.Permissions != "" {
 			if r.reg.Name != usersRegister {
-				return fmt.Errorf("[%d]: only %s have permissions", i, usersRegister)
+				return fmt.Errorf("%s[%d]: only %s have permissions", r.reg.Name, i, usersRegister)
 			}
 			row[permissions] = rec.Permissions
 		}
@@ -128,15 +129,15 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 	}
 	seqs, err := im.tx.Insert(ctx, r.reg.Name, im.company, rows)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", r.reg.Name, err)
 	}
 	for i, rec := range recs {
 		if err := writeExtra(ctx, im.tx, r, im.company, seqs[i], rec.Extra); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
 		}
 		for _, fn := range im.e.importers {
 			if err := fn(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec); err != nil {
-				return fmt.Errorf("[%d]: %w", i, err)
+				return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
 			}
 		}
 	}

@@ -60,25 +60,22 @@ type Engine struct {
 }
 
 var (
-	_ engine.Engine   = (*Engine)(nil)
-	_ engine.Commands = (*Engine)(nil)
-	_ engine.Events   = (*Engine)(nil)
+	_ engine.Engine    = (*Engine)(nil)
+	_ engine.Commands  = (*Engine)(nil)
+	_ engine.Events    = (*Engine)(nil)
+	_ engine.ChangeLog = (*Engine)(nil)
 )
 
 // New makes the engine of a catalog over a store (which keeps Schema(cat)
-// and the modules' tables) and a platform bound to it, running the rule
-// modules given (rules.Builtin() for the reference engine). It refuses a
-// catalog the rules cannot run on, naming the YAML file, the rule and the
-// field (*rules.CatalogError).
-func New(cat *catalog.Catalog, st store.Store, p platform.Platform, opt Options, modules ...rules.Module) (*Engine, error) {
+// and the modules' tables) and a platform bound to it, running the rules
+// bound to the catalog (rules.Bind(cat, rules.Builtin()...) for the
+// reference engine: bind them first, so a catalog the rules cannot run on
+// is refused before any storage opens).
+func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
 	regs, err := registersOf(cat)
-	if err != nil {
-		return nil, err
-	}
-	ruleSet, err := rules.Bind(cat, modules...)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,8 @@ var newestFirst = []store.Order{{Field: store.SeqField, Desc: true}}
 
 // List returns one page of a register, newest first. A cursor page is a
 // range of Seq, so its cost does not grow with its depth.
-func (e *Engine) List(ctx context.Context, s engine.Session, register string, q engine.Query) (engine.Page, error) {
+func (e *Engine) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
+	defer readOnly(&err)
 	r, err := e.register(register)
 	if err != nil {
 		return engine.Page{}, err
@@ -48,7 +49,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if err != nil {
 		return engine.Page{}, err
 	}
-	page := engine.Page{Records: recs}
+	page = engine.Page{Records: recs}
 	if len(recs) > limit {
 		page.Records, seqs = recs[:limit], seqs[:limit]
 		next := seqs[limit-1]
@@ -82,7 +83,8 @@ func (e *Engine) total(ctx context.Context, r *register, company string, where [
 
 // Get returns one record of the caller's company by its key, with extra
 // fields and the lines its read shape carries, or ErrNotFound.
-func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string) (engine.Record, error) {
+func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
+	defer readOnly(&err)
 	r, err := e.register(register)
 	if err != nil {
 		return nil, err
@@ -90,9 +92,13 @@ func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string
 	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
 		return nil, err
 	}
-	rec, _, err := e.record(ctx, e.store, r, s.Company, key, false)
+	rec, _, err = e.record(ctx, e.store, r, s.Company, key, false)
 	return rec, err
 }
+
+// readOnly marks the fault of a read: it wrote nothing, so a timeout is
+// busy (503 with Retry-After, safe to retry), never "may have written".
+func readOnly(err *error) { *err = nothingWritten(*err) }
 
 // record reads one record by key as the API shows it, and its Seq;
 // forUpdate holds its row for the rest of the transaction q.

@@ -101,7 +101,9 @@ func (e *Engine) write(ctx context.Context, s engine.Session, rc engine.Receipt,
 // "may have written" (504).
 func nothingWritten(err error) error {
 	if errors.Is(err, engine.ErrTimeout) {
-		return fmt.Errorf("%w: before the write began: %w", engine.ErrBusy, err)
+		// The cause stays as text only: errors.Is must not find
+		// ErrTimeout, which says the engine may have written.
+		return fmt.Errorf("%w: before the write began: %v", engine.ErrBusy, err)
 	}
 	return err
 }

@@ -12,10 +12,14 @@ import (
 var ErrClientIDTaken = errors.New("client id is already taken")
 
 // KeyTaken is CreateKey's refusal of a client id in use.
-func KeyTaken(clientID string) error { return fmt.Errorf("client id %q: %w", clientID, ErrClientIDTaken) }
+func KeyTaken(clientID string) error {
+	return fmt.Errorf("client id %q: %w", clientID, ErrClientIDTaken)
+}
 
 // UnknownKey is engine.ErrNoKey for a client id.
-func UnknownKey(clientID string) error { return fmt.Errorf("client id %q: %w", clientID, engine.ErrNoKey) }
+func UnknownKey(clientID string) error {
+	return fmt.Errorf("client id %q: %w", clientID, engine.ErrNoKey)
+}
 
 // UnknownToken is engine.ErrNoKey for a token id.
 func UnknownToken(id string) error { return fmt.Errorf("token %q: %w", id, engine.ErrNoKey) }

@@ -58,7 +58,8 @@ type Readable func(ctx context.Context, company, sign string) ([]string, error)
 type Writes interface {
 	// Settle marks the write's Idempotency-Key claim done with the
 	// response, or fails with engine.ErrClaimLost when the claim is no
-	// longer held by its token (another execution took it over).
+	// longer held by its token (another execution took it over). A claim
+	// without a Key (a write that answers no Idempotency-Key) is no-op.
 	Settle(ctx context.Context, c engine.Claim, r engine.Response) error
 	// Record adds events to the company's feed, in order. Their positions
 	// are the company's next ones: gap-free, and no event ever appears in

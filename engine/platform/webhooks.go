@@ -30,13 +30,6 @@ func ApplyChange(w *engine.Webhook, c engine.WebhookChange) {
 	}
 }
 
-// Delivers reports whether a subscription to patterns, made by a
-// signature that may read the registers readable (nil: every one), gets
-// an event of eventType in register.
-func Delivers(patterns, readable []string, eventType, register string) bool {
-	return engine.MatchAny(patterns, eventType) && (readable == nil || slices.Contains(readable, register))
-}
-
 // AfterAttempt is the state a delivery is in after an attempt's outcome:
 // succeeded, failed for good, or pending again until o.RetryAt.
 func AfterAttempt(o engine.Outcome) string {

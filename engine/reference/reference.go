@@ -21,10 +21,12 @@ import (
 	"fieldapi/engine/locations"
 	"fieldapi/engine/pipeline"
 	"fieldapi/engine/platform"
+	"fieldapi/engine/platform/memplatform"
 	"fieldapi/engine/platform/sqlplatform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/sqldb"
 	"fieldapi/engine/store"
+	"fieldapi/engine/store/memstore"
 	"fieldapi/engine/store/sqlstore"
 )
 
@@ -64,12 +66,25 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	// The rules state the fields they need: a catalog that no longer has
+	// them stops here, before any database is opened or created.
+	ruleSet, err := rules.Bind(cat, rules.Builtin()...)
+	if err != nil {
+		return nil, err
+	}
 	schema, err := Schema(cat)
 	if err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(dsn, MemoryDSN) {
-		return nil, errors.New("memory storage: not wired yet")
+		if dsn != MemoryDSN {
+			return nil, fmt.Errorf("DSN %q: the memory database takes no path or options; want %s", dsn, MemoryDSN)
+		}
+		st, err := memstore.New(schema)
+		if err != nil {
+			return nil, err
+		}
+		return assemble(cat, ruleSet, st, memplatform.New(memplatform.Options{Now: opt.Now}), opt)
 	}
 	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout, StatementTimeout: opt.StatementTimeout})
 	if err != nil {
@@ -81,7 +96,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		return nil, err
 	}
 	p := sqlplatform.New(db, sqlplatform.Options{Now: opt.Now})
-	e, err := assemble(cat, st, p, opt)
+	e, err := assemble(cat, ruleSet, st, p, opt)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -101,12 +116,18 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 	if err := schema.Add(append(locations.Tables(), documents.Tables()...)...); err != nil {
 		return nil, fmt.Errorf("catalog: a register takes the name of an engine table: %w", err)
 	}
+	for _, name := range sqlplatform.TableNames() {
+		if schema.Table(name) != nil {
+			return nil, fmt.Errorf("catalog: register %s takes the name of a table the service keeps its own state in", name)
+		}
+	}
 	return schema, schema.Check()
 }
 
-// assemble binds the rules and modules over a store and platform.
-func assemble(cat *catalog.Catalog, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
-	pe, err := pipeline.New(cat, st, p, pipeline.Options{Now: opt.Now, NoEvents: opt.NoEvents}, rules.Builtin()...)
+// assemble makes the engine over a store and platform, with the rules
+// bound and its modules.
+func assemble(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
+	pe, err := pipeline.New(cat, ruleSet, st, p, pipeline.Options{Now: opt.Now, NoEvents: opt.NoEvents})
 	if err != nil {
 		return nil, err
 	}

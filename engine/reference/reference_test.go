@@ -39,12 +39,21 @@ var (
 
 func harness(t *testing.T, dsn string) enginetest.Harness {
 	t.Helper()
-	ctx := context.Background()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := reference.Open(ctx, dsn, cat, reference.Options{})
+	return harnessOf(t, dsn, cat)
+}
+
+// harnessOf opens a fresh engine of cat on dsn with the suite's two
+// companies and their signatures (nothing else), on the suite's clock,
+// with the faults the storage can suffer (faults).
+func harnessOf(t *testing.T, dsn string, cat *catalog.Catalog) enginetest.Harness {
+	t.Helper()
+	ctx := context.Background()
+	clock := enginetest.NewClock()
+	e, err := reference.Open(ctx, dsn, cat, reference.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +81,8 @@ func harness(t *testing.T, dsn string) enginetest.Harness {
 			t.Fatal(err)
 		}
 	}
-	return enginetest.Harness{Engine: e, Catalog: cat, Company: suiteCompany, Other: suiteOther, ReadOnly: suiteReader}
+	return enginetest.Harness{Engine: e, Clock: clock, Catalog: cat, Company: suiteCompany, Other: suiteOther, ReadOnly: suiteReader,
+		Fault: faults(dsn, cat, clock)}
 }
 
 type backend struct {
@@ -81,7 +91,10 @@ type backend struct {
 }
 
 func backends(t *testing.T) []backend {
-	list := []backend{{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "engine.db") }}}
+	list := []backend{
+		{"memory", func(t *testing.T) string { return reference.MemoryDSN }},
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "engine.db") }},
+	}
 	pg := os.Getenv("FIELDAPI_TEST_POSTGRES")
 	if pg == "" {
 		t.Log("FIELDAPI_TEST_POSTGRES is not set: PostgreSQL runs are skipped")

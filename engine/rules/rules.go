@@ -14,8 +14,9 @@
 // (the session, the clock and the company's time zone, settings, reference
 // lookups, reading and conditionally updating records, the change log), and
 // implements the small hook interfaces it needs (CreatePreparer,
-// UpdatePreparer, ...). No SQL here: engine/sqlengine implements Tx and
-// runs the hooks. Each rule is unit-tested against a fake Tx.
+// UpdatePreparer, ...). No SQL and no storage here: engine/pipeline
+// implements Tx and runs the hooks, for every store. Each rule is
+// unit-tested against a fake Tx.
 package rules
 
 import (

@@ -165,7 +165,7 @@ func (t *Tx) undo() {
 // a connection.
 func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) error {
 	if db.health != nil && db.health.down() {
-		return wrapFault(errUnreachable, errMarkedUnreachable)
+		return wrapFault(errUnreachable, db.health.why())
 	}
 	if db.opt.StatementTimeout > 0 {
 		var cancel context.CancelFunc

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -28,7 +29,8 @@ const (
 type healthProbe struct {
 	cfg         *pgx.ConnConfig
 	unreachable atomic.Bool
-	lastAnswer  atomic.Int64 // unix nanoseconds of the last call the server answered
+	lastAnswer  atomic.Int64                 // unix nanoseconds of the last call the server answered
+	failure     atomic.Pointer[probeFailure] // why the last probe failed, for the calls it turns away
 	stop        context.CancelFunc
 	done        chan struct{}
 }
@@ -60,6 +62,7 @@ func (p *healthProbe) run(ctx context.Context) {
 		case err == nil:
 			p.unreachable.Store(false)
 		case p.lastAnswer.Load() < started.UnixNano():
+			p.failure.Store(&probeFailure{err})
 			p.unreachable.Store(true)
 		}
 		select {
@@ -120,6 +123,18 @@ func (p *healthProbe) close() {
 	<-p.done
 }
 
+// probeFailure holds a probe's error.
+type probeFailure struct{ err error }
+
 // errMarkedUnreachable is why a call was not tried: the probe found the
 // server not answering.
 var errMarkedUnreachable = errors.New("the database did not answer the health probe")
+
+// why is why calls are turned away while the server is marked: the
+// probe's own error, which names the server's address.
+func (p *healthProbe) why() error {
+	if f := p.failure.Load(); f != nil {
+		return fmt.Errorf("%w: %w", errMarkedUnreachable, f.err)
+	}
+	return errMarkedUnreachable
+}

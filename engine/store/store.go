@@ -81,7 +81,7 @@ type Tx interface {
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
 	// OnRollback registers fn to run if the transaction does not commit,
 	// for state kept beside the store (caches, another store sharing the
-	// transaction) to undo what it did in it.
+	// transaction) to undo what it did in it. fn must not call the store.
 	OnRollback(fn func())
 }
 

@@ -22,7 +22,7 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/demo"
-	"fieldapi/engine/sqlengine"
+	"fieldapi/engine/reference"
 	"fieldapi/runtime"
 
 	"fieldgentest/generated"
@@ -39,7 +39,7 @@ func TestMachinesOverHTTP(t *testing.T) {
 	if cat.Register("machines") == nil {
 		t.Fatal("the catalog has no machines register")
 	}
-	eng, err := sqlengine.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "test.db"), cat, sqlengine.Options{})
+	eng, err := reference.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "test.db"), cat, reference.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

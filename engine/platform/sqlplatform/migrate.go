@@ -7,8 +7,8 @@ import (
 	"fieldapi/engine/sqldb"
 )
 
-// The platform's tables, exactly as engine/sqlengine created them: a
-// database it made is migrated to no change. {bool}, {number}, {bytes}
+// The platform's tables, exactly as the engine before the pipeline
+// created them: a database it made is migrated to no change. {bool}, {number}, {bytes}
 // and {seq} are the dialect's (sqldb.Dialect.DDL).
 var tables = []struct{ name, ddl string }{
 	{"api_keys", `CREATE TABLE IF NOT EXISTS "api_keys" (
@@ -94,6 +94,16 @@ var indexes = []string{
 	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_due" ON "webhook_deliveries" ("state", "next_attempt_at")`,
 	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_webhook" ON "webhook_deliveries" ("webhook_id", "seq")`,
 	`CREATE INDEX IF NOT EXISTS "webhook_attempts_delivery" ON "webhook_attempts" ("delivery_seq")`,
+}
+
+// TableNames are the tables the platform keeps in the database it shares
+// with the record store, whose schema must not take them.
+func TableNames() []string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.name
+	}
+	return names
 }
 
 // Migrate creates the platform's tables and indexes that are missing, in

@@ -14,18 +14,13 @@ import (
 // share it with FOR UPDATE SKIP LOCKED: a row one transaction holds is
 // passed over by the others. On SQLite the single writer gives the same.
 
-// behind selects the enabled subscriptions whose cursor is behind their
-// company's feed (one parameter: true).
+// companyLast is the last committed position of a subscription's (w)
+// company; behind selects the enabled subscriptions whose cursor is
+// behind it (one parameter: true).
 const (
 	companyLast = `(SELECT "last" FROM "event_counters" c WHERE c."company" = w."company")`
 	behind      = ` FROM "webhooks" w WHERE "enabled" = ? AND "cursor" < ` + companyLast
 )
-
-// dispatchBatch is how many subscriptions one Dispatch serves.
-const dispatchBatch = 20
-
-// signature is who a subscription's deliveries are filtered for.
-type signature struct{ company, sign string }
 
 // Dispatch gives each enabled subscription deliveries for the events
 // committed after its cursor, then moves the cursor. Events are read in
@@ -43,22 +38,19 @@ func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Re
 		Sign    string `db:"sign"`
 	}
 	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		return sqldb.Select(ctx, q, &due, `SELECT "id", "company", "sign"`+behind+` ORDER BY "id" LIMIT ?`, true, dispatchBatch)
+		return sqldb.Select(ctx, q, &due, `SELECT "id", "company", "sign"`+behind+` ORDER BY "id" LIMIT ?`, true, platform.DispatchBatch)
 	})
 	if err != nil || len(due) == 0 {
 		return 0, err // most polls find nothing, and take no write lock to learn it
 	}
-	registers := map[signature][]string{}
 	ids := make([]any, len(due))
+	who := make([]platform.Signature, len(due))
 	for i, h := range due {
-		ids[i] = h.ID
-		who := signature{h.Company, h.Sign}
-		if _, asked := registers[who]; asked {
-			continue
-		}
-		if registers[who], err = readable(ctx, h.Company, h.Sign); err != nil {
-			return 0, err
-		}
+		ids[i], who[i] = h.ID, platform.Signature{Company: h.Company, Sign: h.Sign}
+	}
+	registers, err := platform.AskReadable(ctx, readable, who)
+	if err != nil {
+		return 0, err
 	}
 
 	queued := 0
@@ -76,7 +68,7 @@ func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Re
 			return err
 		}
 		for _, h := range hooks {
-			allowed, asked := registers[signature{h.Company, h.Sign}]
+			allowed, asked := registers[platform.Signature{Company: h.Company, Sign: h.Sign}]
 			if !asked {
 				continue // cannot happen (the signature is fixed); never deliver unfiltered
 			}

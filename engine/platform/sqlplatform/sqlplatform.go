@@ -1,10 +1,10 @@
 // Package sqlplatform keeps the service's own state (platform.Platform)
 // in the SQL database the records live in, on engine/sqldb: API keys and
 // tokens, Idempotency-Keys, the event feed, webhook subscriptions and
-// their delivery queue. Its tables are the ones engine/sqlengine made
-// (api_keys, api_tokens, idempotency, events, event_counters, webhooks,
-// webhook_deliveries, webhook_attempts), column for column, so a database
-// the old engine created keeps working.
+// their delivery queue. Its tables (api_keys, api_tokens, idempotency,
+// events, event_counters, webhooks, webhook_deliveries, webhook_attempts)
+// are column for column those of the engine before the pipeline, so a
+// database it created keeps working.
 //
 // A write of the records (engine/store/sqlstore on the same sqldb.DB)
 // settles its Idempotency-Key claim and records its events in its own

@@ -78,8 +78,11 @@ func (s *Store) Counted(ctx context.Context, table, company string) (int64, erro
 }
 
 // Write runs fn in a transaction holding the write lock. When fn fails or
-// panics, its changes are undone, the lock released and the OnRollback
-// functions run, last registered first; then a panic goes on.
+// panics, its changes are undone and the OnRollback functions run, last
+// registered first, still under the lock, so no other write sees the
+// state between (a platform sharing the transaction gives its feed
+// positions back before the next write takes one); OnRollback functions
+// must not call the store. Then the lock is released and a panic goes on.
 func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
 	tx := &Tx{s: s}
 	s.mu.Lock()
@@ -88,11 +91,11 @@ func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store
 		tx.done.Store(true)
 		if !committed {
 			tx.rollbackTo(0)
+			for i := len(tx.onRollback) - 1; i >= 0; i-- {
+				tx.onRollback[i]()
+			}
 		}
 		s.mu.Unlock()
-		for i := len(tx.onRollback) - 1; i >= 0 && !committed; i-- {
-			tx.onRollback[i]()
-		}
 	}()
 	err := fn(ctx, tx)
 	committed = err == nil

@@ -106,7 +106,8 @@ var goTypes = [...]reflect.Type{store.Text: reflect.TypeFor[string](), store.Num
 	store.List: reflect.TypeFor[[]string](), store.Object: reflect.TypeFor[map[string]string]()}
 
 // value checks that v is nil or of the Go type of field's column (an
-// int64 for the Seq) and returns a copy of it.
+// int64 for the Seq) and returns a copy of it. Nil bytes are NULL, as the
+// SQL drivers store them.
 func (t *table) value(field string, v any) (any, error) {
 	typ := store.Int
 	if c := t.cols[field]; c != nil {
@@ -115,11 +116,14 @@ func (t *table) value(field string, v any) (any, error) {
 	if v != nil && (int(typ) >= len(goTypes) || reflect.TypeOf(v) != goTypes[typ]) {
 		return nil, fmt.Errorf("memstore: %s.%s (type %d) cannot hold a %T", t.Name, field, typ, v)
 	}
+	if b, isBytes := v.([]byte); isBytes && b == nil {
+		return nil, nil
+	}
 	return copyValue(v), nil
 }
 
-// copyValue is a copy of a value that shares nothing with it; a nil list,
-// object or bytes is an empty one.
+// copyValue is a copy of a value that shares nothing with it; a nil list
+// or object is an empty one (the SQL store reads them back so).
 func copyValue(v any) any {
 	switch x := v.(type) {
 	case []byte:

@@ -153,7 +153,7 @@ func valuesKeepTypes(t *testing.T, s store.Store) {
 		"Code": "a1", "Name": "Ångström", "Price": 12.5, "Stock": int64(7), "Active": true,
 		"Tags": []string{"x", "y"}, "Attrs": map[string]string{"k": "v"}, "Blob": []byte{0, 1, 2}, "Day": "2026-11-25",
 	}
-	insert(t, s, acme, want, store.Values{"Code": "a2"})
+	insert(t, s, acme, want, store.Values{"Code": "a2", "Blob": []byte(nil)})
 	rows := selectRows(t, s, store.Select{Company: acme, Where: []store.Cond{store.Equal("Code", "a1")}})
 	if len(rows) != 1 {
 		t.Fatalf("got %d rows, want 1", len(rows))
@@ -164,8 +164,11 @@ func valuesKeepTypes(t *testing.T, s store.Store) {
 	rows = selectRows(t, s, store.Select{Company: acme, Where: []store.Cond{store.Equal("Code", "a2")}})
 	for _, f := range []string{"Name", "Price", "Stock", "Active", "Tags", "Attrs", "Blob", "Day"} {
 		if v, ok := rows[0].Values[f]; !ok || v != nil {
-			t.Errorf("a column not written reads %#v (present %v), want nil", v, ok)
+			t.Errorf("%s, not written (Blob: nil bytes), reads %#v (present %v), want nil", f, v, ok)
 		}
+	}
+	if got := codes(selectRows(t, s, store.Select{Company: acme, Where: []store.Cond{{Field: "Blob", Op: store.NotNull}}})); !slices.Equal(got, []string{"a1"}) {
+		t.Errorf("rows whose bytes are not NULL: %v, want [a1] (nil bytes are NULL)", got)
 	}
 }
 

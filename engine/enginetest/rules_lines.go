@@ -1,0 +1,214 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+)
+
+// readName is the name a register's line list is read under.
+func (s *suite) readName(t *testing.T, register, list string) string {
+	t.Helper()
+	for _, l := range s.Catalog.Register(register).Lines {
+		if l.Name == list {
+			return l.ReadName
+		}
+	}
+	t.Fatalf("%s has no line list %s", register, list)
+	return ""
+}
+
+// testDemoLinesAllOrNothing: a create whose second line is refused
+// writes nothing — no record, no line, no event, no number used — and
+// names the line; the same create with the line fixed writes the record
+// and its lines, each with the owner's key and its register's defaults.
+func testDemoLinesAllOrNothing(t *testing.T, s *suite) {
+	s.demo(t, "customers/contacts", "contacts.MostImportant", "contacts.Status", "contacts.CustomerNr")
+	feed := s.feed(t)
+	var start int64
+	if feed != nil {
+		start = s.feedEnd(t, feed, demoAPI)
+	}
+	customers, contacts := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts")
+
+	in := values(map[string]any{"Name": "Rad för rad AB"})
+	in.AddLine("contacts", values(map[string]any{"Name": "Första Kontakt"}))
+	in.AddLine("contacts", values(map[string]any{"Name": "Andra Kontakt", "MostImportant": "ja"}))
+	_, err := s.createIn(demoAPI, "customers", in)
+	refusedWith(t, err, "Create with a contact of the wrong type", "contacts[1]: MostImportant: expected bool, got string")
+	if c, k := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts"); c != customers || k != contacts {
+		t.Errorf("after a refused create: %d customers, %d contacts; want %d and %d as before", c, k, customers, contacts)
+	}
+	s.expectEvents(t, feed, demoAPI, start)
+
+	in.Lines["contacts"][1] = values(map[string]any{"Name": "Andra Kontakt", "MostImportant": true})
+	rec := s.mustCreateIn(t, demoAPI, "customers", in)
+	if rec["Nr"] != "1061" {
+		t.Errorf("Nr = %v; want 1061: the refused create used no number", rec["Nr"])
+	}
+	lines := rec.Lines(s.readName(t, "customers", "contacts"))
+	if len(lines) != 2 {
+		t.Fatalf("the created customer carries %d contacts; want 2", len(lines))
+	}
+	for i, c := range lines {
+		if c["CustomerNr"] != "1061" || c["Status"] != "Active" {
+			t.Errorf("contact %d: CustomerNr %v, Status %v; want 1061 (the owner's key) and Active (the contacts' default)", i, c["CustomerNr"], c["Status"])
+		}
+	}
+	if c, k := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts"); c != customers+1 || k != contacts+2 {
+		t.Errorf("after the create: %d customers, %d contacts; want %d and %d", c, k, customers+1, contacts+2)
+	}
+	s.expectEvents(t, feed, demoAPI, start, s.event("customers", catalog.EventCreated, "1061", "Name", s.readName(t, "customers", "contacts")))
+	// Logged on the customer, on each contact, and on the customer for each line.
+	s.expectLog(t, demoAPI, "customers", "1061", logEntry{action: "create"}, logEntry{action: "create line"}, logEntry{action: "create line"})
+	for _, c := range lines {
+		s.expectLog(t, demoAPI, "contacts", keyIn(t, c, "Id"), logEntry{action: "create"})
+	}
+}
+
+// testRefusedLinesLeaveNothing: an order or quote with a line the rules
+// refuse leaves no record, no line, no event and no number used.
+func testRefusedLinesLeaveNothing(t *testing.T, s *suite) {
+	s.demo(t, "orders/lines", "quotes/times", "orderlines.DiscountPct", "times.StopDate", "times.Date", "times.Hours",
+		"orders.CustomerNr", "quotes.CustomerNr", "materials")
+	feed := s.feed(t)
+	lines := func() int {
+		return s.total(t, demoAPI, "orderlines") + s.total(t, demoAPI, "times") + s.total(t, demoAPI, "materials")
+	}
+	for _, tc := range []struct {
+		register, list string
+		lines          []engine.Input
+		detail         string
+	}{
+		{"orders", "lines", []engine.Input{
+			values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}),
+			values(map[string]any{"ProductNr": "4002", "Quantity": 1.0, "DiscountPct": -1.0}),
+		}, "lines[1]: DiscountPct must be from 0 to 100, not -1"},
+		{"quotes", "times", []engine.Input{
+			values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0}),
+			values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0, "Date": "2025-06-02", "StopDate": "2025-06-01"}),
+		}, "times[1]: StopDate 2025-06-01 is before Date 2025-06-02"},
+	} {
+		t.Run(tc.register, func(t *testing.T) {
+			first := s.mustCreateIn(t, demoAPI, tc.register, values(map[string]any{"CustomerNr": "1001"}))
+			nr, err := numberOf(first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var start int64
+			if feed != nil {
+				start = s.feedEnd(t, feed, demoAPI)
+			}
+			records, lineCount := s.total(t, demoAPI, tc.register), lines()
+
+			in := values(map[string]any{"CustomerNr": "1001"})
+			in.Lines = map[string][]engine.Input{tc.list: tc.lines}
+			_, err = s.createIn(demoAPI, tc.register, in)
+			refusedWith(t, err, "Create "+tc.register+" with a refused line", tc.detail)
+			if r, l := s.total(t, demoAPI, tc.register), lines(); r != records || l != lineCount {
+				t.Errorf("after the refused create: %d %s and %d lines; want %d and %d as before", r, tc.register, l, records, lineCount)
+			}
+			s.expectEvents(t, feed, demoAPI, start)
+			next := s.mustCreateIn(t, demoAPI, tc.register, values(map[string]any{"CustomerNr": "1001"}))
+			if got, _ := numberOf(next); got != nr+1 {
+				t.Errorf("the next %s got Nr %v; want %d: the refused create used no number", tc.register, next["Nr"], nr+1)
+			}
+			// The refused create had that number: it logged nothing on it.
+			s.expectLog(t, demoAPI, tc.register, keyIn(t, next, "Nr"), logEntry{action: "create"})
+		})
+	}
+}
+
+// numberOf is a record's Nr as a number.
+func numberOf(rec engine.Record) (int, error) {
+	var n int
+	_, err := fmt.Sscan(text(rec, "Nr"), &n)
+	if err != nil {
+		return 0, fmt.Errorf("Nr %#v is no number: %v", rec["Nr"], err)
+	}
+	return n, nil
+}
+
+// testLineWritesOnTheFeed: a write of a line is an event of the line's
+// own register, and shows in its owner's read shape — the quote's for a
+// quote's time, not a task's with the same number; a standalone time
+// has no owner. (The change log also logs a line's writes on its owner:
+// the port cannot read that yet.)
+func testLineWritesOnTheFeed(t *testing.T, s *suite) {
+	s.demo(t, "orders/lines", "orderlines.Price", "quotes/times", "tasks/times", "tasks.Nr", "times.OwnerType", "times.OwnerNr",
+		"times.Hours", "times.StopDate", "times.UserSign")
+	feed := s.feed(t)
+	var start int64
+	if feed != nil {
+		start = s.feedEnd(t, feed, demoAPI)
+	}
+	linesName := s.readName(t, "orders", "lines")
+	in := values(map[string]any{"CustomerNr": "1001"})
+	in.AddLine("lines", values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}))
+	order := s.mustCreateIn(t, demoAPI, "orders", in)
+	nr := keyIn(t, order, "Nr")
+	orderLines := order.Lines(linesName)
+	if len(orderLines) != 1 {
+		t.Fatalf("the order carries %d lines; want 1", len(orderLines))
+	}
+	lineID := keyIn(t, orderLines[0], "Id")
+	s.mustUpdateIn(t, demoAPI, "orderlines", lineID, values(map[string]any{"Price": 10.0}))
+	if got := s.get(t, demoAPI, "orders", nr).Lines(linesName); len(got) != 1 || got[0]["Price"] != 10.0 {
+		t.Errorf("the order's lines after the line's update: %v; want the one line with Price 10", got)
+	}
+	s.expectEvents(t, feed, demoAPI, start,
+		s.event("orders", catalog.EventCreated, nr, "CustomerNr", linesName),
+		s.event("orderlines", catalog.EventUpdated, lineID, "Price"))
+	s.expectLog(t, demoAPI, "orders", nr, logEntry{action: "create"}, logEntry{action: "create line"}, logEntry{action: "update line"})
+	s.expectLog(t, demoAPI, "orderlines", lineID, logEntry{action: "create"}, logEntry{action: "update", detail: "Price"})
+
+	// A time on a quote belongs to the quote, not to a task with that number.
+	quoteTimes, err := s.Engine.List(context.Background(), demoAPI, "times", engine.Query{Limit: 1, Where: []engine.Condition{equals("OwnerType", "quote")}})
+	if err != nil || len(quoteTimes.Records) == 0 {
+		t.Fatalf("List times of quotes: %v (%d records); the demo data has some", err, len(quoteTimes.Records))
+	}
+	qt := quoteTimes.Records[0]
+	qtID, owner := keyIn(t, qt, "Id"), keyIn(t, qt, "OwnerNr")
+	var taskLog []logEntry // the task with the quote's number: its own create, if the test makes it
+	if _, err := s.Engine.Get(context.Background(), demoAPI, "tasks", owner); errors.Is(err, engine.ErrNotFound) {
+		s.mustCreateIn(t, demoAPI, "tasks", values(map[string]any{"Nr": owner, "CustomerNr": "1001"}))
+		taskLog = []logEntry{{action: "create"}}
+	}
+	if feed != nil {
+		start = s.feedEnd(t, feed, demoAPI)
+	}
+	s.mustUpdateIn(t, demoAPI, "times", qtID, values(map[string]any{"Hours": 7.0}))
+	s.expectEvents(t, feed, demoAPI, start, s.event("times", catalog.EventUpdated, qtID, "Hours"))
+	if !slices.ContainsFunc(s.get(t, demoAPI, "quotes", owner).Lines(s.readName(t, "quotes", "times")), func(r engine.Record) bool {
+		return r["Id"] == qtID && r["Hours"] == 7.0
+	}) {
+		t.Errorf("quote %s does not carry its time %s with the Hours updated", owner, qtID)
+	}
+	for _, line := range s.get(t, demoAPI, "tasks", owner).Lines(s.readName(t, "tasks", "times")) {
+		if line["Id"] == qtID {
+			t.Errorf("task %s carries quote %s's time %s", owner, owner, qtID)
+		}
+	}
+	s.expectLog(t, demoAPI, "quotes", owner, logEntry{action: "update line"})
+	s.expectLog(t, demoAPI, "tasks", owner, taskLog...)
+
+	// A standalone entry has no owner: it is its own.
+	if feed != nil {
+		start = s.feedEnd(t, feed, demoAPI)
+	}
+	standalone := s.mustCreateIn(t, demoAPI, "times", values(map[string]any{"TimeType": "Semester", "UserSign": "ANLI", "Date": "2025-08-04", "Hours": 5.0}))
+	id := keyIn(t, standalone, "Id")
+	if standalone["OwnerNr"] != nil || standalone["OwnerType"] != nil {
+		t.Errorf("a standalone time has OwnerNr %#v, OwnerType %#v; want neither", standalone["OwnerNr"], standalone["OwnerType"])
+	}
+	s.mustUpdateIn(t, demoAPI, "times", id, values(map[string]any{"StopDate": "2025-08-09T00:00:00"}))
+	s.expectEvents(t, feed, demoAPI, start,
+		s.event("times", catalog.EventCreated, id),
+		s.event("times", catalog.EventUpdated, id, "StopDate"))
+	s.expectLog(t, demoAPI, "times", id, logEntry{action: "create"}, logEntry{action: "update", detail: "StopDate"})
+}

@@ -1,0 +1,134 @@
+package sqlplatform_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for the test schemas
+
+	"fieldapi/engine/platform/platformtest"
+	"fieldapi/engine/platform/sqlplatform"
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+	"fieldapi/engine/store/memstore"
+	"fieldapi/engine/store/sqlstore"
+	"fieldapi/engine/store/storetest"
+)
+
+// TestPlatform runs the platform conformance suite on SQLite and, with
+// FIELDAPI_TEST_POSTGRES, PostgreSQL, paired with a record store on the
+// same database.
+func TestPlatform(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			platformtest.Run(t, func(t *testing.T) platformtest.Harness {
+				clock := platformtest.NewClock()
+				records, p := open(t, b.dsn(t), sqlplatform.Options{Now: clock.Now})
+				return platformtest.Harness{Platform: p, Store: records, Clock: clock}
+			})
+		})
+	}
+}
+
+// TestMigrateTwice: migrating a database the platform (or the old engine,
+// with the same DDL) migrated already changes nothing and fails nothing.
+func TestMigrateTwice(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			_, p := open(t, b.dsn(t), sqlplatform.Options{})
+			if err := p.Migrate(context.Background()); err != nil {
+				t.Fatalf("Migrate again: %v", err)
+			}
+		})
+	}
+}
+
+// TestBindRefusesAnotherStore: Bind takes only a SQL store's transaction.
+func TestBindRefusesAnotherStore(t *testing.T) {
+	_, p := open(t, "sqlite:"+filepath.Join(t.TempDir(), "platform.db"), sqlplatform.Options{})
+	mem, err := memstore.New(storetest.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = mem.Write(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		_, err := p.Bind(tx)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "sqlstore") {
+		t.Errorf("Bind of a memstore transaction: %v; want a refusal naming the SQL store", err)
+	}
+}
+
+// open opens a record store and the platform on one database, migrated.
+func open(t *testing.T, dsn string, opt sqlplatform.Options) (*sqlstore.Store, *sqlplatform.Platform) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqldb.Open(ctx, dsn, sqldb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := sqlstore.New(db, storetest.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { records.Close() })
+	if err := records.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := sqlplatform.New(db, opt)
+	if err := p.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return records, p
+}
+
+type backend struct {
+	name string
+	dsn  func(t *testing.T) string
+}
+
+// backends are SQLite in a temporary directory and, when
+// FIELDAPI_TEST_POSTGRES names a server, a fresh PostgreSQL schema.
+func backends(t *testing.T) []backend {
+	list := []backend{{"sqlite", func(t *testing.T) string {
+		return "sqlite:" + filepath.Join(t.TempDir(), "platform.db")
+	}}}
+	pg := os.Getenv("FIELDAPI_TEST_POSTGRES")
+	if pg == "" {
+		t.Log("FIELDAPI_TEST_POSTGRES is not set: PostgreSQL runs are skipped")
+		return list
+	}
+	return append(list, backend{"postgres", func(t *testing.T) string { return freshSchema(t, pg) }})
+}
+
+// freshSchema makes a PostgreSQL schema for one test, dropped after it,
+// and returns the DSN that uses it.
+func freshSchema(t *testing.T, dsn string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var random [6]byte
+	rand.Read(random[:])
+	name := "platform_" + hex.EncodeToString(random[:])
+	if _, err := admin.Exec(`CREATE SCHEMA ` + name); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + name
+}
