@@ -167,13 +167,10 @@ func (e *Engine) DBStats() sql.DBStats {
 // Analyze refreshes the database's statistics, which its query planner
 // picks indexes by: run it after a bulk load. Memory has none.
 func (e *Engine) Analyze(ctx context.Context) error {
-	if e.db == nil {
-		return nil
+	if st, ok := e.Store().(interface{ Analyze(context.Context) error }); ok {
+		return st.Analyze(ctx)
 	}
-	return e.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		_, err := q.ExecContext(ctx, `ANALYZE`)
-		return err
-	})
+	return nil
 }
 
 // IsCatalogError reports whether err is about the catalog (it names the

@@ -42,8 +42,35 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 	// SQLite plans from table statistics only once they exist: gather them
 	// for tables that lack them (PostgreSQL's autovacuum does this itself).
+	return s.analyze(ctx, `PRAGMA optimize=0x10002`)
+}
+
+// Analyze refreshes the statistics the query planner picks indexes by:
+// run it after a bulk load.
+func (s *Store) Analyze(ctx context.Context) error { return s.analyze(ctx, `ANALYZE`) }
+
+// analyze runs a statement that gathers statistics. On SQLite it keeps
+// the per-index statistics (sqlite_stat1) and drops the samples of
+// sqlite_stat4: with samples, SQLite plans a statement again on every
+// call whose parameters it sampled, which for the store's prepared
+// statements was a fifth of GET one's CPU (make bench: 4,200 → 5,800
+// req/s in process without them), and the plans it picks without them
+// are the same index lookups.
+func (s *Store) analyze(ctx context.Context, gather string) error {
 	return s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		_, err := q.ExecContext(ctx, `PRAGMA optimize=0x10002`)
+		if _, err := q.ExecContext(ctx, gather); err != nil || s.db.Dialect().Postgres() {
+			return err
+		}
+		samples, err := sqldb.Exists(ctx, q, `SELECT 1 FROM sqlite_master WHERE "type" = 'table' AND "name" = 'sqlite_stat4'`)
+		if err != nil || !samples {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM sqlite_stat4`); err != nil {
+			return err
+		}
+		// Connections load the statistics when they read the schema; this
+		// makes every one read them again.
+		_, err = q.ExecContext(ctx, `ANALYZE sqlite_schema`)
 		return err
 	})
 }

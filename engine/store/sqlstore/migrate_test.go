@@ -112,3 +112,36 @@ func TestMigrateBackfillsCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteKeepsNoStatisticsSamples: after Migrate and Analyze, SQLite
+// has per-index statistics but no samples (sqlite_stat4), with which it
+// would plan a prepared statement again on every call.
+func TestSQLiteKeepsNoStatisticsSamples(t *testing.T) {
+	ctx := context.Background()
+	dsn := "sqlite:" + t.TempDir() + "/stats.db"
+	s := open(t, dsn, itemsSchema(true))
+	for i := range 200 {
+		insertItems(t, s, "acme", store.Values{"Code": string(rune('a' + i%26)), "Note": "n"})
+	}
+	for _, step := range []struct {
+		name string
+		run  func(context.Context) error
+	}{{"Migrate", s.Migrate}, {"Analyze", s.Analyze}} {
+		if err := step.run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var stat1, stat4 int
+		err := s.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+			if err := sqldb.Get(ctx, q, &stat1, `SELECT COUNT(*) FROM sqlite_stat1`); err != nil {
+				return err
+			}
+			return sqldb.Get(ctx, q, &stat4, `SELECT COUNT(*) FROM sqlite_stat4`)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stat1 == 0 || stat4 != 0 {
+			t.Errorf("after %s: %d rows of sqlite_stat1, %d of sqlite_stat4; want statistics, no samples", step.name, stat1, stat4)
+		}
+	}
+}
