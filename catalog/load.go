@@ -31,6 +31,9 @@ var builtin embed.FS
 // Builtin loads the catalog shipped in this package.
 func Builtin() (*Catalog, error) { return LoadFS(builtin) }
 
+// BuiltinFS is the files of the catalog shipped in this package.
+func BuiltinFS() fs.FS { return builtin }
+
 // LoadDir loads the catalog of a directory: every *.yaml file is a register,
 // every fieldsets/*.yaml file a field set.
 func LoadDir(dir string) (*Catalog, error) { return LoadFS(os.DirFS(dir)) }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 )
 
 // TestInitDemoRefusesACatalogTheRulesCannotRunOn: with AssigneeStatuses
@@ -20,7 +20,7 @@ func TestInitDemoRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 	is := is.New(t)
 	const field = `  - {name: AssigneeStatuses, type: object, description: "Each assignee's own status on the task, by signature."}` + "\n"
 	const example = `"AssigneeStatuses": {"ERJO": "Finished"}, ` // the field in the example record
-	cat, err := catalog.BuiltinWith(func(files map[string]string) {
+	cat, err := catalogtest.BuiltinWith(func(files map[string]string) {
 		is.True(strings.Contains(files["tasks.yaml"], field))   // the field is there to remove
 		is.True(strings.Contains(files["tasks.yaml"], example)) // and its value in the example
 		files["tasks.yaml"] = strings.Replace(files["tasks.yaml"], field, "", 1)

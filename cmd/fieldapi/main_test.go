@@ -9,7 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 	"fieldapi/engine"
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/reference"
@@ -211,7 +211,7 @@ func TestInitDemoSaysWhatItLoadedAndWhatItKept(t *testing.T) {
 	dsn := newDSN(t)
 
 	// A catalog without resources: the demo's resources batch waits for it.
-	withoutResources, err := catalog.BuiltinWith(func(files map[string]string) {
+	withoutResources, err := catalogtest.BuiltinWith(func(files map[string]string) {
 		delete(files, "resources.yaml")
 		files["times.yaml"] = strings.Replace(files["times.yaml"], ", references: resources", "", 1)
 	})

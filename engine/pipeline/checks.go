@@ -9,6 +9,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/extrafields"
 	"fieldapi/engine/store"
 )
 
@@ -34,7 +35,7 @@ func acceptValues(r *register, sent map[string]any, writable func(*catalog.Field
 		if r.engineKeyed && f == r.key {
 			return nil, engine.Refuse("%s is assigned by the engine", name)
 		}
-		n, err := normalize(f, v)
+		n, err := f.Normalize(v)
 		if err != nil {
 			return nil, err
 		}
@@ -171,11 +172,11 @@ func (w *Writer) checkExtra(ctx context.Context, r *register, extra map[string]s
 	}
 	// Read afresh, not from the cache: a write is checked against the
 	// definitions as they are now.
-	defs, err := loadExtraDefs(ctx, w.tx, w.s.Company, r.reg.Name)
+	defs, err := extrafields.Load(ctx, w.tx, w.s.Company, r.reg.Name)
 	if err != nil {
 		return err
 	}
-	return checkExtra(r, defs, extra)
+	return extrafields.Check(r.reg.Name, r.reg.ExtraFields, defs, extra)
 }
 
 // formatSeq is an engine-assigned key: the decimal text of the Seq.

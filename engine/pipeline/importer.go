@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"fieldapi/engine/dataset"
+	"fieldapi/engine/extrafields"
 	"fieldapi/engine/store"
 )
 
@@ -65,7 +65,7 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 			return err
 		}
 	}
-	if err := im.extraFieldDefs(ctx, b.ExtraFieldDefs); err != nil {
+	if err := extrafields.Import(ctx, im.tx, im.company, b.ExtraFieldDefs); err != nil {
 		return err
 	}
 	if len(b.FieldNames) > 0 {
@@ -83,25 +83,6 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 		}
 	}
 	_, err = im.tx.Insert(ctx, settingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
-	return err
-}
-
-func (im importer) extraFieldDefs(ctx context.Context, defs []dataset.ExtraFieldDef) error {
-	if len(defs) == 0 {
-		return nil
-	}
-	rows := make([]store.Values, len(defs))
-	for i, d := range defs {
-		computed := d.SQLExpr != ""
-		options, err := json.Marshal(nonNil(d.Options))
-		if err != nil {
-			return err
-		}
-		rows[i] = store.Values{"register": d.Register, "key": d.Key, "name": d.Name, "category": d.Category, "type": d.Type,
-			"writable": !d.ReadOnly && !computed, "read_only": d.ReadOnly, "computed": computed,
-			"options": string(options), "sql_expr": d.SQLExpr}
-	}
-	_, err := im.tx.Insert(ctx, extraDefsTable, im.company, rows)
 	return err
 }
 
@@ -132,7 +113,7 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 		return fmt.Errorf("%s: %w", r.reg.Name, err)
 	}
 	for i, rec := range recs {
-		if err := writeExtra(ctx, im.tx, r, im.company, seqs[i], rec.Extra); err != nil {
+		if err := extrafields.Write(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec.Extra); err != nil {
 			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
 		}
 		for _, fn := range im.e.importers {
@@ -156,7 +137,7 @@ func storedRow(r *register, values map[string]any) (store.Values, error) {
 		if r.engineKeyed && f == r.key {
 			return nil, fmt.Errorf("%s is assigned by the engine", name)
 		}
-		n, err := normalize(f, v)
+		n, err := f.Normalize(v)
 		if err != nil {
 			return nil, err
 		}
@@ -239,11 +220,4 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 		return err
 	})
 	return first, err
-}
-
-func nonNil(list []string) []string {
-	if list == nil {
-		return []string{}
-	}
-	return list
 }

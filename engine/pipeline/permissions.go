@@ -24,11 +24,12 @@ const (
 // "<register>:<access>". A key's scopes never grant more than this. The
 // user's permissions are cached for cacheTTL, so a change made in the
 // engine's administration applies within that time. Inside a transaction
-// q must be the transaction (see ttlCache.get).
+// q must be the transaction (see ttlcache.Cache.Get).
 //
 // register "" only checks that the user may act at all.
 func (e *Engine) authorize(ctx context.Context, q store.Reader, s engine.Session, register string, a access) error {
-	user, err := e.permissions.get(q, s.Company+"\x00"+s.Sign, func(q store.Reader) (userAccess, error) {
+	_, inTx := q.(store.Tx)
+	user, err := e.permissions.Get(s.Company+"\x00"+s.Sign, !inTx, func() (userAccess, error) {
 		return loadUserAccess(ctx, q, s)
 	})
 	if err != nil {

@@ -31,6 +31,8 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/extrafields"
+	"fieldapi/engine/internal/ttlcache"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
@@ -54,9 +56,9 @@ type Engine struct {
 	registers map[string]*register
 	opt       Options
 
-	permissions *ttlCache[userAccess] // by company and sign
-	extraDefs   *ttlCache[[]extraDef] // by company and register
-	importers   []RecordImporter      // the modules' parts of Import
+	permissions *ttlcache.Cache[userAccess] // by company and sign
+	extra       *extrafields.Definitions    // by company and register
+	importers   []RecordImporter            // the modules' parts of Import
 }
 
 var (
@@ -81,8 +83,8 @@ func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Pl
 	}
 	return &Engine{
 		cat: cat, store: st, platform: p, rules: ruleSet, registers: regs, opt: opt,
-		permissions: newTTLCache[userAccess](cacheTTL, opt.Now),
-		extraDefs:   newTTLCache[[]extraDef](cacheTTL, opt.Now),
+		permissions: ttlcache.New[userAccess](cacheTTL, opt.Now),
+		extra:       extrafields.New(cacheTTL, opt.Now),
 	}, nil
 }
 
@@ -185,6 +187,11 @@ func (r *register) line(name string) *catalog.Line {
 	}
 	return nil
 }
+
+// cacheTTL is how long a signature's permissions and a company's
+// extra-field definitions are trusted: a change made in the engine's
+// administration shows within it.
+const cacheTTL = 2 * time.Second
 
 // timestampLayout is how Modified and every time the pipeline stores
 // reads: UTC and fixed width, so text order is time order.

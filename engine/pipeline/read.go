@@ -9,6 +9,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/extrafields"
 	"fieldapi/engine/store"
 )
 
@@ -154,11 +155,11 @@ func (e *Engine) row(ctx context.Context, q store.Reader, r *register, company, 
 // complete moves under ExtraFields. It reads the rows only: see complete.
 func (e *Engine) fetch(ctx context.Context, q store.Reader, r *register, sel store.Select) ([]engine.Record, []int64, error) {
 	if r.reg.ExtraFields {
-		defs, err := e.extraDefsOf(ctx, q, sel.Company, r.reg.Name)
+		defs, err := e.extra.Of(ctx, q, sel.Company, r.reg.Name)
 		if err != nil {
 			return nil, nil, err
 		}
-		sel.Exprs = computedExprs(defs)
+		sel.Exprs = extrafields.Exprs(defs)
 	}
 	rows, err := q.Select(ctx, sel)
 	if err != nil {
@@ -188,10 +189,34 @@ func (r *register) asRecord(row store.Row) engine.Record {
 // complete adds to records read from r what is not in their row: extra
 // fields, and the line lists the catalog shows in the owner's read shape.
 func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64) error {
-	if err := e.attachExtraFields(ctx, q, r, company, recs, seqs); err != nil {
-		return err
+	if r.reg.ExtraFields && len(recs) > 0 {
+		defs, err := e.extra.Of(ctx, q, company, r.reg.Name)
+		if err != nil {
+			return err
+		}
+		if err := extrafields.Attach(ctx, q, company, r.reg.Name, defs, recs, seqs); err != nil {
+			return err
+		}
 	}
 	return e.attachLines(ctx, q, r, company, recs)
+}
+
+// ExtraFieldDefs describes the company's extra fields of a register.
+// A register without extra fields answers ErrNotFound.
+func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
+	defer readOnly(&err)
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	if !r.reg.ExtraFields {
+		return nil, engine.ErrNotFound
+	}
+	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+		return nil, err
+	}
+	defs, err := extrafields.Load(ctx, e.store, s.Company, register)
+	return extrafields.Describe(defs), err
 }
 
 // attachLines sets each line list marked read (catalog Line.Read) on the
@@ -305,7 +330,7 @@ func (e *Engine) conditions(r *register, q engine.Query) ([]store.Cond, error) {
 func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
 	values := make([]any, len(c.Values))
 	for i, v := range c.Values {
-		n, err := normalize(f, v)
+		n, err := f.Normalize(v)
 		if err != nil {
 			return store.Cond{}, fmt.Errorf("filter on %s: %w", f.Name, err)
 		}

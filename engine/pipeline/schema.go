@@ -7,17 +7,16 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/engine/extrafields"
 	"fieldapi/engine/store"
 )
 
 // The pipeline's own tables beside the registers' (see Schema).
 const (
-	companiesTable   = "companies"          // id, name
-	settingsTable    = "settings"           // a company's settings by name; also the import batches done
-	extraDefsTable   = "extra_field_defs"   // a company's extra fields of a register
-	extraValuesTable = "extra_field_values" // their values, by record seq
-	fieldNamesTable  = "field_names"        // a company's labels of standard fields
-	changeLogTable   = "change_log"         // the engine's own log of every write
+	companiesTable  = "companies"   // id, name
+	settingsTable   = "settings"    // a company's settings by name; also the import batches done
+	fieldNamesTable = "field_names" // a company's labels of standard fields
+	changeLogTable  = "change_log"  // the engine's own log of every write
 )
 
 // Columns every register table has besides its fields.
@@ -46,7 +45,7 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 			return nil, err
 		}
 	}
-	if err := s.Add(ownTables()...); err != nil {
+	if err := s.Add(append(ownTables(), extrafields.Tables()...)...); err != nil {
 		return nil, fmt.Errorf("catalog: a register takes the name of an engine table: %w", err)
 	}
 	return s, s.Check()
@@ -131,16 +130,6 @@ func ownTables() []*store.Table {
 	return []*store.Table{
 		{Name: companiesTable, Key: []string{"id"}, Columns: []store.Column{text("id"), text("name")}},
 		{Name: settingsTable, Company: true, Key: []string{"name"}, Columns: []store.Column{text("name"), text("value")}},
-		{
-			Name: extraDefsTable, Company: true, Key: []string{"register", "key"},
-			Columns: []store.Column{text("register"), text("key"), text("name"), text("category"), text("type"),
-				flag("writable"), flag("read_only"), flag("computed"), text("options"), text("sql_expr")},
-		},
-		{
-			Name: extraValuesTable, Company: true, Key: []string{"register", "record_seq", "key"},
-			Columns: []store.Column{text("register"), {Field: "record_seq", Name: "record_seq", Type: store.Int, NotNull: true},
-				text("key"), text("value")},
-		},
 		{
 			Name: fieldNamesTable, Company: true, Key: []string{"db_field_name"},
 			Columns: []store.Column{text("db_field_name"), text("user_field_name"), flag("list_only"), flag("hidden")},

@@ -11,6 +11,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/extrafields"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
@@ -215,7 +216,7 @@ func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed
 	if r.engineKeyed {
 		c.key = formatSeq(c.seq)
 	}
-	if err := writeExtra(ctx, w.tx, r, w.s.Company, c.seq, in.Extra); err != nil {
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, c.seq, in.Extra); err != nil {
 		return nil, err
 	}
 	if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
@@ -269,7 +270,7 @@ func (w *Writer) createLines(ctx context.Context, owner *register, ownerValues m
 		if lr.engineKeyed {
 			c.key = formatSeq(c.seq)
 		}
-		if err := writeExtra(ctx, w.tx, lr, w.s.Company, c.seq, p.in.Extra); err != nil {
+		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.reg.Name, c.seq, p.in.Extra); err != nil {
 			return nil, i, err
 		}
 		if err := w.createLineLists(ctx, lr, p.values, c, p.in); err != nil {
@@ -446,7 +447,7 @@ func (w *Writer) update(ctx context.Context, r *register, key string, in engine.
 	if _, err := w.tx.Update(ctx, r.reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
 		return 0, nil, err
 	}
-	if err := writeExtra(ctx, w.tx, r, w.s.Company, seq, in.Extra); err != nil {
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, seq, in.Extra); err != nil {
 		return 0, nil, err
 	}
 	after := maps.Clone(current)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 	"fieldapi/engine"
 	"fieldapi/engine/demo"
 	"fieldapi/engine/reference"
@@ -49,7 +49,7 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			dsn := b.dsn(t)
-			older, err := catalog.BuiltinWith(func(files map[string]string) {
+			older, err := catalogtest.BuiltinWith(func(files map[string]string) {
 				const fax = "  - {name: Fax, writable: true}\n"
 				if !strings.Contains(files["fieldsets/address.yaml"], fax) {
 					t.Fatalf("fieldsets/address.yaml has no %q", fax)

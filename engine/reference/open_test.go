@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 	"fieldapi/engine"
 	"fieldapi/engine/reference"
 )
@@ -36,7 +36,7 @@ func TestOpenRefusesBadDSN(t *testing.T) {
 // opens (or creates) the database.
 func TestOpenRefusesARenamedRegisterWithRules(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.BuiltinWith(func(files map[string]string) {
+	cat, err := catalogtest.BuiltinWith(func(files map[string]string) {
 		files["jobs.yaml"] = strings.Replace(files["tasks.yaml"], "register: tasks", "register: jobs", 1)
 		files["tasks.yaml"] = ""
 	})

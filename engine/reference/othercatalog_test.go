@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 	"fieldapi/engine/enginetest"
 )
 
@@ -48,7 +49,7 @@ filters:
 // machinesCatalog is the builtin catalog with machines and their parts.
 func machinesCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	cat, err := catalog.BuiltinWith(func(files map[string]string) {
+	cat, err := catalogtest.BuiltinWith(func(files map[string]string) {
 		files["machines.yaml"], files["parts.yaml"] = machinesYAML, partsYAML
 	})
 	if err != nil {

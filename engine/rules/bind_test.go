@@ -7,12 +7,13 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/catalog"
+	"fieldapi/catalog/catalogtest"
 )
 
 // catalogWith is the builtin catalog with edit applied to a copy of its files.
 func catalogWith(t *testing.T, edit func(files map[string]string)) *catalog.Catalog {
 	t.Helper()
-	cat, err := catalog.BuiltinWith(edit)
+	cat, err := catalogtest.BuiltinWith(edit)
 	if err != nil {
 		t.Fatal("the edited catalog does not load:", err)
 	}

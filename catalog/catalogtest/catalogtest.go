@@ -1,21 +1,26 @@
-package catalog
+// Package catalogtest is for tests: the builtin catalog with edits, to try
+// a catalog change (a field removed, a register renamed) without touching
+// the files. Only tests import it, so testing/fstest stays out of the
+// binary.
+package catalogtest
 
 import (
 	"io/fs"
 	"testing/fstest"
+
+	"fieldapi/catalog"
 )
 
 // BuiltinWith loads a copy of the builtin catalog after edit has changed
 // its files (path → YAML, such as tasks.yaml or fieldsets/address.yaml; a
-// file set to "" is removed). Tests use it
-// to try a catalog edit, such as a field removed or a register renamed,
-// without touching the files.
-func BuiltinWith(edit func(files map[string]string)) (*Catalog, error) {
-	registers, err := fs.Glob(builtin, RegisterFiles)
+// file set to "" is removed).
+func BuiltinWith(edit func(files map[string]string)) (*catalog.Catalog, error) {
+	builtin := catalog.BuiltinFS()
+	registers, err := fs.Glob(builtin, catalog.RegisterFiles)
 	if err != nil {
 		return nil, err
 	}
-	sets, err := fs.Glob(builtin, FieldSetFiles)
+	sets, err := fs.Glob(builtin, catalog.FieldSetFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -34,5 +39,5 @@ func BuiltinWith(edit func(files map[string]string)) (*Catalog, error) {
 			fsys[name] = &fstest.MapFile{Data: []byte(content)}
 		}
 	}
-	return LoadFS(fsys)
+	return catalog.LoadFS(fsys)
 }

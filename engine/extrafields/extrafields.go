@@ -1,0 +1,298 @@
+// Package extrafields keeps the fields a company defines on records of
+// the registers that carry them (spec 2.4): their definitions per register,
+// their values per record, the checks a write passes, and the computed
+// ones, which the store evaluates with each row it reads. The pipeline
+// uses it on every read and write of such a register.
+package extrafields
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldapi/engine"
+	"fieldapi/engine/dataset"
+	"fieldapi/engine/internal/ttlcache"
+	"fieldapi/engine/store"
+)
+
+// The tables the definitions and values are kept in.
+const (
+	DefsTable   = "extra_field_defs"   // a company's extra fields of a register
+	ValuesTable = "extra_field_values" // their values, by record seq
+)
+
+// Tables are the tables to add to the store's schema.
+func Tables() []*store.Table {
+	text := func(field string) store.Column {
+		return store.Column{Field: field, Name: field, Type: store.Text, NotNull: true}
+	}
+	flag := func(field string) store.Column {
+		return store.Column{Field: field, Name: field, Type: store.Bool, NotNull: true}
+	}
+	return []*store.Table{
+		{
+			Name: DefsTable, Company: true, Key: []string{"register", "key"},
+			Columns: []store.Column{text("register"), text("key"), text("name"), text("category"), text("type"),
+				flag("writable"), flag("read_only"), flag("computed"), text("options"), text("sql_expr")},
+		},
+		{
+			Name: ValuesTable, Company: true, Key: []string{"register", "record_seq", "key"},
+			Columns: []store.Column{text("register"), {Field: "record_seq", Name: "record_seq", Type: store.Int, NotNull: true},
+				text("key"), text("value")},
+		},
+	}
+}
+
+// Extra-field types with rules of their own; any other type takes any text.
+const (
+	extraCombo  = "Combo"  // one of Options
+	extraDate   = "Date"   // ISO 8601 date or date-time
+	extraNumber = "Number" // a decimal number
+	extraSQL    = "Sql"    // computed from SqlExpr on read
+)
+
+// Def is one row of extra_field_defs: a field the company defined on a
+// register. Computed fields carry an SQL expression evaluated against the
+// record's row; it is written by the engine's administration (or the demo
+// data), never by the API.
+type Def struct {
+	Key      string
+	Name     string
+	Category string
+	Type     string
+	Writable bool
+	ReadOnly bool
+	Computed bool
+	Options  string // JSON list
+	SQLExpr  string
+}
+
+// acceptsWrites reports whether the API may write the field.
+func (d Def) acceptsWrites() bool { return d.Writable && !d.ReadOnly && !d.Computed }
+
+func (d Def) options() []string {
+	var opts []string
+	_ = json.Unmarshal([]byte(d.Options), &opts) // written by the engine; empty on error
+	return opts
+}
+
+// Definitions reads the definitions of the company's extra fields, for
+// reads: each is kept for the TTL given to New, so a change made in the
+// engine's administration shows within that time.
+type Definitions struct{ cache *ttlcache.Cache[[]Def] }
+
+// New keeps definitions for ttl by the clock now.
+func New(ttl time.Duration, now func() time.Time) *Definitions {
+	return &Definitions{cache: ttlcache.New[[]Def](ttl, now)}
+}
+
+// Of are the company's definitions of a register's extra fields, from the
+// cache. Inside a transaction q must be the transaction.
+func (d *Definitions) Of(ctx context.Context, q store.Reader, company, register string) ([]Def, error) {
+	_, inTx := q.(store.Tx)
+	return d.cache.Get(company+"\x00"+register, !inTx, func() ([]Def, error) { return Load(ctx, q, company, register) })
+}
+
+// Load reads the company's definitions of a register's extra fields
+// afresh, in key order.
+func Load(ctx context.Context, q store.Reader, company, register string) ([]Def, error) {
+	rows, err := q.Select(ctx, store.Select{Table: DefsTable, Company: company,
+		Where: []store.Cond{store.Equal("register", register)}, OrderBy: []store.Order{{Field: "key"}}})
+	if err != nil {
+		return nil, err
+	}
+	defs := make([]Def, len(rows))
+	for i, row := range rows {
+		v := row.Values
+		text := func(name string) string { s, _ := v[name].(string); return s }
+		flag := func(name string) bool { b, _ := v[name].(bool); return b }
+		defs[i] = Def{Key: text("key"), Name: text("name"), Category: text("category"), Type: text("type"),
+			Writable: flag("writable"), ReadOnly: flag("read_only"), Computed: flag("computed"),
+			Options: text("options"), SQLExpr: text("sql_expr")}
+	}
+	return defs, nil
+}
+
+// Describe is the definitions as GET /v1/<register>/extra-fields lists them.
+func Describe(defs []Def) []engine.ExtraFieldDef {
+	out := make([]engine.ExtraFieldDef, len(defs))
+	for i, d := range defs {
+		out[i] = engine.ExtraFieldDef{
+			Key: d.Key, Name: d.Name, Category: d.Category, Type: d.Type,
+			Writable: d.acceptsWrites(), ReadOnly: d.ReadOnly, Computed: d.Computed,
+			Options: d.options(),
+		}
+	}
+	return out
+}
+
+// computedPrefix names a computed extra field among a row's values, until
+// Attach moves it under ExtraFields; no field name starts so.
+const computedPrefix = "@extra:"
+
+// Exprs are the computed (Sql) extra fields, for the store to evaluate
+// with each row it reads.
+func Exprs(defs []Def) []store.Expr {
+	var exprs []store.Expr
+	for _, d := range defs {
+		if d.Computed && d.SQLExpr != "" {
+			exprs = append(exprs, store.Expr{Name: computedPrefix + d.Key, Text: d.SQLExpr})
+		}
+	}
+	return exprs
+}
+
+// Attach sets ExtraFields on each record of register (seqs[i] is recs[i]'s
+// Seq): every defined key, "" when empty, the computed ones as the store
+// evaluated them with the row (read with Exprs(defs)). The stored values
+// cost one query for the page.
+func Attach(ctx context.Context, q store.Reader, company, register string, defs []Def, recs []engine.Record, seqs []int64) error {
+	bySeq := make(map[int64]map[string]string, len(recs))
+	stored := false
+	for i, rec := range recs {
+		fields := make(map[string]string, len(defs))
+		for _, d := range defs {
+			fields[d.Key] = ""
+			if d.Computed && d.SQLExpr != "" {
+				fields[d.Key], _ = rec[computedPrefix+d.Key].(string)
+				delete(rec, computedPrefix+d.Key)
+			} else {
+				stored = true
+			}
+		}
+		rec["ExtraFields"] = fields
+		bySeq[seqs[i]] = fields
+	}
+	if !stored || len(recs) == 0 {
+		return nil
+	}
+	rows, err := q.Select(ctx, store.Select{Table: ValuesTable, Company: company,
+		Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}})
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		seq, _ := row.Values["record_seq"].(int64)
+		key, _ := row.Values["key"].(string)
+		if fields, ok := bySeq[seq]; ok {
+			if _, defined := fields[key]; defined {
+				fields[key], _ = row.Values["value"].(string)
+			}
+		}
+	}
+	return nil
+}
+
+// Import writes definitions as they are given (package dataset): a
+// computed field is one with an SQL expression.
+func Import(ctx context.Context, tx store.Tx, company string, defs []dataset.ExtraFieldDef) error {
+	if len(defs) == 0 {
+		return nil
+	}
+	rows := make([]store.Values, len(defs))
+	for i, d := range defs {
+		computed := d.SQLExpr != ""
+		options := d.Options
+		if options == nil {
+			options = []string{}
+		}
+		encoded, err := json.Marshal(options)
+		if err != nil {
+			return err
+		}
+		rows[i] = store.Values{"register": d.Register, "key": d.Key, "name": d.Name, "category": d.Category, "type": d.Type,
+			"writable": !d.ReadOnly && !computed, "read_only": d.ReadOnly, "computed": computed,
+			"options": string(encoded), "sql_expr": d.SQLExpr}
+	}
+	_, err := tx.Insert(ctx, DefsTable, company, rows)
+	return err
+}
+
+// Check validates extra-field values sent for a record of register
+// (declared: whether the catalog gives its records extra fields) against
+// the definitions, before anything is written.
+func Check(register string, declared bool, defs []Def, values map[string]string) error {
+	if len(values) == 0 {
+		return nil
+	}
+	if !declared {
+		return engine.Refuse("%s have no extra fields", register)
+	}
+	byKey := map[string]Def{}
+	var writable []string
+	for _, d := range defs {
+		byKey[d.Key] = d
+		if d.acceptsWrites() {
+			writable = append(writable, d.Key)
+		}
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := values[k]
+		d, ok := byKey[k]
+		switch {
+		case !ok:
+			return engine.Refuse("unknown extra field %q", k).WithValid(writable...)
+		case d.Computed:
+			return engine.Refuse("extra field %q is computed by the engine and cannot be written", k)
+		case !d.acceptsWrites():
+			return engine.Refuse("extra field %q is read only", k)
+		case strings.ContainsRune(v, 0):
+			return engine.Refuse("extra field %q: text may not contain NUL characters", k)
+		case v == "":
+			continue // clearing is always allowed
+		case d.Type == extraDate && !engine.IsDate(v):
+			return engine.Refuse("extra field %q: %q is not a date (want YYYY-MM-DD or an ISO 8601 date-time)", k, v)
+		case d.Type == extraCombo && !slices.Contains(d.options(), v):
+			return engine.Refuse("extra field %q: %q is not one of its options", k, v).WithValid(d.options()...)
+		case d.Type == extraNumber:
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				return engine.Refuse("extra field %q: %q is not a number", k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Write stores extra-field values of the record with the given Seq, then
+// reads them back so that a value the store did not keep is refused, not
+// lost silently.
+func Write(ctx context.Context, tx store.Tx, company, register string, seq int64, values map[string]string) error {
+	if len(values) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(values))
+	for k, v := range values {
+		keys = append(keys, k)
+		row := store.Values{"register": register, "record_seq": seq, "key": k, "value": v}
+		if err := tx.Upsert(ctx, ValuesTable, company, row, []string{"register", "record_seq", "key"}, []string{"value"}); err != nil {
+			return err
+		}
+	}
+	sort.Strings(keys)
+	rows, err := tx.Select(ctx, store.Select{Table: ValuesTable, Company: company, Where: []store.Cond{
+		store.Equal("register", register), store.Equal("record_seq", seq), store.OneOf("key", keys)}})
+	if err != nil {
+		return err
+	}
+	stored := map[string]string{}
+	for _, row := range rows {
+		k, _ := row.Values["key"].(string)
+		stored[k], _ = row.Values["value"].(string)
+	}
+	for _, k := range keys {
+		if got, ok := stored[k]; !ok || got != values[k] {
+			return engine.Refuse("extra field %q: the value was not stored as sent", k)
+		}
+	}
+	return nil
+}
