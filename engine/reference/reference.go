@@ -9,6 +9,7 @@ package reference
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,6 +42,9 @@ type Options struct {
 	// NoEvents records no events with writes: the feed and webhooks stay
 	// empty. Only for measuring what recording costs (make bench).
 	NoEvents bool
+	// WrapDriver wraps the SQL database's driver, to see every statement
+	// (tests count them); see sqldb.Options.
+	WrapDriver func(driver.Driver) driver.Driver
 }
 
 // Engine is the reference engine: engine.Engine with every optional
@@ -86,7 +90,8 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		}
 		return assemble(cat, ruleSet, st, memplatform.New(memplatform.Options{Now: opt.Now}), opt)
 	}
-	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout, StatementTimeout: opt.StatementTimeout})
+	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout,
+		StatementTimeout: opt.StatementTimeout, WrapDriver: opt.WrapDriver})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"time"
 
@@ -27,6 +28,9 @@ type Options struct {
 	MaxOpenConns     int           // pool size; 0 = 10
 	BusyTimeout      time.Duration // SQLite: how long a writer waits for the lock; 0 = 5s
 	StatementTimeout time.Duration // 0 = none; a call past it returns engine.ErrTimeout
+	// WrapDriver, when set, wraps the database driver, to see every
+	// statement the database is sent (tests count them; tracing).
+	WrapDriver func(driver.Driver) driver.Driver
 }
 
 // DB is one database: the pool and what every call on it goes through.
@@ -57,7 +61,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if err := d.prepare(); err != nil {
 		return nil, err
 	}
-	sqlDB, pgConfig, err := d.open(driverDSN, opt.StatementTimeout)
+	sqlDB, pgConfig, err := d.open(driverDSN, opt.StatementTimeout, opt.WrapDriver)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

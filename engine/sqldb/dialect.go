@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -87,8 +88,12 @@ var pgKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 2 * time.Second, Inter
 
 // open opens the connection pool for a DSN returned by parseDSN; on
 // PostgreSQL it also returns the connection settings the health probe uses.
-func (d Dialect) open(driverDSN string, statementTimeout time.Duration) (*sqlx.DB, *pgx.ConnConfig, error) {
+// wrap, when set, wraps the database driver (Options.WrapDriver).
+func (d Dialect) open(driverDSN string, statementTimeout time.Duration, wrap func(driver.Driver) driver.Driver) (*sqlx.DB, *pgx.ConnConfig, error) {
 	if !d.postgres {
+		if wrap != nil {
+			return sqlx.NewDb(sql.OpenDB(dsnConnector{wrap(&sqlite.Driver{}), driverDSN}), d.driver), nil, nil
+		}
 		db, err := sqlx.Open(d.driver, driverDSN)
 		return db, nil, err
 	}
@@ -108,8 +113,23 @@ func (d Dialect) open(driverDSN string, statementTimeout time.Duration) (*sqlx.D
 	}
 	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: pgKeepAlive}
 	cfg.DialFunc = dialer.DialContext
+	if wrap != nil {
+		// The registered configuration stays for the process's life: a
+		// wrapped driver is for tests and tracing.
+		name := stdlib.RegisterConnConfig(cfg)
+		return sqlx.NewDb(sql.OpenDB(dsnConnector{wrap(stdlib.GetDefaultDriver()), name}), d.driver), cfg, nil
+	}
 	return sqlx.NewDb(stdlib.OpenDB(*cfg), d.driver), cfg, nil
 }
+
+// dsnConnector opens connections of a driver with one DSN.
+type dsnConnector struct {
+	driver driver.Driver
+	dsn    string
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.driver }
 
 // Column types. TEXT works in both; the rest differ.
 

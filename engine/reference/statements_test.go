@@ -1,0 +1,108 @@
+package reference_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ngrok/sqlmw"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/demo"
+	"fieldapi/engine/reference"
+)
+
+// statementCounter counts the statements a database is sent.
+type statementCounter struct {
+	sqlmw.NullInterceptor
+	n atomic.Int64
+}
+
+func (c *statementCounter) ConnExecContext(ctx context.Context, conn driver.ExecerContext, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.n.Add(1)
+	return conn.ExecContext(ctx, query, args)
+}
+
+func (c *statementCounter) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	c.n.Add(1)
+	rows, err := conn.QueryContext(ctx, query, args)
+	return ctx, rows, err
+}
+
+func (c *statementCounter) StmtExecContext(ctx context.Context, stmt driver.StmtExecContext, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.n.Add(1)
+	return stmt.ExecContext(ctx, args)
+}
+
+func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	c.n.Add(1)
+	rows, err := stmt.QueryContext(ctx, args)
+	return ctx, rows, err
+}
+
+// TestStatementsPerCreateDoNotGrowWithLines: a create resolves its
+// references in one query per referenced register, inserts each line list
+// in one statement and writes its change-log rows and events in one each,
+// so the statements it sends do not depend on how many lines it carries
+// (counted through the database driver, on SQLite and PostgreSQL).
+func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
+	for _, b := range sqlBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			cat, err := catalog.Builtin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			counter := &statementCounter{}
+			e, err := reference.Open(ctx, b.dsn(t), cat, reference.Options{
+				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close() })
+			if err := e.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := demo.Load(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
+			products := []string{"4001", "4002", "4004", "4011", "4018", "4025", "4026"}
+			create := func(lines int) int64 {
+				t.Helper()
+				in := engine.NewInput()
+				in.Values["CustomerNr"], in.Values["TaskText"] = "1001", fmt.Sprintf("%d lines", lines)
+				for i := range lines {
+					line := engine.NewInput()
+					line.Values["ProductNr"], line.Values["Quantity"] = products[i%len(products)], float64(i+1)
+					in.AddLine("materials", line)
+					times := engine.NewInput()
+					times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
+					in.AddLine("times", times)
+				}
+				create := func() error {
+					_, err := e.Create(ctx, s, "tasks", in, engine.Receipt{Render: func(engine.Record) (engine.Response, error) {
+						return engine.Response{Status: 201}, nil
+					}})
+					return err
+				}
+				if err := create(); err != nil { // the first create of a run warms the engine's caches
+					t.Fatal(err)
+				}
+				before := counter.n.Load()
+				if err := create(); err != nil {
+					t.Fatal(err)
+				}
+				return counter.n.Load() - before
+			}
+			one, three, twenty := create(1), create(3), create(20)
+			t.Logf("statements per task create: %d with 1 line of each list, %d with 3, %d with 20", one, three, twenty)
+			if one != three || three != twenty {
+				t.Errorf("statements per create: %d with 1 line of each list, %d with 3, %d with 20; want the same", one, three, twenty)
+			}
+		})
+	}
+}
