@@ -75,6 +75,9 @@ type Def struct {
 // acceptsWrites reports whether the API may write the field.
 func (d Def) acceptsWrites() bool { return d.Writable && !d.ReadOnly && !d.Computed }
 
+// isComputed reports whether the store evaluates the field with the row.
+func (d Def) isComputed() bool { return d.Computed && d.SQLExpr != "" }
+
 func (d Def) options() []string {
 	var opts []string
 	_ = json.Unmarshal([]byte(d.Options), &opts) // written by the engine; empty on error
@@ -140,7 +143,7 @@ const computedPrefix = "@extra:"
 func Exprs(defs []Def) []store.Expr {
 	var exprs []store.Expr
 	for _, d := range defs {
-		if d.Computed && d.SQLExpr != "" {
+		if d.isComputed() {
 			exprs = append(exprs, store.Expr{Name: computedPrefix + d.Key, Text: d.SQLExpr})
 		}
 	}
@@ -148,44 +151,52 @@ func Exprs(defs []Def) []store.Expr {
 }
 
 // Attach sets ExtraFields on each record of register (seqs[i] is recs[i]'s
-// Seq): every defined key, "" when empty, the computed ones as the store
-// evaluated them with the row (read with Exprs(defs)). The stored values
-// cost one query for the page.
+// Seq), as Fields makes them from the values stored and the computed ones
+// the store evaluated with the row (read with Exprs(defs)). The stored
+// values cost one query for the page.
 func Attach(ctx context.Context, q store.Reader, company, register string, defs []Def, recs []engine.Record, seqs []int64) error {
-	bySeq := make(map[int64]map[string]string, len(recs))
-	stored := false
-	for i, rec := range recs {
-		fields := make(map[string]string, len(defs))
-		for _, d := range defs {
-			fields[d.Key] = ""
-			if d.Computed && d.SQLExpr != "" {
-				fields[d.Key], _ = rec[computedPrefix+d.Key].(string)
-				delete(rec, computedPrefix+d.Key)
-			} else {
-				stored = true
-			}
-		}
-		rec["ExtraFields"] = fields
-		bySeq[seqs[i]] = fields
-	}
-	if !stored || len(recs) == 0 {
+	if len(recs) == 0 {
 		return nil
 	}
-	rows, err := q.Select(ctx, store.Select{Table: ValuesTable, Company: company,
-		Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}})
-	if err != nil {
-		return err
-	}
-	for _, row := range rows {
-		seq, _ := row.Values["record_seq"].(int64)
-		key, _ := row.Values["key"].(string)
-		if fields, ok := bySeq[seq]; ok {
-			if _, defined := fields[key]; defined {
-				fields[key], _ = row.Values["value"].(string)
+	stored := make(map[int64]map[string]string, len(recs))
+	if slices.ContainsFunc(defs, func(d Def) bool { return !d.isComputed() }) {
+		rows, err := q.Select(ctx, store.Select{Table: ValuesTable, Company: company,
+			Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}})
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			seq, _ := row.Values["record_seq"].(int64)
+			key, _ := row.Values["key"].(string)
+			if stored[seq] == nil {
+				stored[seq] = map[string]string{}
 			}
+			stored[seq][key], _ = row.Values["value"].(string)
+		}
+	}
+	for i, rec := range recs {
+		rec["ExtraFields"] = Fields(defs, stored[seqs[i]], store.Values(rec))
+		for _, d := range defs {
+			delete(rec, computedPrefix+d.Key)
 		}
 	}
 	return nil
+}
+
+// Fields is a record's ExtraFields: every field the company defines, ""
+// when empty; a stored field's value from stored, a computed one's from
+// the values the store evaluated with the record's row (read with
+// Exprs(defs)). A stored value of a field no longer defined is left out.
+func Fields(defs []Def, stored map[string]string, row store.Values) map[string]string {
+	fields := make(map[string]string, len(defs))
+	for _, d := range defs {
+		if d.isComputed() {
+			fields[d.Key], _ = row[computedPrefix+d.Key].(string)
+		} else {
+			fields[d.Key] = stored[d.Key]
+		}
+	}
+	return fields
 }
 
 // Import writes definitions as they are given (package dataset): a

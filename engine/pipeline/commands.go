@@ -21,26 +21,25 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 	if l == nil || !l.Post {
 		return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 	}
-	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		owner, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
-		if err != nil {
-			return nil, err
-		}
-		if err := in.CheckVersion(owner); err != nil {
-			return nil, err
-		}
-		lr := e.registers[l.Register]
-		if err := w.prefetch(ctx, lr, in); err != nil {
-			return nil, err
-		}
-		// A refusal names no line: the body is the one line.
-		lines, _, err := w.createLines(ctx, r, owner, l, key, []engine.Input{in})
-		if err != nil {
-			return nil, err
-		}
-		w.Emit(register, l.LineEvent(), key, lines[0].sent)
-		return e.readCreated(ctx, w.tx, s.Company, lines[0])
-	})
+	lr := e.registers[l.Register]
+	w := e.newWriter(s)
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in) },
+		func(ctx context.Context, w *Writer) (engine.Record, error) {
+			owner, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
+			if err != nil {
+				return nil, err
+			}
+			if err := in.CheckVersion(owner); err != nil {
+				return nil, err
+			}
+			// A refusal names no line: the body is the one line.
+			lines, _, err := w.createLines(ctx, r, owner, l, key, []engine.Input{in})
+			if err != nil {
+				return nil, err
+			}
+			w.Emit(register, l.LineEvent(), key, lines[0].sent)
+			return w.createdRecord(ctx, lines[0])
+		})
 }
 
 // Act runs a named action of the register's rules on one record; the

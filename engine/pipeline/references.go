@@ -84,7 +84,7 @@ func (w *Writer) fetchReferenced(ctx context.Context, rt *register, keys []strin
 	} else {
 		cond = store.OneOf(rt.key.Name, keys)
 	}
-	rows, err := w.tx.Select(ctx, store.Select{Table: rt.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
+	rows, err := w.reader().Select(ctx, store.Select{Table: rt.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
 	if err != nil {
 		return err
 	}

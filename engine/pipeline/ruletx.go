@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"fieldapi/engine"
@@ -71,6 +72,9 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 		row[name] = v
 	}
 	n, err := x.w.tx.Update(ctx, r.reg.Name, x.w.s.Company, where, row)
+	if values := x.w.live[liveKey(register, key)]; n > 0 && values != nil {
+		maps.Copy(values, row) // the write's answer shows the change
+	}
 	return n > 0, err
 }
 

@@ -23,7 +23,7 @@ const settingTimeZone = "timezone"
 // company has none. A write reads the company's settings once.
 func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
 	if w.settings == nil {
-		rows, err := w.tx.Select(ctx, store.Select{Table: settingsTable, Company: w.s.Company})
+		rows, err := w.reader().Select(ctx, store.Select{Table: settingsTable, Company: w.s.Company})
 		if err != nil {
 			return "", false, err
 		}

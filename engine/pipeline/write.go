@@ -27,14 +27,16 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 	if !r.reg.Has(catalog.Create) {
 		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 	}
-	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		c, err := w.create(ctx, r, in, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		w.Emit(register, catalog.EventCreated, c.key, c.changed())
-		return e.readCreated(ctx, w.tx, w.s.Company, c)
-	})
+	w := e.newWriter(s)
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
+		func(ctx context.Context, w *Writer) (engine.Record, error) {
+			c, err := w.create(ctx, r, in, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			w.Emit(register, catalog.EventCreated, c.key, c.changed())
+			return w.createdRecord(ctx, c)
+		})
 }
 
 // Update changes the fields present in the input, then renders and stores
@@ -47,16 +49,18 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 	if !r.reg.Has(catalog.Update) {
 		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 	}
-	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		seq, changed, err := w.update(ctx, r, key, in)
-		if err != nil {
-			return nil, err
-		}
-		if changed != nil {
-			w.Emit(register, catalog.EventUpdated, key, changed)
-		}
-		return e.recordBySeq(ctx, w.tx, r, w.s.Company, seq)
-	})
+	w := e.newWriter(s)
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
+		func(ctx context.Context, w *Writer) (engine.Record, error) {
+			after, changed, err := w.update(ctx, r, key, in)
+			if err != nil {
+				return nil, err
+			}
+			if changed != nil {
+				w.Emit(register, catalog.EventUpdated, key, changed)
+			}
+			return after, nil
+		})
 }
 
 // Write runs one API write on a register: the signature must be allowed
@@ -66,25 +70,39 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // record. Modules (locations, documents) write through it too.
 func (e *Engine) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
-	if err := e.authorize(ctx, e.store, s, register, writeAccess); err != nil {
+	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
+}
+
+// writeAs is Write with a writer of the caller's, and ahead, when set,
+// run before the transaction: the reads a write can do outside it (the
+// records it references, the company's settings), which then take no
+// time under the store's write lock.
+func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
+	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
+	if err := e.authorize(ctx, e.store, w.s, register, writeAccess); err != nil {
 		return engine.Response{}, nothingWritten(err)
 	}
-	return e.write(ctx, s, rc, do)
+	if ahead != nil {
+		if err := ahead(ctx); err != nil {
+			return engine.Response{}, nothingWritten(err)
+		}
+	}
+	return e.write(ctx, w, rc, do)
 }
 
 // Transact runs do as a write of the engine's own, which needs no write
 // permission and answers no Idempotency-Key (a position the engine located
 // on a read), with the change-log rows and events do notes.
 func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
-	_, err := e.write(ctx, s, engine.Receipt{}, do)
+	_, err := e.write(ctx, e.newWriter(s), engine.Receipt{}, do)
 	return err
 }
 
-func (e *Engine) write(ctx context.Context, s engine.Session, rc engine.Receipt,
+func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	var resp engine.Response
 	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		w := e.newWriter(tx, s)
+		w.begin(tx)
 		rec, err := do(ctx, w)
 		if err != nil {
 			return err
@@ -111,24 +129,65 @@ func nothingWritten(err error) error {
 
 // Writer performs the writes of one call inside its transaction. It
 // caches what one write reads more than once (referenced records, the
-// company's settings) and holds the change-log rows and events it notes
-// until the write's end, when each is written in one statement.
+// company's settings), most of it read ahead of the transaction; keeps the
+// values of the records the write creates or changes, which its answer is
+// built from; and holds the change-log rows and events it notes until the
+// write's end, when each is written in one statement.
 type Writer struct {
 	e      *Engine
-	tx     store.Tx
+	tx     store.Tx // nil until the transaction begins
 	s      engine.Session
 	now    string    // Modified of every record this call writes
 	moment time.Time // the same instant
 
 	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
 	settings map[string]string                   // the company's settings, read once
+	live     map[string]map[string]any           // values of the records written, by register and key (liveKey)
 	logs     []logEntry
 	events   []pendingEvent
 }
 
-func (e *Engine) newWriter(tx store.Tx, s engine.Session) *Writer {
+func (e *Engine) newWriter(s engine.Session) *Writer {
 	moment := e.opt.Now()
-	return &Writer{e: e, tx: tx, s: s, now: formatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
+	return &Writer{e: e, s: s, now: formatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
+}
+
+// begin starts the writer's transaction: what it reads from now on, it
+// reads in it.
+func (w *Writer) begin(tx store.Tx) { w.tx = tx }
+
+// reader is where the writer reads: its transaction once begun, the store
+// before.
+func (w *Writer) reader() store.Reader {
+	if w.tx == nil {
+		return w.e.store
+	}
+	return w.tx
+}
+
+// readAhead reads, before the transaction, what a write of the input on r
+// will read: the records its references name and the company's settings.
+// Records are never deleted, so what it finds still stands at the commit;
+// a lookup copies the referenced record as it was just before the write.
+func (w *Writer) readAhead(ctx context.Context, r *register, in engine.Input) error {
+	if err := w.prefetch(ctx, r, in); err != nil {
+		return err
+	}
+	_, _, err := w.setting(ctx, settingTimeZone)
+	return err
+}
+
+// liveKey names a record the write created or changed.
+func liveKey(register, key string) string { return register + "\x00" + key }
+
+// keepLive notes the values of a record the write created or changed:
+// rules that change it later in the write (Writer's UpdateIf) change them
+// too, and the write's answer is built from them.
+func (w *Writer) keepLive(register, key string, values map[string]any) {
+	if w.live == nil {
+		w.live = map[string]map[string]any{}
+	}
+	w.live[liveKey(register, key)] = values
 }
 
 // Tx is the write's transaction.
@@ -160,11 +219,13 @@ func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Recor
 
 // created is a record a create wrote, with the lines written with it.
 type created struct {
-	reg   *register
-	seq   int64
-	key   string
-	sent  []string              // the fields the create sent, in catalog order
-	lines map[string][]*created // by line list name
+	reg    *register
+	seq    int64
+	key    string
+	sent   []string              // the fields the create sent, in catalog order
+	values map[string]any        // the record's values as stored, kept current (keepLive)
+	extra  map[string]string     // the extra-field values it was created with
+	lines  map[string][]*created // by line list name
 }
 
 // changed lists what a create sent: its fields, then the line lists that
@@ -199,11 +260,6 @@ type pendingRecord struct {
 // list's rows inserted in one statement. References the record and its
 // lines name were read in one query per register beforehand (prefetch).
 func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
-	if fixed == nil {
-		if err := w.prefetch(ctx, r, in); err != nil {
-			return nil, err
-		}
-	}
 	p, err := w.prepare(ctx, r, in, fixed, inherit)
 	if err != nil {
 		return nil, err
@@ -212,10 +268,11 @@ func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed
 	if err != nil {
 		return nil, w.duplicateKey(r, p.key, err)
 	}
-	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, lines: map[string][]*created{}}
+	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
 	if r.engineKeyed {
 		c.key = formatSeq(c.seq)
 	}
+	w.keepLive(r.reg.Name, c.key, p.values)
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, c.seq, in.Extra); err != nil {
 		return nil, err
 	}
@@ -266,10 +323,11 @@ func (w *Writer) createLines(ctx context.Context, owner *register, ownerValues m
 	}
 	out := make([]*created, len(ins))
 	for i, p := range pending {
-		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, lines: map[string][]*created{}}
+		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
 		if lr.engineKeyed {
 			c.key = formatSeq(c.seq)
 		}
+		w.keepLive(lr.reg.Name, c.key, p.values)
 		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.reg.Name, c.seq, p.in.Extra); err != nil {
 			return nil, i, err
 		}
@@ -394,80 +452,90 @@ func (w *Writer) duplicateKey(r *register, key string, err error) error {
 }
 
 // update changes the fields sent on the record with the given key and
-// returns its Seq and the names of the fields changed (nil when the input
-// changed nothing: no write, no log, no event).
-func (w *Writer) update(ctx context.Context, r *register, key string, in engine.Input) (int64, []string, error) {
+// returns the record after the change as a Get reads it, and the names of
+// the fields changed (nil when the input changed nothing: no write, no
+// log, no event, Modified kept). The record is read under the row's lock
+// before the change; the answer is that record with the change applied.
+func (w *Writer) update(ctx context.Context, r *register, key string, in engine.Input) (engine.Record, []string, error) {
 	current, seq, err := w.e.record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if err := in.CheckVersion(current); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if len(in.Lines) > 0 {
-		return 0, nil, engine.Refuse("lines can only be sent when creating %s", r.reg.Name)
+		return nil, nil, engine.Refuse("lines can only be sent when creating %s", r.reg.Name)
 	}
 	values, err := acceptValues(r, in.Values, writableOnUpdate)
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if v, ok := values[r.key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return 0, nil, engine.Refuse("%s cannot be changed", r.key.Name)
+			return nil, nil, engine.Refuse("%s cannot be changed", r.key.Name)
 		}
 		delete(values, r.key.Name)
 	}
 	for name, v := range values {
 		if r.reg.Field(name).Required && isEmpty(v) {
-			return 0, nil, engine.Refuse("%s is required", name)
+			return nil, nil, engine.Refuse("%s is required", name)
 		}
 	}
 	if len(values) == 0 && len(in.Extra) == 0 {
-		return seq, nil, nil // nothing to change: no write, no log, Modified kept
+		return current, nil, nil
 	}
 	sent := fieldNames(r, values)
-	if err := w.prefetch(ctx, r, in); err != nil {
-		return 0, nil, err
-	}
 	if err := w.resolveReferences(ctx, r, values); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.reg.Name, current, values); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	set := w.row(r, values)
 	for _, f := range r.stored {
 		if err := checkFinite(f, set[f.Name]); err != nil {
-			return 0, nil, err
+			return nil, nil, err
 		}
 	}
 	if _, err := w.tx.Update(ctx, r.reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, seq, in.Extra); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	after := maps.Clone(current)
-	maps.Copy(after, values)
+	maps.Copy(after, set)
+	w.keepLive(r.reg.Name, key, after)
 	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.reg.Name, current, after); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
-	return seq, changedNames(sent, in.Extra), nil
+	if r.reg.ExtraFields {
+		before, _ := current["ExtraFields"].(map[string]string)
+		stored := make(map[string]string, len(before)+len(in.Extra))
+		maps.Copy(stored, before)
+		maps.Copy(stored, in.Extra)
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored); err != nil {
+			return nil, nil, err
+		}
+	}
+	return after, changedNames(sent, in.Extra), nil
 }
 
-// readCreated reads a created record back as the API shows it, with the
-// lines created with it under their lists' ReadNames (lists the read shape
-// carries anyway are read in full).
-func (e *Engine) readCreated(ctx context.Context, q store.Reader, company string, c *created) (engine.Record, error) {
-	rec, err := e.recordBySeq(ctx, q, c.reg, company, c.seq)
+// createdRecord is a created record as its create answers with it: as a
+// Get reads it, with its version, and with the lines created with it under
+// their lists' ReadNames. It is built from what the write wrote, not read
+// back: no other write can see or change the new record before the commit.
+func (w *Writer) createdRecord(ctx context.Context, c *created) (engine.Record, error) {
+	rec, err := w.asRead(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	// The version is that of the record as a GET reads it, before the
+	// The version is that of the record as a Get reads it, before the
 	// lines only a create's answer carries are added.
 	rec[engine.VersionField] = rec.Version()
 	for _, l := range c.reg.reg.Lines {
@@ -477,13 +545,72 @@ func (e *Engine) readCreated(ctx context.Context, q store.Reader, company string
 		}
 		recs := make([]engine.Record, len(lines))
 		for i, lc := range lines {
-			if recs[i], err = e.readCreated(ctx, q, company, lc); err != nil {
+			if recs[i], err = w.createdRecord(ctx, lc); err != nil {
 				return nil, err
 			}
 		}
 		rec[l.ReadName] = recs
 	}
 	return rec, nil
+}
+
+// asRead is a created record as a Get reads it: its stored fields (nil
+// where none was written), Modified, the key the engine assigned, its
+// extra fields, and the line lists its read shape carries, holding the
+// lines created with it (a new record has no others), oldest first.
+func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) {
+	r := c.reg
+	rec := make(engine.Record, len(r.stored)+3+len(r.reg.Lines))
+	for _, f := range r.stored {
+		rec[f.Name] = c.values[f.Name]
+	}
+	rec[modifiedField] = w.now
+	if r.engineKeyed {
+		rec[r.key.Name] = c.key
+	}
+	if r.reg.ExtraFields {
+		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.extra)
+		if err != nil {
+			return nil, err
+		}
+		rec["ExtraFields"] = fields
+	}
+	for _, l := range r.reg.Lines {
+		if !l.Read {
+			continue
+		}
+		lines := make([]engine.Record, len(c.lines[l.Name]))
+		for i, lc := range c.lines[l.Name] {
+			var err error
+			if lines[i], err = w.asRead(ctx, lc); err != nil {
+				return nil, err
+			}
+		}
+		rec[l.ReadName] = lines
+	}
+	return rec, nil
+}
+
+// extraFieldsOf is the ExtraFields of a record of r the write has written,
+// whose stored values are known: every field the company defines, the
+// computed ones evaluated by the store with the record's row (one read).
+func (w *Writer) extraFieldsOf(ctx context.Context, r *register, seq int64, stored map[string]string) (map[string]string, error) {
+	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.reg.Name)
+	if err != nil {
+		return nil, err
+	}
+	var computed store.Values
+	if exprs := extrafields.Exprs(defs); len(exprs) > 0 {
+		rows, err := w.tx.Select(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company,
+			Where: []store.Cond{store.Equal(store.SeqField, seq)}, Columns: []string{}, Exprs: exprs})
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 {
+			computed = rows[0].Values
+		}
+	}
+	return extrafields.Fields(defs, stored, computed), nil
 }
 
 // fieldNames lists the fields present in values, in catalog order.
