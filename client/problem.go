@@ -81,9 +81,9 @@ func (p *Problem) retryable() bool {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	case http.StatusConflict:
-		// The same key still runs, or took this call's hold over: either
-		// way a retry with the key gets that call's answer.
-		return p.Code == "idempotency_in_flight" || p.Code == "idempotency_claim_lost"
+		// Another call with the key answered first: a retry with the key
+		// gets that call's answer.
+		return p.Code == "idempotency_claim_lost"
 	}
 	return false
 }

@@ -11,9 +11,9 @@ import (
 // not reached), after the Retry-After the server sends; and on 504 (the
 // engine may have written) or when the server could not be reached at all,
 // which is safe for writes because every attempt carries the call's one
-// Idempotency-Key (a 409 idempotency_in_flight, the answer while an earlier
-// attempt still runs, is waited out the same way). Other answers, 4xx
-// above all, are never retried. Without a Retry-After the wait grows
+// Idempotency-Key (an attempt that runs while an earlier one still does
+// answers with the earlier one's response). Other answers, 4xx above
+// all, are never retried, but for a 409 idempotency_claim_lost. Without a Retry-After the wait grows
 // exponentially from BaseDelay to MaxDelay, with jitter. No wait outlasts
 // the context's deadline.
 type RetryPolicy struct {

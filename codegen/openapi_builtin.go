@@ -22,7 +22,7 @@ func sharedHeaders() map[string]*Header {
 		"RetryAfter": {Required: true, Schema: atLeast(jsonNumber[int32](""), 0),
 			Description: "Seconds to wait before retrying."},
 		"RetryAfterSometimes": {Schema: atLeast(jsonNumber[int32](""), 0),
-			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_in_flight, idempotency_claim_lost)."},
+			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_claim_lost)."},
 		"Location": {Required: true, Schema: str(), Description: "The path of the resource created."},
 		"ETag": {Schema: str(), Description: "The record's version, a strong entity tag: send it as If-Match to change the record only while it is " +
 			"unchanged, or as If-None-Match to read it only when it has changed. A replayed write carries none."},

@@ -15,10 +15,10 @@ var (
 	ErrUnreachable = errors.New("engine unreachable")
 	// ErrTimeout: the engine did not answer in time; it may have written.
 	ErrTimeout = errors.New("engine timeout")
-	// ErrClaimLost: the write's Idempotency-Key hold was taken over by
-	// another execution of the same key (its lease ran out while the write
-	// ran), so this one wrote nothing; the other's answer is the key's.
-	ErrClaimLost = errors.New("idempotency claim lost: another execution took over this Idempotency-Key; nothing was written")
+	// ErrClaimLost: another execution of the same Idempotency-Key stored
+	// its response first, so this one wrote nothing; the other's answer is
+	// the key's (Claim finds it now).
+	ErrClaimLost = errors.New("idempotency claim lost: another execution of this Idempotency-Key stored its response first; nothing was written")
 )
 
 // CommandError is a well-formed call the engine refuses (HTTP 422). Detail

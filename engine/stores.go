@@ -46,27 +46,31 @@ type Token struct {
 // ErrNoKey: no key or token with that id.
 var ErrNoKey = errors.New("no such key")
 
-// IdempotencyStore keeps the response of each write under its Idempotency-Key.
+// IdempotencyStore keeps the response of each write under its
+// Idempotency-Key. A key is stored only together with the response of its
+// first execution: a write stores it in its own transaction (the
+// platform's Writes.Settle), a call that wrote nothing with Complete. So
+// no key is ever held by an execution that died, and a write costs no
+// commit of its own for its key. Two executions of one key may run at
+// once; the second to store its response gets ErrClaimLost and writes
+// nothing, and answers with the first one's response (Claim: Replay).
 type IdempotencyStore interface {
-	// Claim reserves a key for one execution, or says why it cannot run now.
+	// Claim looks the key up: Replay or Mismatch when a response is
+	// stored, else Claimed (nothing is stored until the call settles).
 	Claim(ctx context.Context, c Claim) (ClaimResult, error)
-	// Complete stores the response of a call that wrote nothing (for example
-	// a 422), so a retry replays it.
+	// Complete stores the response of a call that wrote nothing (for
+	// example a 422), so a retry replays it; ErrClaimLost when another
+	// execution stored its response first.
 	Complete(ctx context.Context, c Claim, r Response) error
-	// Release forgets a claim whose call never reached the engine's rules
-	// (400, 503, ...): a retry will run.
-	Release(ctx context.Context, c Claim) error
-	// Prune deletes completed keys created before the given time.
+	// Prune deletes keys stored before the given time.
 	Prune(ctx context.Context, before time.Time) (int, error)
 }
 
-// Claim is one execution's hold on an Idempotency-Key.
+// Claim is one execution's claim to an Idempotency-Key.
 type Claim struct {
-	Scope       string        // client, company, method and path
-	Key         string        // the client's Idempotency-Key
-	Fingerprint string        // SHA-256 of the canonical request
-	Token       string        // random; identifies this execution's hold
-	Lease       time.Duration // a hold older than this is abandoned and may be taken over
+	Scope       string // client, company, method and path
+	Key         string // the client's Idempotency-Key
+	Fingerprint string // SHA-256 of the canonical request
 }
 
 // ClaimState is the outcome of a Claim.
@@ -74,10 +78,9 @@ type ClaimState int
 
 // The claim outcomes.
 const (
-	Claimed  ClaimState = iota // first use: run the call
+	Claimed  ClaimState = iota // no response stored: run the call
 	Replay                     // completed before with the same content: replay Response
 	Mismatch                   // used before with other content
-	InFlight                   // the same key is executing right now
 )
 
 // ClaimResult is the outcome of a Claim, with the stored response on Replay.

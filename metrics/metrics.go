@@ -27,7 +27,7 @@ type Requests struct {
 	inFlight      prometheus.Gauge
 	replays       prometheus.Counter
 	conflicts     *prometheus.CounterVec
-	inFlightWaits prometheus.Counter
+	races         prometheus.Counter
 	rateLimited   prometheus.Counter
 	engineFaults  *prometheus.CounterVec
 }
@@ -45,7 +45,7 @@ var engineFaultKinds = map[string]string{
 const rateLimitedCode = "rate_limited"
 
 // idempotencyConflicts are the problem codes of writes refused for their Idempotency-Key.
-var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_in_flight", "idempotency_claim_lost"}
+var idempotencyConflicts = []string{"idempotency_mismatch", "idempotency_claim_lost"}
 
 // NewRequests registers the request metrics with reg.
 func NewRequests(reg prometheus.Registerer) *Requests {
@@ -61,9 +61,9 @@ func NewRequests(reg prometheus.Registerer) *Requests {
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "idempotent_replays_total",
 			Help: "Writes answered from the stored response of an earlier call with the same Idempotency-Key."}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "idempotency_conflicts_total",
-			Help: "Writes refused 409 for their Idempotency-Key, by problem code (idempotency_mismatch, idempotency_in_flight, idempotency_claim_lost)."}, []string{"code"}),
-		inFlightWaits: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "idempotency_in_flight_waits_total",
-			Help: "Writes that waited for a running call with the same Idempotency-Key."}),
+			Help: "Writes refused 409 for their Idempotency-Key, by problem code (idempotency_mismatch, idempotency_claim_lost)."}, []string{"code"}),
+		races: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "idempotency_races_total",
+			Help: "Writes that ran while another call with the same Idempotency-Key did, which answered first: they wrote nothing and answered with its response."}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "rate_limited_total",
 			Help: "Calls refused 429 by the rate limit."}),
 		engineFaults: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "engine_faults_total",
@@ -75,7 +75,7 @@ func NewRequests(reg prometheus.Registerer) *Requests {
 	for _, code := range idempotencyConflicts {
 		m.conflicts.WithLabelValues(code)
 	}
-	reg.MustRegister(m.requests, m.duration, m.inFlight, m.replays, m.conflicts, m.inFlightWaits, m.rateLimited, m.engineFaults)
+	reg.MustRegister(m.requests, m.duration, m.inFlight, m.replays, m.conflicts, m.races, m.rateLimited, m.engineFaults)
 	return m
 }
 
@@ -91,8 +91,8 @@ func (m *Requests) RequestDone(r *runtime.RequestRecord) {
 	if r.Replayed {
 		m.replays.Inc()
 	}
-	if r.WaitedCall {
-		m.inFlightWaits.Inc()
+	if r.LostRace {
+		m.races.Inc()
 	}
 	switch r.Problem {
 	case "":

@@ -147,25 +147,29 @@ func (c *Call) fail(err error) {
 	if ra := p.retryAfterHeader(); ra != "" {
 		c.W.Header().Set("Retry-After", ra)
 	}
-	if c.claim != nil && !errors.Is(err, engine.ErrClaimLost) { // a lost claim is another call's to settle
-		c.settle(p.Status, body)
+	if c.claim != nil && (errors.Is(err, engine.ErrClaimLost) || !c.complete(p.Status, body)) {
+		c.answerRace()
+		return
 	}
 	c.send(p.Status, "application/problem+json", body)
 }
 
-// settle stores or releases the claim of a write that failed.
-func (c *Call) settle(status int, body []byte) {
-	ctx := context.WithoutCancel(c.Context())
-	store := c.Engine.Idempotency()
-	var err error
-	if engineAnswered(status) {
-		err = store.Complete(ctx, *c.claim, engine.Response{Status: status, Body: body})
-	} else {
-		err = store.Release(ctx, *c.claim)
+// complete stores the answer of a write that failed when it is the
+// engine's verdict, so a retry replays it; any other failure stores
+// nothing, and a retry runs. It reports false when another execution of
+// the key stored its answer first, which is then the call's answer.
+func (c *Call) complete(status int, body []byte) bool {
+	if !engineAnswered(status) {
+		return true
+	}
+	err := c.Engine.Idempotency().Complete(context.WithoutCancel(c.Context()), *c.claim, engine.Response{Status: status, Body: body})
+	if errors.Is(err, engine.ErrClaimLost) {
+		return false
 	}
 	if err != nil {
-		c.server.cfg.Logger.Error("settling idempotency claim", "requestId", c.RequestID, "error", err)
+		c.server.cfg.Logger.Error("storing the answer under its Idempotency-Key", "requestId", c.RequestID, "error", err)
 	}
+	return true
 }
 
 // engineAnswered reports whether a failure status is the engine's verdict,

@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"fieldapi/engine"
 )
@@ -14,9 +14,10 @@ import (
 // maxIdempotencyKey bounds the header so the store's index stays small.
 const maxIdempotencyKey = 255
 
-// claim takes the write's Idempotency-Key, or answers from the store: a
-// replay of the first response, 409 for other content, or — while the same
-// key runs elsewhere — a wait for its response.
+// claim looks the write's Idempotency-Key up and answers from the store
+// when it holds a response: a replay of the first one, or 409 for other
+// content. A key without a response lets the call run; its response is
+// stored with its write (or with Complete when it wrote nothing).
 func (s *Server) claim(c *Call) error {
 	key := c.R.Header.Get("Idempotency-Key")
 	if key == "" {
@@ -32,42 +33,49 @@ func (s *Server) claim(c *Call) error {
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
 		Key:         key,
 		Fingerprint: bodyFingerprint(c.Body),
-		Token:       newRequestID(),
-		Lease:       s.cfg.ClaimLease,
 	}
-	store := c.Engine.Idempotency()
-	deadline := s.cfg.Now().Add(s.cfg.InFlightWait)
-	for {
-		res, err := store.Claim(c.Context(), claim)
-		if errors.Is(err, engine.ErrTimeout) {
-			// Only the claim may have been stored; the write itself never
-			// ran, and a retry runs it at most once: safe to retry, 503.
-			return EngineUnreachable()
-		}
-		if err != nil {
-			return err
-		}
-		switch res.State {
-		case engine.Claimed:
-			c.claim = &claim
-			return nil
-		case engine.Replay:
-			c.record.Replayed = true
-			c.W.Header().Set("Idempotency-Replayed", "true")
-			c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
-			return nil
-		case engine.Mismatch:
-			return IdempotencyMismatch()
-		}
-		c.record.WaitedCall = true
-		if s.cfg.Now().After(deadline) {
-			return IdempotencyInFlight()
-		}
-		select {
-		case <-c.Context().Done():
-			return IdempotencyInFlight()
-		case <-time.After(25 * time.Millisecond):
-		}
+	res, err := c.Engine.Idempotency().Claim(c.Context(), claim)
+	if errors.Is(err, engine.ErrTimeout) {
+		return EngineUnreachable() // a lookup writes nothing: safe to retry
+	}
+	if err != nil {
+		return err
+	}
+	if res.State == engine.Claimed {
+		c.claim = &claim
+		return nil
+	}
+	return c.answerStored(res)
+}
+
+// answerStored answers with what the store holds for the call's key: a
+// replay of the first response, or 409 for other content.
+func (c *Call) answerStored(res engine.ClaimResult) error {
+	switch res.State {
+	case engine.Replay:
+		c.record.Replayed = true
+		c.W.Header().Set("Idempotency-Replayed", "true")
+		c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
+		return nil
+	case engine.Mismatch:
+		return IdempotencyMismatch()
+	}
+	return IdempotencyClaimLost()
+}
+
+// answerRace answers a call whose key another execution of the same key
+// answered first, while this one ran (engine.ErrClaimLost): this one
+// wrote nothing and answers with that execution's stored response.
+func (c *Call) answerRace() {
+	c.record.LostRace = true
+	claim := *c.claim
+	c.claim = nil // settled by the other execution: nothing of this one's to store
+	res, err := c.Engine.Idempotency().Claim(context.WithoutCancel(c.Context()), claim)
+	if err == nil {
+		err = c.answerStored(res)
+	}
+	if err != nil {
+		c.fail(err)
 	}
 }
 

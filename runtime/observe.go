@@ -23,7 +23,7 @@ type RequestRecord struct {
 	ClientID   string
 	Company    string
 	Replayed   bool // an idempotent replay answered
-	WaitedCall bool // a write waited for a running call with the same Idempotency-Key
+	LostRace   bool // a write ran while another with its Idempotency-Key did, which answered first: its answer was replayed
 }
 
 // RouteNone is the Route of a request no route matched (404, 405, a CORS preflight).

@@ -58,8 +58,7 @@ var (
 	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
 	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
-	codeIdempotencyInFlight    = ProblemCode{http.StatusConflict, "idempotency_in_flight", "A call with the same Idempotency-Key is still running; retry after Retry-After.", true}
-	codeIdempotencyClaimLost   = ProblemCode{http.StatusConflict, "idempotency_claim_lost", "The write ran past its hold on the Idempotency-Key and another call with the same key took it over; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
+	codeIdempotencyClaimLost   = ProblemCode{http.StatusConflict, "idempotency_claim_lost", "Another call with the same Idempotency-Key answered first while this one ran, and its answer could not be read back; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
 	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
 	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
 	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
@@ -82,7 +81,7 @@ func ProblemCodes() []ProblemCode {
 		codeInsufficientScope, codeIPNotAllowed, codePermissionDenied,
 		codeNotFound,
 		codeMethodNotAllowed,
-		codeIdempotencyMismatch, codeIdempotencyInFlight, codeIdempotencyClaimLost,
+		codeIdempotencyMismatch, codeIdempotencyClaimLost,
 		codeCursorExpired,
 		codePreconditionFailed,
 		codePayloadTooLarge,
@@ -176,17 +175,11 @@ func IdempotencyMismatch() *Problem {
 	return problem(codeIdempotencyMismatch, "the Idempotency-Key was already used with different content")
 }
 
-// IdempotencyInFlight: a call with the same Idempotency-Key is still running.
-func IdempotencyInFlight() *Problem {
-	p := problem(codeIdempotencyInFlight, "a call with the same Idempotency-Key is still running; retry after it finishes")
-	p.retryAfter = 1
-	return p
-}
-
-// IdempotencyClaimLost: the write's hold on its Idempotency-Key was taken
-// over by another call with the key; this one wrote nothing.
+// IdempotencyClaimLost: another call with the same Idempotency-Key
+// answered first while this one ran, and its answer could not be read
+// back (a call answers with it when it can); this one wrote nothing.
 func IdempotencyClaimLost() *Problem {
-	p := problem(codeIdempotencyClaimLost, "another call with the same Idempotency-Key took it over while this one ran (it ran past its hold); nothing was written: retry with the same key for that call's answer")
+	p := problem(codeIdempotencyClaimLost, "another call with the same Idempotency-Key answered first while this one ran; nothing was written: retry with the same key for that call's answer")
 	p.retryAfter = 1
 	return p
 }

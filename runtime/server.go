@@ -32,8 +32,6 @@ type Config struct {
 	RateBurst      int           // calls a key may make at once
 	TokenLifetime  time.Duration // lifetime of access tokens, at most an hour
 	IdempotencyTTL time.Duration // completed Idempotency-Keys are kept at least this long
-	InFlightWait   time.Duration // how long a duplicate waits for the running call before 409
-	ClaimLease     time.Duration // a running write holds its Idempotency-Key this long before a retry may take it over
 	AuthCacheTTL   time.Duration // how long a verified key or token is trusted without a lookup
 	CORSOrigins    []string      // origins a browser may call from; none turns CORS off
 	GzipMinSize    int           // answers at least this large are gzipped for clients that accept it
@@ -56,10 +54,6 @@ const (
 	DefaultMaxHeaderBytes = 64 << 10
 	DefaultRateLimit      = 50
 	DefaultRateBurst      = 100
-	// DefaultClaimLease bounds how long a write whose process died keeps
-	// its Idempotency-Key from a retry. Taking over a live call is safe:
-	// the engine commits a write only while its claim is still held.
-	DefaultClaimLease = 30 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -84,12 +78,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdempotencyTTL <= 0 {
 		c.IdempotencyTTL = 24 * time.Hour
-	}
-	if c.InFlightWait <= 0 {
-		c.InFlightWait = 10 * time.Second
-	}
-	if c.ClaimLease <= 0 {
-		c.ClaimLease = DefaultClaimLease
 	}
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = 2 * time.Second

@@ -31,7 +31,6 @@ const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 2 * time.Minute // room for a 32 MB body on a slow link
 	idleTimeout       = 2 * time.Minute
-	inFlightWait      = 10 * time.Second // runtime default: a duplicate write waits this long
 )
 
 // serveFlags are the flags of "fieldapi serve" as given.
@@ -76,6 +75,7 @@ type serveConfig struct {
 	runtime     runtime.Config
 	engine      reference.Options
 	webhook     webhook.Options
+	deprecated  []string // flags given that no longer do anything, to warn of
 }
 
 // parseServeConfig reads the serve flags and their FIELDAPI_* variables.
@@ -93,7 +93,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&f.statementTimeout, "statement-timeout", 30*time.Second, "longest an engine call may take before 504 engine_timeout; 0 = no limit")
 	fs.IntVar(&f.maxOpenConns, "max-open-conns", 10, "database connections at most")
 	fs.DurationVar(&f.idempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long completed Idempotency-Keys are kept before they are pruned")
-	fs.DurationVar(&f.claimLease, "claim-lease", runtime.DefaultClaimLease, "how long a running write holds its Idempotency-Key before a retry may take it over")
+	fs.DurationVar(&f.claimLease, "claim-lease", 0, "deprecated, no effect: a write stores its Idempotency-Key with its response, so no running write holds a key")
 	fs.StringVar(&f.geocoder, "geocoder", geocode.NameGazetteer, "how the engine locates records: gazetteer (offline city list), nominatim or none")
 	fs.StringVar(&f.geocoderURL, "geocoder-url", "", "base URL of a Nominatim-compatible server, with --geocoder nominatim")
 	fs.DurationVar(&f.linkTimeout, "link-timeout", 10*time.Second, "how long fetching a linked document may wait for its source")
@@ -137,8 +137,6 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--idempotency-ttl must be positive, not %s", f.idempotencyTTL)
 	case f.linkTimeout <= 0:
 		return fmt.Errorf("--link-timeout must be positive, not %s", f.linkTimeout)
-	case f.claimLease <= 0:
-		return fmt.Errorf("--claim-lease must be positive, not %s", f.claimLease)
 	case f.eventRetention <= 0:
 		return fmt.Errorf("--event-retention must be positive, not %s", f.eventRetention)
 	case f.webhookPoll <= 0 || f.webhookLease <= 0 || f.webhookTimeout <= 0 || f.webhookRetry <= 0 || f.webhookGiveUp <= 0:
@@ -169,6 +167,14 @@ func (f serveFlags) check() error {
 	return nil
 }
 
+// deprecated lists the flags given that no longer do anything.
+func (f serveFlags) deprecated() []string {
+	if f.claimLease != 0 {
+		return []string{"--claim-lease"}
+	}
+	return nil
+}
+
 // config translates checked flags into the runtime's and engine's settings.
 func (f serveFlags) config() serveConfig {
 	limit := rate.Limit(f.rateLimit)
@@ -184,6 +190,7 @@ func (f serveFlags) config() serveConfig {
 		logFormat:   f.logFormat,
 		metricsAddr: f.metricsAddr,
 		pprof:       f.pprof,
+		deprecated: f.deprecated(),
 		webhook: webhook.Options{
 			Poll: f.webhookPoll, Lease: f.webhookLease, Timeout: f.webhookTimeout,
 			RetryBase: f.webhookRetry, GiveUpAfter: f.webhookGiveUp,
@@ -198,8 +205,6 @@ func (f serveFlags) config() serveConfig {
 			RateBurst:       f.rateBurst,
 			TokenLifetime:   f.tokenLifetime,
 			IdempotencyTTL:  f.idempotencyTTL,
-			ClaimLease:      f.claimLease,
-			InFlightWait:    inFlightWait,
 		},
 		engine: reference.Options{
 			MaxOpenConns:     f.maxOpenConns,
@@ -220,6 +225,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	log := newLogger(a.stderr, cfg.logFormat)
 	cfg.runtime.Logger = log
 	cfg.runtime.Observers = []runtime.Observer{runtime.NewAccessLog(log)}
+	for _, flag := range cfg.deprecated {
+		log.Warn("flag has no effect and will be removed: drop it", "flag", flag)
+	}
 
 	memory := isMemory(cfg.dsn)
 	if !memory {
@@ -330,13 +338,13 @@ func newHTTPServer(h http.Handler, cfg serveConfig, log *slog.Logger) *http.Serv
 }
 
 // writeTimeout bounds a whole call: net/http starts this clock when the
-// headers are read, so it must cover reading the body, waiting for a
-// duplicate write and the engine call. No statement timeout means no bound.
+// headers are read, so it must cover reading the body and the engine
+// call. No statement timeout means no bound.
 func writeTimeout(statementTimeout time.Duration) time.Duration {
 	if statementTimeout == 0 {
 		return 0
 	}
-	return readTimeout + inFlightWait + statementTimeout + 30*time.Second
+	return readTimeout + statementTimeout + 30*time.Second
 }
 
 // serveUntilDone serves on ln until ctx is done, then shuts down gracefully:

@@ -22,7 +22,8 @@
 //   - writes: reads and not-found, creates with lines all or nothing and
 //     "list[i]: " refusals, updates of only the fields sent, receipts
 //     rendered and committed with the write, versions (If-Match);
-//   - idempotency: every claim state, leases, pruning;
+//   - idempotency: every claim state, concurrent executions of one key,
+//     pruning;
 //   - isolation: companies apart;
 //   - errors: the error kinds (busy, unreachable, timeout, refused, denied);
 //   - keys: the key and token store;
@@ -100,10 +101,11 @@
 //   - The record a create's receipt renders carries the lines created with
 //     it under the line list's ReadName, each with the owner's key in the
 //     line's parent field and the list's set values.
-//   - A write whose claim is no longer held by its token (taken over after
-//     its lease) must fail with engine.ErrClaimLost and write nothing, nor
-//     record an event; a refused write (CommandError) leaves its claim
-//     held, for the HTTP layer to Complete with the 422.
+//   - A write stores its Idempotency-Key with its response in its own
+//     transaction; one whose key another execution answered first must
+//     fail with engine.ErrClaimLost and write nothing, nor record an
+//     event; a refused write (CommandError) leaves its key free, for the
+//     HTTP layer to Complete with the 422.
 //   - A fault before a write's transaction began (its permission check
 //     timing out) is busy or unreachable: errors.Is never finds
 //     engine.ErrTimeout, which says the engine may have written.

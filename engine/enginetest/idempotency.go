@@ -13,8 +13,7 @@ import (
 
 var idempotencyTests = []test{
 	{"claim states", testClaimStates},
-	{"one of many concurrent claims wins", testConcurrentClaims},
-	{"an abandoned claim is taken over after its lease", testLeaseTakeover},
+	{"of concurrent creates under one key, one commits", testConcurrentCreates},
 	{"prune", testPrune},
 }
 
@@ -25,8 +24,6 @@ func (s *suite) newClaim(label, fingerprint string) engine.Claim {
 		Scope:       "enginetest\x00" + s.Company.Company + "\x00POST /v1/" + s.subject.reg.Name,
 		Key:         uniqueName(label),
 		Fingerprint: fingerprint,
-		Token:       uniqueName("token"),
-		Lease:       time.Minute,
 	}
 }
 
@@ -43,7 +40,6 @@ func (s *suite) claim(t *testing.T, label, fingerprint string) engine.Claim {
 // claimAgain claims c's key and content as another execution would.
 func (s *suite) claimAgain(t *testing.T, c engine.Claim) engine.ClaimResult {
 	t.Helper()
-	c.Token = uniqueName("token")
 	return s.claimState(t, c)
 }
 
@@ -65,15 +61,14 @@ func stateName(st engine.ClaimState) string {
 		return "Replay"
 	case engine.Mismatch:
 		return "Mismatch"
-	case engine.InFlight:
-		return "InFlight"
 	}
 	return fmt.Sprintf("ClaimState(%d)", st)
 }
 
-// testClaimStates walks one key through every state: Claimed, InFlight
-// while held, Mismatch for other content, Replay once completed; Release
-// forgets a hold, but only with its own token; scopes keep keys apart.
+// testClaimStates walks one key through every state: Claimed until a
+// response is stored (a Claim stores nothing), then Replay for the same
+// content and Mismatch for other content; a key stores one response
+// only; scopes keep keys apart.
 func testClaimStates(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
@@ -85,125 +80,89 @@ func testClaimStates(t *testing.T, s *suite) {
 		}
 		return res
 	}
-	other := func(c engine.Claim, fingerprint string) engine.Claim {
-		c.Token, c.Fingerprint = uniqueName("token"), fingerprint
+	withContent := func(c engine.Claim, fingerprint string) engine.Claim {
+		c.Fingerprint = fingerprint
 		return c
 	}
 
 	first := s.claim(t, "states", "fp-1")
-	expect("the same key and content while held", other(first, "fp-1"), engine.InFlight)
-	expect("the same key with other content while held", other(first, "fp-2"), engine.Mismatch)
+	expect("the same key and content before a response is stored", first, engine.Claimed)
+	expect("the same key with other content before a response is stored", withContent(first, "fp-2"), engine.Claimed)
 
 	stored := engine.Response{Status: 422, Body: []byte(`{"title":"command_failed"}`)}
 	if err := store.Complete(ctx, first, stored); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	res := expect("the same key and content once completed", other(first, "fp-1"), engine.Replay)
+	res := expect("the same key and content once completed", first, engine.Replay)
 	if res.Response.Status != stored.Status || string(res.Response.Body) != string(stored.Body) {
 		t.Errorf("Replay response = %d %s; want the stored %d %s", res.Response.Status, res.Response.Body, stored.Status, stored.Body)
 	}
-	expect("the same key with other content once completed", other(first, "fp-2"), engine.Mismatch)
-	if err := store.Complete(ctx, first, stored); !errors.Is(err, engine.ErrClaimLost) {
+	expect("the same key with other content once completed", withContent(first, "fp-2"), engine.Mismatch)
+	if err := store.Complete(ctx, first, engine.Response{Status: 201}); !errors.Is(err, engine.ErrClaimLost) {
 		t.Errorf("Complete of a key completed already: %v; want engine.ErrClaimLost", err)
 	}
 
 	// The same key in another scope is another key.
 	elsewhere := first
 	elsewhere.Scope += "\x00elsewhere"
-	elsewhere.Token = uniqueName("token")
 	expect("the same key in another scope", elsewhere, engine.Claimed)
-
-	// Release forgets a hold, but only the holder's.
-	held := s.claim(t, "released", "fp")
-	if err := store.Release(ctx, other(held, "fp")); err != nil {
-		t.Fatalf("Release with another token: %v", err)
-	}
-	expect("after a Release with another token", other(held, "fp"), engine.InFlight)
-	if err := store.Release(ctx, held); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
-	expect("after the holder's Release", other(held, "fp"), engine.Claimed)
 }
 
-// testConcurrentClaims: of many executions claiming one key at once,
-// exactly one runs; the others see it in flight.
-func testConcurrentClaims(t *testing.T, s *suite) {
-	base := s.newClaim("concurrent", "fp")
-	const n = 20
-	results := make([]engine.ClaimResult, n)
+// testConcurrentCreates: creates that run at once under one key (a
+// client's retries, sent before the first attempt answered) each run, and
+// exactly one commits: the others fail with engine.ErrClaimLost (409,
+// never 500) and leave no record and no event, and the key replays the
+// response of the one that committed.
+func testConcurrentCreates(t *testing.T, s *suite) {
+	ctx := context.Background()
+	sub := s.subject
+	feed, _ := s.Engine.(engine.Events)
+	var events int64
+	if feed != nil {
+		events = s.feedEnd(t, feed, s.Company)
+	}
+	const n = 8
+	c := s.claim(t, "concurrent", "fp")
+	name := uniqueName("Concurrent")
+	responses := make([]engine.Response, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			c := base
-			c.Token = fmt.Sprintf("token-%d", i)
-			results[i], errs[i] = s.Engine.Idempotency().Claim(context.Background(), c)
+			var rc capture
+			responses[i], errs[i] = s.Engine.Create(ctx, s.Company, sub.reg.Name, sub.input(name), rc.receipt(c))
 		})
 	}
 	wg.Wait()
-	claimed := 0
-	for i, res := range results {
+	winner := -1
+	for i, err := range errs {
 		switch {
-		case errs[i] != nil:
-			t.Errorf("Claim %d: %v", i, errs[i])
-		case res.State == engine.Claimed:
-			claimed++
-		case res.State != engine.InFlight:
-			t.Errorf("Claim %d = %s; want Claimed or InFlight", i, stateName(res.State))
+		case err == nil && winner >= 0:
+			t.Errorf("creates %d and %d under one key both committed", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, engine.ErrClaimLost):
+			t.Errorf("create %d: %v; want success or engine.ErrClaimLost", i, err)
 		}
 	}
-	if claimed != 1 {
-		t.Errorf("%d of %d concurrent claims of one key were Claimed; want exactly 1", claimed, n)
+	if winner < 0 {
+		t.Fatal("no create under the key committed")
+	}
+	if got := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); got != 1 {
+		t.Errorf("%d records after %d concurrent creates under one key; want 1", got, n)
+	}
+	if res := s.claimAgain(t, c); res.State != engine.Replay || string(res.Response.Body) != string(responses[winner].Body) {
+		t.Errorf("Claim after the creates = %s %s; want Replay of the committed create's response", stateName(res.State), res.Response.Body)
+	}
+	if feed != nil {
+		if evs := s.eventsAfter(t, feed, s.Company, events); len(evs) != 1 {
+			t.Errorf("the creates recorded %d events; want 1, the committed one's", len(evs))
+		}
 	}
 }
 
-// testLeaseTakeover: a hold older than its lease is abandoned (its process
-// died): the next claim takes it over, and the old holder can no longer
-// complete it or commit a write under it.
-func testLeaseTakeover(t *testing.T, s *suite) {
-	ctx := context.Background()
-	store := s.Engine.Idempotency()
-	old := s.newClaim("lease", "fp")
-	old.Lease = time.Minute
-	if res := s.claimState(t, old); res.State != engine.Claimed {
-		t.Fatalf("Claim = %s; want Claimed", stateName(res.State))
-	}
-	if res := s.claimAgain(t, old); res.State != engine.InFlight {
-		t.Fatalf("Claim within the lease = %s; want InFlight", stateName(res.State))
-	}
-	s.Clock.Advance(old.Lease + time.Second)
-
-	taker := old
-	taker.Token, taker.Lease = uniqueName("token"), time.Minute
-	if res := s.claimState(t, taker); res.State != engine.Claimed {
-		t.Fatalf("Claim after the lease ran out = %s; want Claimed (taken over)", stateName(res.State))
-	}
-	if res := s.claimAgain(t, taker); res.State != engine.InFlight {
-		t.Errorf("Claim after the takeover = %s; want InFlight (the new holder's lease runs)", stateName(res.State))
-	}
-	stored := engine.Response{Status: 201, Body: []byte(`{}`)}
-	if err := store.Complete(ctx, old, stored); !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("Complete by the holder whose claim was taken over: %v; want engine.ErrClaimLost", err)
-	}
-	name := uniqueName("Overtaken")
-	var c capture
-	if _, err := s.Engine.Create(ctx, s.Company, s.subject.reg.Name, s.subject.input(name), c.receipt(old)); !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("Create under a claim that was taken over: %v; want engine.ErrClaimLost (409, never 500)", err)
-	}
-	if n := len(s.walk(t, s.Company, s.subject.reg.Name, 10, s.named(name))); n != 0 {
-		t.Errorf("Create under a claim that was taken over left %d records; want none", n)
-	}
-	if err := store.Complete(ctx, taker, stored); err != nil {
-		t.Fatalf("Complete by the new holder: %v", err)
-	}
-	if res := s.claimAgain(t, taker); res.State != engine.Replay {
-		t.Errorf("Claim after the new holder completed = %s; want Replay", stateName(res.State))
-	}
-}
-
-// testPrune: Prune deletes completed keys created before the cut (a key
-// pruned can be claimed afresh), and only those, and keeps holds whose
-// lease still runs.
+// testPrune: Prune deletes keys stored before the cut (a key pruned can
+// be claimed afresh), and only those.
 func testPrune(t *testing.T, s *suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
@@ -211,20 +170,23 @@ func testPrune(t *testing.T, s *suite) {
 	if err := store.Complete(ctx, done, engine.Response{Status: 201, Body: []byte(`{}`)}); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	held := s.claim(t, "held", "fp")
-	s.Clock.Advance(10 * time.Millisecond)
+	s.Clock.Advance(time.Hour)
+	kept := s.claim(t, "kept", "fp")
+	if err := store.Complete(ctx, kept, engine.Response{Status: 201, Body: []byte(`{}`)}); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
 
-	n, err := store.Prune(ctx, s.Clock.Now().Add(time.Second))
+	n, err := store.Prune(ctx, s.Clock.Now().Add(-time.Minute))
 	if err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
 	if n != 1 {
-		t.Errorf("Prune = %d; want 1, the completed key (the held one's lease runs)", n)
+		t.Errorf("Prune = %d; want 1, the key stored before the cut", n)
 	}
 	if res := s.claimAgain(t, done); res.State != engine.Claimed {
 		t.Errorf("Claim of a pruned key = %s; want Claimed", stateName(res.State))
 	}
-	if res := s.claimAgain(t, held); res.State != engine.InFlight {
-		t.Errorf("Claim of a key held within its lease after Prune = %s; want InFlight", stateName(res.State))
+	if res := s.claimAgain(t, kept); res.State != engine.Replay {
+		t.Errorf("Claim of a kept key = %s; want Replay", stateName(res.State))
 	}
 }

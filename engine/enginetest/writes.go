@@ -357,13 +357,15 @@ func testReceiptCommits(t *testing.T, s *suite) {
 		t.Errorf("Create whose receipt failed to render left %d records; want none", n)
 	}
 
-	// A claim taken over meanwhile: the write must not commit.
+	// A key another execution answered meanwhile: the write must not commit.
 	name = uniqueName("Lost")
 	lost := s.claim(t, "lost", "fp")
-	lost.Token = "not-the-holder"
+	if err := store.Complete(ctx, lost, engine.Response{Status: 422, Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
 	var c capture
 	if _, err := s.Engine.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(lost)); !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("Create under a claim another execution holds: %v; want engine.ErrClaimLost (409, never 500)", err)
+		t.Errorf("Create under a key another execution answered: %v; want engine.ErrClaimLost (409, never 500)", err)
 	}
 	if n := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); n != 0 {
 		t.Errorf("Create under a lost claim left %d records; want none", n)
@@ -377,8 +379,8 @@ func testReceiptCommits(t *testing.T, s *suite) {
 		}
 	}
 
-	// A refused write stores nothing: the claim stays for the HTTP layer
-	// to complete with the refusal.
+	// A refused write stores nothing: the key stays free for the HTTP
+	// layer to complete with the refusal.
 	if ls := sub.line; ls != nil && ls.required {
 		refused := s.claim(t, "refused", "fp")
 		in := sub.input(uniqueName("Refused"))
@@ -387,7 +389,7 @@ func testReceiptCommits(t *testing.T, s *suite) {
 		refusalDetail(t, err, "Create with an empty line")
 		stored := engine.Response{Status: 422, Body: []byte(`{"title":"command_failed"}`)}
 		if err := store.Complete(ctx, refused, stored); err != nil {
-			t.Fatalf("Complete after a refused write: %v; want the claim still held", err)
+			t.Fatalf("Complete after a refused write: %v; want the key still free", err)
 		}
 		if res := s.claimAgain(t, refused); res.State != engine.Replay || res.Response.Status != 422 {
 			t.Errorf("Claim after Complete = %v %d; want Replay of the 422", res.State, res.Response.Status)

@@ -56,10 +56,11 @@ type Readable func(ctx context.Context, company, sign string) ([]string, error)
 // Writes are what a write of the records does on the platform in its own
 // transaction, so that they commit or roll back with it.
 type Writes interface {
-	// Settle marks the write's Idempotency-Key claim done with the
-	// response, or fails with engine.ErrClaimLost when the claim is no
-	// longer held by its token (another execution took it over). A claim
-	// without a Key (a write that answers no Idempotency-Key) is no-op.
+	// Settle stores the write's Idempotency-Key with its response, or
+	// fails with engine.ErrClaimLost when another execution of the key
+	// stored its response first (in a concurrent transaction it waits
+	// for that one's end). A claim without a Key (a write that answers no
+	// Idempotency-Key) is a no-op.
 	Settle(ctx context.Context, c engine.Claim, r engine.Response) error
 	// Record adds events to the company's feed, in order. Their positions
 	// are the company's next ones: gap-free, and no event ever appears in
@@ -93,8 +94,3 @@ func (e Event) Payload() ([]byte, error) { return json.Marshal(e) }
 
 // PingType is the type of the message POST /v1/webhooks/{id}/test sends.
 const PingType = "webhook.ping"
-
-// DefaultLease is how long an Idempotency-Key claim that gives no lease
-// holds its key: past it, the execution is presumed dead and another may
-// take over.
-const DefaultLease = 30 * time.Second

@@ -100,7 +100,7 @@ type writes struct {
 	tx store.Tx
 }
 
-// Settle marks the claim done with the response; a write without an
+// Settle stores the claim's key with the response; a write without an
 // Idempotency-Key has no claim to settle.
 func (w writes) Settle(_ context.Context, c engine.Claim, r engine.Response) error {
 	if c.Key == "" {
@@ -117,7 +117,7 @@ func (w writes) Settle(_ context.Context, c engine.Claim, r engine.Response) err
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.claims[idOf(c)] == held {
-			held.Done, held.Response = false, engine.Response{}
+			delete(p.claims, idOf(c))
 		}
 	})
 	return nil

@@ -1,8 +1,10 @@
 package platformtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,133 +15,111 @@ import (
 
 var claimTests = []test{
 	{"claim states", testClaimStates},
-	{"one of many concurrent claims wins", testConcurrentClaims},
-	{"an abandoned claim is taken over after its lease", testLeaseTakeover},
+	{"of concurrent executions of one key, the first to store its response wins", testConcurrentExecutions},
 	{"pruning claims", testPruneClaims},
 }
 
-// testClaimStates walks keys through every state: Claimed, InFlight while
-// held, Mismatch for other content, Replay once completed; Release
-// forgets a hold, but only with its own token; scopes keep keys apart.
+// testClaimStates walks keys through every state: Claimed until a
+// response is stored (a Claim stores nothing), then Replay for the same
+// content and Mismatch for other content; a key stores one response
+// only; scopes keep keys apart.
 func testClaimStates(t *testing.T, s *suite) {
 	idem := s.Platform.Idempotency()
-	first := newClaim("k1", "fp-1", "tok-a", time.Minute)
+	first := newClaim("k1", "fp-1")
 	s.expectState(t, "a new key", first, engine.Claimed)
-	s.expectState(t, "the same key and content while held", newClaim("k1", "fp-1", "tok-b", time.Minute), engine.InFlight)
-	s.expectState(t, "the same key with other content while held", newClaim("k1", "fp-2", "tok-b", time.Minute), engine.Mismatch)
+	s.expectState(t, "a key claimed but not answered", newClaim("k1", "fp-2"), engine.Claimed)
 
 	stored := engine.Response{Status: 422, Body: []byte(`{"title":"command_failed"}`), Version: "not stored"}
 	if err := idem.Complete(s.ctx, first, stored); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	res := s.expectState(t, "the same key and content once completed", newClaim("k1", "fp-1", "tok-c", time.Minute), engine.Replay)
+	res := s.expectState(t, "the same key and content once completed", newClaim("k1", "fp-1"), engine.Replay)
 	if res.Response.Status != 422 || string(res.Response.Body) != string(stored.Body) || res.Response.Version != "" {
 		t.Errorf("Replay response = %+v; want status 422, the stored body and no version", res.Response)
 	}
-	s.expectState(t, "the same key with other content once completed", newClaim("k1", "fp-2", "tok-c", time.Minute), engine.Mismatch)
-	if err := idem.Complete(s.ctx, first, stored); !errors.Is(err, engine.ErrClaimLost) {
+	s.expectState(t, "the same key with other content once completed", newClaim("k1", "fp-2"), engine.Mismatch)
+	if err := idem.Complete(s.ctx, first, engine.Response{Status: 201}); !errors.Is(err, engine.ErrClaimLost) {
 		t.Errorf("Complete of a key completed already: %v; want engine.ErrClaimLost", err)
 	}
+	if res := s.claim(t, first); res.Response.Status != 422 {
+		t.Errorf("after a second Complete the key answers %d; want the first response, 422", res.Response.Status)
+	}
 
-	elsewhere := newClaim("k1", "fp-1", "tok-d", time.Minute)
+	elsewhere := newClaim("k1", "fp-1")
 	elsewhere.Scope += "\x00elsewhere"
 	s.expectState(t, "the same key in another scope", elsewhere, engine.Claimed)
-
-	held := newClaim("k2", "fp", "tok-a", time.Minute)
-	s.expectState(t, "a new key", held, engine.Claimed)
-	if err := idem.Release(s.ctx, newClaim("k2", "fp", "tok-other", time.Minute)); err != nil {
-		t.Fatalf("Release with another token: %v", err)
-	}
-	s.expectState(t, "after a Release with another token", newClaim("k2", "fp", "tok-b", time.Minute), engine.InFlight)
-	if err := idem.Release(s.ctx, held); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
-	s.expectState(t, "after the holder's Release", newClaim("k2", "fp", "tok-b", time.Minute), engine.Claimed)
-	if err := idem.Complete(s.ctx, held, stored); !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("Complete by a holder that released its key: %v; want engine.ErrClaimLost", err)
-	}
 }
 
-// testConcurrentClaims: of many executions claiming one key at once,
-// exactly one runs; the others see it in flight.
-func testConcurrentClaims(t *testing.T, s *suite) {
-	const n = 16
-	results := make([]engine.ClaimResult, n)
+// testConcurrentExecutions: executions of one key that run at once each
+// write and store their response in their transaction; exactly one
+// commits, the others fail with engine.ErrClaimLost and leave nothing
+// (their events are not in the feed), and the key replays the winner's
+// response.
+func testConcurrentExecutions(t *testing.T, s *suite) {
+	const n = 8
+	c := newClaim("same", "fp")
 	errs := make([]error, n)
+	events := make([]platform.Event, n)
+	for i := range n {
+		events[i] = s.event(companyA, "tasks", "task.created", fmt.Sprint(i))
+	}
+	s.expectState(t, "a key no execution answered yet", c, engine.Claimed)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			results[i], errs[i] = s.Platform.Idempotency().Claim(s.ctx, newClaim("same", "fp", fmt.Sprintf("tok-%d", i), time.Minute))
+			errs[i] = s.write(func(ctx context.Context, w platform.Writes) error {
+				if err := w.Record(ctx, companyA, []platform.Event{events[i]}); err != nil {
+					return err
+				}
+				return w.Settle(ctx, c, engine.Response{Status: 201, Body: fmt.Appendf(nil, `{"Nr":"%d"}`, i)})
+			})
 		})
 	}
 	wg.Wait()
-	claimed := 0
-	for i, res := range results {
+	winner := -1
+	for i, err := range errs {
 		switch {
-		case errs[i] != nil:
-			t.Errorf("Claim %d: %v", i, errs[i])
-		case res.State == engine.Claimed:
-			claimed++
-		case res.State != engine.InFlight:
-			t.Errorf("Claim %d = %s; want Claimed or InFlight", i, stateName(res.State))
+		case err == nil && winner >= 0:
+			t.Errorf("executions %d and %d both stored their response", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, engine.ErrClaimLost):
+			t.Errorf("execution %d: %v; want success or engine.ErrClaimLost", i, err)
 		}
 	}
-	if claimed != 1 {
-		t.Errorf("%d of %d concurrent claims won; want exactly 1", claimed, n)
+	if winner < 0 {
+		t.Fatal("no execution stored its response")
 	}
+	res := s.expectState(t, "the key after the executions", c, engine.Replay)
+	if want := fmt.Sprintf(`{"Nr":"%d"}`, winner); string(res.Response.Body) != want {
+		t.Errorf("Replay = %s; want the winner's %s", res.Response.Body, want)
+	}
+	page := s.feed(t, companyA, engine.EventQuery{Limit: 10}, nil)
+	if !slices.Equal(positions(page.Events), []int64{1}) {
+		t.Fatalf("feed = %v; want only the winner's event, at position 1", positions(page.Events))
+	}
+	events[winner].Position = 1
+	samePayload(t, page.Events[0], events[winner])
 }
 
-// testLeaseTakeover: a hold is in flight until its lease ends, then the
-// next execution takes it over and the old holder can no longer complete
-// it; a claim without a lease holds for platform.DefaultLease.
-func testLeaseTakeover(t *testing.T, s *suite) {
-	idem := s.Platform.Idempotency()
-	old := newClaim("k", "fp", "tok-old", time.Second)
-	s.expectState(t, "a new key", old, engine.Claimed)
-	s.Clock.Advance(999 * time.Millisecond)
-	s.expectState(t, "just before the lease ends", newClaim("k", "fp", "tok-new", time.Second), engine.InFlight)
-	s.Clock.Advance(2 * time.Millisecond)
-	taker := newClaim("k", "fp", "tok-new", time.Minute)
-	s.expectState(t, "after the lease ended", taker, engine.Claimed)
-	s.expectState(t, "once taken over, with the taker's lease", newClaim("k", "fp", "tok-third", time.Second), engine.InFlight)
-	if err := idem.Complete(s.ctx, old, engine.Response{Status: 201}); !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("Complete by the holder whose claim was taken over: %v; want engine.ErrClaimLost", err)
-	}
-	if err := idem.Complete(s.ctx, taker, engine.Response{Status: 201}); err != nil {
-		t.Errorf("Complete by the taker: %v", err)
-	}
-
-	unleased := newClaim("default", "fp", "tok-a", 0)
-	s.expectState(t, "a new key without a lease", unleased, engine.Claimed)
-	s.Clock.Advance(platform.DefaultLease - time.Second)
-	s.expectState(t, "before the default lease ends", newClaim("default", "fp", "tok-b", 0), engine.InFlight)
-	s.Clock.Advance(2 * time.Second)
-	s.expectState(t, "after the default lease ended", newClaim("default", "fp", "tok-b", 0), engine.Claimed)
-}
-
-// testPruneClaims: Prune deletes completed keys created before the cut
-// and holds whose lease ended before it, and keeps the others.
+// testPruneClaims: Prune deletes keys stored before the cut and keeps the
+// others.
 func testPruneClaims(t *testing.T, s *suite) {
 	idem := s.Platform.Idempotency()
-	done := newClaim("done-old", "fp", "tok", time.Minute)
-	s.expectState(t, "a new key", done, engine.Claimed)
-	if err := idem.Complete(s.ctx, done, engine.Response{Status: 200}); err != nil {
+	old := newClaim("done-old", "fp")
+	if err := idem.Complete(s.ctx, old, engine.Response{Status: 200}); err != nil {
 		t.Fatal(err)
 	}
-	s.expectState(t, "a new key", newClaim("abandoned", "fp", "tok", time.Minute), engine.Claimed)
 	s.Clock.Advance(10 * time.Minute)
-	recent := newClaim("done-recent", "fp", "tok", time.Minute)
-	s.expectState(t, "a new key", recent, engine.Claimed)
+	recent := newClaim("done-recent", "fp")
 	if err := idem.Complete(s.ctx, recent, engine.Response{Status: 200}); err != nil {
 		t.Fatal(err)
 	}
-	s.expectState(t, "a new key", newClaim("held", "fp", "tok", time.Hour), engine.Claimed)
 
 	n, err := idem.Prune(s.ctx, s.Clock.Now().Add(-time.Minute))
-	if err != nil || n != 2 {
-		t.Errorf("Prune = %d, %v; want 2 (the old completed key and the abandoned hold)", n, err)
+	if err != nil || n != 1 {
+		t.Errorf("Prune = %d, %v; want 1 (the old key)", n, err)
 	}
-	s.expectState(t, "a pruned completed key", newClaim("done-old", "other-fp", "tok-2", time.Minute), engine.Claimed)
-	s.expectState(t, "a kept completed key", newClaim("done-recent", "fp", "tok-2", time.Minute), engine.Replay)
-	s.expectState(t, "a kept hold", newClaim("held", "fp", "tok-2", time.Minute), engine.InFlight)
+	s.expectState(t, "a pruned key", newClaim("done-old", "other-fp"), engine.Claimed)
+	s.expectState(t, "a kept key", newClaim("done-recent", "fp"), engine.Replay)
 }

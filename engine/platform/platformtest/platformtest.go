@@ -192,8 +192,8 @@ func samePayload(t *testing.T, got engine.Event, want platform.Event) {
 
 // newClaim is a claim on key of the suite's scope, which holds NUL
 // characters as the HTTP layer's scopes do.
-func newClaim(key, fingerprint, token string, lease time.Duration) engine.Claim {
-	return engine.Claim{Scope: "client-1\x00" + companyA + "\x00POST /v1/things", Key: key, Fingerprint: fingerprint, Token: token, Lease: lease}
+func newClaim(key, fingerprint string) engine.Claim {
+	return engine.Claim{Scope: "client-1\x00" + companyA + "\x00POST /v1/things", Key: key, Fingerprint: fingerprint}
 }
 
 // claim claims c and returns the outcome.
@@ -201,7 +201,7 @@ func (s *suite) claim(t *testing.T, c engine.Claim) engine.ClaimResult {
 	t.Helper()
 	res, err := s.Platform.Idempotency().Claim(s.ctx, c)
 	if err != nil {
-		t.Fatalf("Claim(%q, token %q): %v", c.Key, c.Token, err)
+		t.Fatalf("Claim(%q): %v", c.Key, err)
 	}
 	return res
 }
@@ -224,8 +224,6 @@ func stateName(st engine.ClaimState) string {
 		return "Replay"
 	case engine.Mismatch:
 		return "Mismatch"
-	case engine.InFlight:
-		return "InFlight"
 	}
 	return fmt.Sprintf("ClaimState(%d)", st)
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"fieldapi/engine"
 	"fieldapi/engine/platform"
@@ -14,8 +13,8 @@ import (
 
 var writeTests = []test{
 	{"a settled claim and its events commit with the write", testSettleCommits},
-	{"a write that rolls back leaves its claim pending and records nothing", testSettleRollsBack},
-	{"settling a claim another execution took over is ErrClaimLost", testSettleLost},
+	{"a write that rolls back stores no response and records nothing", testSettleRollsBack},
+	{"settling a key another execution answered is ErrClaimLost", testSettleLost},
 	{"concurrent writes take gap-free positions", testConcurrentPositions},
 }
 
@@ -26,7 +25,7 @@ var errRollBack = errors.New("the write fails after the platform's writes")
 // events are in the feed. A write without an Idempotency-Key settles
 // nothing.
 func testSettleCommits(t *testing.T, s *suite) {
-	c := newClaim("create-1", "fp", "tok-a", time.Minute)
+	c := newClaim("create-1", "fp")
 	s.expectState(t, "a new key", c, engine.Claimed)
 	resp := engine.Response{Status: 201, Body: []byte(`{"Nr":"1"}`), Version: "v7"}
 	ev := s.event(companyA, "tasks", "task.created", "1")
@@ -39,7 +38,7 @@ func testSettleCommits(t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatalf("the write: %v", err)
 	}
-	res := s.expectState(t, "the key of a committed write", newClaim("create-1", "fp", "tok-b", time.Minute), engine.Replay)
+	res := s.expectState(t, "the key of a committed write", newClaim("create-1", "fp"), engine.Replay)
 	if res.Response.Status != 201 || string(res.Response.Body) != string(resp.Body) || res.Response.Version != "" {
 		t.Errorf("Replay response = %+v; want status 201, the body and no version", res.Response)
 	}
@@ -58,11 +57,11 @@ func testSettleCommits(t *testing.T, s *suite) {
 }
 
 // testSettleRollsBack: a write that fails after Settle and Record rolls
-// them back: the claim is pending as before (in flight, and its holder may
+// them back: the key has no response (a retry runs, and the call may
 // still complete it), the feed is empty, and the next write's events take
 // the positions the failed write gave back.
 func testSettleRollsBack(t *testing.T, s *suite) {
-	c := newClaim("create-1", "fp", "tok-a", time.Minute)
+	c := newClaim("create-1", "fp")
 	s.expectState(t, "a new key", c, engine.Claimed)
 	err := s.write(func(ctx context.Context, w platform.Writes) error {
 		if err := w.Settle(ctx, c, engine.Response{Status: 201, Body: []byte(`{}`)}); err != nil {
@@ -76,7 +75,7 @@ func testSettleRollsBack(t *testing.T, s *suite) {
 	if !errors.Is(err, errRollBack) {
 		t.Fatalf("the write = %v; want its own error", err)
 	}
-	s.expectState(t, "the key of a write that rolled back", newClaim("create-1", "fp", "tok-b", time.Minute), engine.InFlight)
+	s.expectState(t, "the key of a write that rolled back", newClaim("create-1", "fp"), engine.Claimed)
 	if page := s.feed(t, companyA, engine.EventQuery{Limit: 10}, nil); len(page.Events) != 0 || page.Next != 0 {
 		t.Errorf("feed after a write that rolled back = %v, next %d; want nothing, next 0", positions(page.Events), page.Next)
 	}
@@ -87,41 +86,31 @@ func testSettleRollsBack(t *testing.T, s *suite) {
 	}
 	samePayload(t, page.Events[0], next[0])
 	if err := s.Platform.Idempotency().Complete(s.ctx, c, engine.Response{Status: 422}); err != nil {
-		t.Errorf("Complete by the holder after its write rolled back: %v", err)
+		t.Errorf("Complete after the write rolled back: %v", err)
 	}
 }
 
-// testSettleLost: a write whose claim was taken over (its lease ran out)
-// fails with engine.ErrClaimLost and commits nothing; so does one whose
-// claim was completed already.
+// testSettleLost: a write whose key another execution answered already
+// fails with engine.ErrClaimLost and commits nothing.
 func testSettleLost(t *testing.T, s *suite) {
-	c := newClaim("slow", "fp", "tok-slow", time.Second)
-	s.expectState(t, "a new key", c, engine.Claimed)
-	s.Clock.Advance(2 * time.Second)
-	s.expectState(t, "after the lease ended", newClaim("slow", "fp", "tok-fast", time.Minute), engine.Claimed)
+	done := newClaim("done", "fp")
+	if err := s.Platform.Idempotency().Complete(s.ctx, done, engine.Response{Status: 422}); err != nil {
+		t.Fatal(err)
+	}
 	err := s.write(func(ctx context.Context, w platform.Writes) error {
 		if err := w.Record(ctx, companyA, []platform.Event{s.event(companyA, "tasks", "task.created", "1")}); err != nil {
 			return err
 		}
-		return w.Settle(ctx, c, engine.Response{Status: 201})
+		return w.Settle(ctx, done, engine.Response{Status: 201})
 	})
 	if !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("a write whose claim was taken over = %v; want engine.ErrClaimLost", err)
+		t.Errorf("a write whose key was answered = %v; want engine.ErrClaimLost", err)
 	}
 	if page := s.feed(t, companyA, engine.EventQuery{Limit: 10}, nil); len(page.Events) != 0 {
 		t.Errorf("feed after a write that lost its claim = %v; want nothing", positions(page.Events))
 	}
-
-	done := newClaim("done", "fp", "tok", time.Minute)
-	s.expectState(t, "a new key", done, engine.Claimed)
-	if err := s.Platform.Idempotency().Complete(s.ctx, done, engine.Response{Status: 422}); err != nil {
-		t.Fatal(err)
-	}
-	err = s.write(func(ctx context.Context, w platform.Writes) error {
-		return w.Settle(ctx, done, engine.Response{Status: 201})
-	})
-	if !errors.Is(err, engine.ErrClaimLost) {
-		t.Errorf("a write whose claim was completed = %v; want engine.ErrClaimLost", err)
+	if res := s.claim(t, done); res.Response.Status != 422 {
+		t.Errorf("the key answers %d; want the first response, 422", res.Response.Status)
 	}
 }
 

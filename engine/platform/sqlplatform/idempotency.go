@@ -13,11 +13,13 @@ import (
 )
 
 // idempotencyStore keeps one row per (scope, key) in the idempotency
-// table: pending while an execution holds it (token, lease_until), done
-// with the stored response afterwards. The primary key makes the first
-// INSERT win across goroutines and processes alike. Its writes are single
-// statements outside a transaction (sqldb.DB.Autocommit: on SQLite they
-// queue at the writer gate with the transactions).
+// table, written with the response of the key's first execution: by the
+// write in its own transaction (Writes.Settle), by Complete for a call
+// that wrote nothing. The primary key makes the first to commit win
+// across goroutines and processes alike. Rows in state 'pending' (and the
+// token and lease_until columns) are left from versions that stored a
+// hold before the call ran: such a row is no answer, and the first
+// response stored replaces it.
 type idempotencyStore struct{ p *Platform }
 
 // storable escapes the NUL characters PostgreSQL text cannot hold (the
@@ -30,80 +32,41 @@ func storable(s string) string {
 	return strings.NewReplacer("%", "%25", "\x00", "%00").Replace(s)
 }
 
-// Claim reserves a key for one execution, or says why it cannot run now.
+// Claim looks the key up; it writes nothing.
 func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.ClaimResult, error) {
-	p := is.p
-	lease := platform.LeaseOf(c)
-	scope, key := storable(c.Scope), storable(c.Key)
-	result := engine.ClaimResult{State: engine.InFlight}
-	err := p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		// A few rounds cover the races: the row released between our insert
-		// and our read, or another execution taking over an abandoned claim first.
-		for range 5 {
-			now := p.now()
-			n, err := sqldb.ExecAffected(ctx, q, `INSERT INTO "idempotency"
-				("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
-				VALUES (?, ?, ?, ?, 'pending', 0, NULL, ?, ?)
-				ON CONFLICT ("scope", "key") DO NOTHING`,
-				scope, key, c.Fingerprint, c.Token, sqldb.FormatTime(now), sqldb.FormatTime(now.Add(lease)))
-			if err != nil {
-				return err
-			}
-			if n == 1 {
-				result = engine.ClaimResult{State: engine.Claimed}
-				return nil
-			}
-
-			var row struct {
-				Fingerprint string `db:"fingerprint"`
-				Token       string `db:"token"`
-				State       string `db:"state"`
-				Status      int    `db:"status"`
-				Body        []byte `db:"body"`
-				LeaseUntil  string `db:"lease_until"`
-			}
-			err = sqldb.Get(ctx, q, &row, `SELECT "fingerprint", "token", "state", "status", "body", "lease_until"
-				FROM "idempotency" WHERE "scope" = ? AND "key" = ?`, scope, key)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // released meanwhile: try to insert again
-			}
-			if err != nil {
-				return err
-			}
-			held := platform.Held{
-				Fingerprint: row.Fingerprint, Done: row.State == "done",
-				Response: engine.Response{Status: row.Status, Body: row.Body}, LeaseUntil: parseTime(row.LeaseUntil),
-			}
-			var takeOver bool
-			if result, takeOver = held.Judge(c, now); !takeOver {
-				return nil
-			}
-
-			// The holder's lease ran out: take the claim over, unless another
-			// execution did so first.
-			n, err = sqldb.ExecAffected(ctx, q, `UPDATE "idempotency" SET "token" = ?, "created" = ?, "lease_until" = ?
-				WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
-				c.Token, sqldb.FormatTime(now), sqldb.FormatTime(now.Add(lease)), scope, key, row.Token)
-			if err != nil {
-				return err
-			}
-			if n == 1 {
-				return nil // result is Claimed
-			}
+	var row struct {
+		Fingerprint string `db:"fingerprint"`
+		Status      int    `db:"status"`
+		Body        []byte `db:"body"`
+	}
+	found := false
+	err := is.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+		err := sqldb.Get(ctx, q, &row, `SELECT "fingerprint", "status", "body" FROM "idempotency"
+			WHERE "scope" = ? AND "key" = ? AND "state" = 'done'`, storable(c.Scope), storable(c.Key))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
 		}
-		result = engine.ClaimResult{State: engine.InFlight}
-		return nil
+		found = err == nil
+		return err
 	})
-	return result, err
+	if err != nil || !found {
+		return engine.ClaimResult{State: engine.Claimed}, err
+	}
+	return platform.Judge(c, row.Fingerprint, engine.Response{Status: row.Status, Body: row.Body}), nil
 }
 
-// markDone settles a claim held by its token with the response, in q (the
-// write's transaction, or the pool for Complete); engine.ErrClaimLost when
-// the token no longer holds it pending.
-func markDone(ctx context.Context, q sqldb.Querier, c engine.Claim, r engine.Response) error {
-	n, err := sqldb.ExecAffected(ctx, q, `UPDATE "idempotency" SET "state" = 'done', "status" = ?, "body" = ?
-		WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
-		r.Status, r.Body, storable(c.Scope), storable(c.Key), c.Token)
+// store writes the key with its response, in q (the write's transaction,
+// or the pool for Complete); engine.ErrClaimLost when another execution
+// stored one first.
+func (is idempotencyStore) store(ctx context.Context, q sqldb.Querier, c engine.Claim, r engine.Response) error {
+	created := is.p.stamp()
+	n, err := sqldb.ExecAffected(ctx, q, `INSERT INTO "idempotency"
+		("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
+		VALUES (?, ?, ?, '', 'done', ?, ?, ?, '')
+		ON CONFLICT ("scope", "key") DO UPDATE SET "fingerprint" = excluded."fingerprint", "token" = '',
+			"state" = 'done', "status" = excluded."status", "body" = excluded."body", "created" = excluded."created", "lease_until" = ''
+		WHERE "idempotency"."state" = 'pending'`,
+		storable(c.Scope), storable(c.Key), c.Fingerprint, r.Status, r.Body, created)
 	if err != nil {
 		return err
 	}
@@ -117,28 +80,19 @@ func markDone(ctx context.Context, q sqldb.Querier, c engine.Claim, r engine.Res
 // write stores its response itself, in its own transaction (Writes.Settle).
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
 	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		return markDone(ctx, q, c, r)
+		return is.store(ctx, q, c, r)
 	})
 }
 
-// Release forgets a claim that is still pending with this execution's token.
-func (is idempotencyStore) Release(ctx context.Context, c engine.Claim) error {
-	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		_, err := sqldb.Exec(ctx, q, `DELETE FROM "idempotency" WHERE "scope" = ? AND "key" = ? AND "token" = ? AND "state" = 'pending'`,
-			storable(c.Scope), storable(c.Key), c.Token)
-		return err
-	})
-}
-
-// Prune deletes completed keys created before the given time, and pending
-// claims whose lease ran out before it (their execution died).
+// Prune deletes keys stored before the given time, and rows left pending
+// by earlier versions.
 func (is idempotencyStore) Prune(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		cut := sqldb.FormatTime(before)
 		var err error
 		n, err = sqldb.ExecAffected(ctx, q, `DELETE FROM "idempotency"
-			WHERE ("state" = 'done' AND "created" < ?) OR ("state" = 'pending' AND "lease_until" < ?)`, cut, cut)
+			WHERE "created" < ? OR ("state" = 'pending' AND "lease_until" < ?)`, cut, cut)
 		return err
 	})
 	return int(n), err

@@ -89,13 +89,13 @@ type writes struct {
 	tx *sqldb.Tx
 }
 
-// Settle marks the claim done with the response; a write without an
+// Settle stores the claim's key with the response; a write without an
 // Idempotency-Key has no claim to settle.
 func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) error {
 	if c.Key == "" {
 		return nil
 	}
-	return markDone(ctx, w.tx, c, r)
+	return idempotencyStore{w.p}.store(ctx, w.tx, c, r)
 }
 
 // Record adds the events to the company's feed. Call it last, just before

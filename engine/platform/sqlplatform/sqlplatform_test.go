@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for the test schemas
 
+	"fieldapi/engine"
 	"fieldapi/engine/platform/platformtest"
 	"fieldapi/engine/platform/sqlplatform"
 	"fieldapi/engine/sqldb"
@@ -44,6 +45,44 @@ func TestMigrateTwice(t *testing.T) {
 			_, p := open(t, b.dsn(t), sqlplatform.Options{})
 			if err := p.Migrate(context.Background()); err != nil {
 				t.Fatalf("Migrate again: %v", err)
+			}
+		})
+	}
+}
+
+// TestPendingRowsOfEarlierVersions: a key an earlier version left
+// pending (it stored a hold before the call ran, and the call died) is
+// no answer: Claim finds the key free, and the first response stored
+// replaces the row.
+func TestPendingRowsOfEarlierVersions(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			_, p := open(t, dsn, sqlplatform.Options{})
+			db, err := sqldb.Open(ctx, dsn, sqldb.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			err = db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
+				_, err := sqldb.Exec(ctx, q, `INSERT INTO "idempotency"
+					("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
+					VALUES ('scope', 'k', 'fp-old', 'tok', 'pending', 0, NULL, '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z')`)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := engine.Claim{Scope: "scope", Key: "k", Fingerprint: "fp"}
+			if res, err := p.Idempotency().Claim(ctx, c); err != nil || res.State != engine.Claimed {
+				t.Fatalf("Claim of a key left pending = %v, %v; want Claimed", res.State, err)
+			}
+			if err := p.Idempotency().Complete(ctx, c, engine.Response{Status: 422, Body: []byte(`{}`)}); err != nil {
+				t.Fatalf("Complete of a key left pending: %v", err)
+			}
+			if res, err := p.Idempotency().Claim(ctx, c); err != nil || res.State != engine.Replay || res.Response.Status != 422 {
+				t.Errorf("Claim after Complete = %v %d, %v; want Replay of 422", res.State, res.Response.Status, err)
 			}
 		})
 	}

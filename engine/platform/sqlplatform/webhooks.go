@@ -52,12 +52,12 @@ func (r webhookRow) webhook() engine.Webhook {
 
 // receipt stores the receipt of a webhook write, rendered from v, with
 // the write's claim in its transaction.
-func receipt(ctx context.Context, tx *sqldb.Tx, r engine.Receipt, v any) (engine.Response, error) {
+func (p *Platform) receipt(ctx context.Context, tx *sqldb.Tx, r engine.Receipt, v any) (engine.Response, error) {
 	resp, settle, err := platform.RenderReceipt(r, v)
 	if err != nil || !settle {
 		return resp, err
 	}
-	if err := markDone(ctx, tx, r.Claim, resp); err != nil {
+	if err := (idempotencyStore{p}).store(ctx, tx, r.Claim, resp); err != nil {
 		return engine.Response{}, err
 	}
 	return resp, nil
@@ -85,7 +85,7 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 			sqldb.FormatTime(now), sqldb.FormatTime(now)); err != nil {
 			return err
 		}
-		resp, err = receipt(ctx, tx, r, w)
+		resp, err = p.receipt(ctx, tx, r, w)
 		return err
 	})
 	return resp, err
@@ -149,7 +149,7 @@ func (p *Platform) writeWebhook(ctx context.Context, s engine.Session, id string
 		if err != nil {
 			return err
 		}
-		resp, err = receipt(ctx, tx, r, rendered)
+		resp, err = p.receipt(ctx, tx, r, rendered)
 		return err
 	})
 	return resp, err
