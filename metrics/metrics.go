@@ -22,14 +22,14 @@ const namespace = "fieldapi"
 
 // Requests counts and times every request; it is a runtime.Observer.
 type Requests struct {
-	requests      *prometheus.CounterVec
-	duration      *prometheus.HistogramVec
-	inFlight      prometheus.Gauge
-	replays       prometheus.Counter
-	conflicts     *prometheus.CounterVec
-	races         prometheus.Counter
-	rateLimited   prometheus.Counter
-	engineFaults  *prometheus.CounterVec
+	requests     *prometheus.CounterVec
+	duration     *prometheus.HistogramVec
+	inFlight     prometheus.Gauge
+	replays      prometheus.Counter
+	conflicts    *prometheus.CounterVec
+	races        prometheus.Counter
+	rateLimited  prometheus.Counter
+	engineFaults *prometheus.CounterVec
 }
 
 var _ runtime.Observer = (*Requests)(nil)

@@ -11,19 +11,19 @@ import (
 // every Observer when the answer is written. It never holds a key, a token,
 // a body or the raw path (record keys are data): Route is the pattern.
 type RequestRecord struct {
-	Start      time.Time
-	RequestID  string
-	Method     string
-	Route      string // the route pattern, such as /v1/customers/{key}; RouteNone when no route matched
-	Status     int
-	Problem    string // the problem code of a failed call, "" otherwise
-	Duration   time.Duration
-	BytesIn    int64 // request body bytes read
-	BytesOut   int64 // response body bytes written, as sent (compressed when gzip applies)
-	ClientID   string
-	Company    string
-	Replayed   bool // an idempotent replay answered
-	LostRace   bool // a write ran while another with its Idempotency-Key did, which answered first: its answer was replayed
+	Start     time.Time
+	RequestID string
+	Method    string
+	Route     string // the route pattern, such as /v1/customers/{key}; RouteNone when no route matched
+	Status    int
+	Problem   string // the problem code of a failed call, "" otherwise
+	Duration  time.Duration
+	BytesIn   int64 // request body bytes read
+	BytesOut  int64 // response body bytes written, as sent (compressed when gzip applies)
+	ClientID  string
+	Company   string
+	Replayed  bool // an idempotent replay answered
+	LostRace  bool // a write ran while another with its Idempotency-Key did, which answered first: its answer was replayed
 }
 
 // RouteNone is the Route of a request no route matched (404, 405, a CORS preflight).

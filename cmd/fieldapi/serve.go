@@ -190,7 +190,7 @@ func (f serveFlags) config() serveConfig {
 		logFormat:   f.logFormat,
 		metricsAddr: f.metricsAddr,
 		pprof:       f.pprof,
-		deprecated: f.deprecated(),
+		deprecated:  f.deprecated(),
 		webhook: webhook.Options{
 			Poll: f.webhookPoll, Lease: f.webhookLease, Timeout: f.webhookTimeout,
 			RetryBase: f.webhookRetry, GiveUpAfter: f.webhookGiveUp,
