@@ -132,7 +132,9 @@ func TestEvolveLeavesForeignAndUnlikeTablesAlone(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []sqlstore.Leftover{{Table: "gadgets"}}
-			if plan.Refused() || !slices.EqualFunc(plan.Leftovers, want, func(a, b sqlstore.Leftover) bool { return a.Table == b.Table && a.Column == b.Column && len(a.Held) == 0 }) {
+			if plan.Refused() || !slices.EqualFunc(plan.Leftovers, want, func(a, b sqlstore.Leftover) bool {
+				return a.Table == b.Table && a.Column == b.Column && len(a.Held) == 0
+			}) {
 				t.Errorf("leftovers %+v; want the empty gadgets alone (keys is foreign, notes not shaped like items)", plan.Leftovers)
 			}
 		})
