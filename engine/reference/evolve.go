@@ -185,11 +185,11 @@ func (e *Engine) describeStep(st sqlstore.Step) string {
 		return fmt.Sprintf("copy %s of column %s.%s into the empty %s, then drop %s: field %s, renamedFrom: %s in %s",
 			values(st.Held), st.Table, st.From, st.Column, st.From, fieldOf(st.Column), fieldOf(st.From), fileOf(st.Table))
 	case sqlstore.DropColumn:
-		return fmt.Sprintf("drop column %s.%s and %s: removedFields: [%s] in %s",
-			st.Table, st.Column, values(st.Held), fieldOf(st.Column), fileOf(st.Table))
+		return fmt.Sprintf("drop column %s.%s%s: removedFields: [%s] in %s",
+			st.Table, st.Column, andIts(st.Held, values), fieldOf(st.Column), fileOf(st.Table))
 	case sqlstore.DropTable:
-		return fmt.Sprintf("drop table %s and %s: register %s, dropped as asked (--drop-register %s)",
-			st.Table, records(st.Held), st.Table, st.Table)
+		return fmt.Sprintf("drop table %s%s: register %s, dropped as asked (--drop-register %s)",
+			st.Table, andIts(st.Held, records), st.Table, st.Table)
 	}
 	return fmt.Sprintf("change %s", st.Table)
 }
@@ -197,10 +197,10 @@ func (e *Engine) describeStep(st sqlstore.Step) string {
 // describeEmpty notes a leftover that holds no data.
 func (e *Engine) describeEmpty(l sqlstore.Leftover) string {
 	if l.Column == "" {
-		return fmt.Sprintf("table %s: register %s has no %s and the table holds no records: left as it is (fieldapi migrate --drop-register %s drops it)",
+		return fmt.Sprintf("table %s: register %s has no %s any more; the table holds no records (fieldapi migrate --drop-register %s drops it)",
 			l.Table, l.Table, fileOf(l.Table), l.Table)
 	}
-	return fmt.Sprintf("column %s.%s: field %s is not in %s and no record holds a value in it: left as it is (removedFields: [%s] drops it)",
+	return fmt.Sprintf("column %s.%s: field %s is not in %s; no record holds a value in it (removedFields: [%s] drops the column)",
 		l.Table, l.Column, fieldOf(l.Column), fileOf(l.Table), fieldOf(l.Column))
 }
 
@@ -214,20 +214,20 @@ func (e *Engine) describeRefusal(l sqlstore.Leftover, p *sqlstore.Plan) string {
 			l.Table, l.Table, fileOf(l.Table), records(l.Held), fileOf(l.Table), l.Table)
 	}
 	field := fieldOf(l.Column)
-	keep := fmt.Sprintf("  To keep them, give the field that now holds them renamedFrom: %s", field)
-	var added []string
+	var added []string // the fields new in the register: a misspelling is one of them
 	for _, st := range p.Steps {
 		if st.Kind == sqlstore.AddColumn && st.Table == l.Table {
 			added = append(added, fieldOf(st.Column))
 		}
 	}
+	var keep string
 	switch len(added) {
 	case 0:
-		keep += fmt.Sprintf(", or declare %s again.\n", field)
+		keep = fmt.Sprintf("  To keep them, declare %s again, or add renamedFrom: %s to the field that takes them.\n", field, field)
 	case 1:
-		keep += fmt.Sprintf(" (%s, new in %s?).\n", added[0], fileOf(l.Table))
+		keep = fmt.Sprintf("  To keep them under a new name, add renamedFrom: %s to the field that takes them (%s, new in %s?).\n", field, added[0], fileOf(l.Table))
 	default:
-		keep += fmt.Sprintf(" (one of %s, new in %s?).\n", strings.Join(added, ", "), fileOf(l.Table))
+		keep = fmt.Sprintf("  To keep them under a new name, add renamedFrom: %s to the field that takes them (one of %s, new in %s?).\n", field, strings.Join(added, ", "), fileOf(l.Table))
 	}
 	return fmt.Sprintf("register %s, field %s (column %s.%s) is not in %s, but the database holds values of it in %s.\n"+
 		"%s"+
@@ -244,6 +244,15 @@ func (e *Engine) describeConflict(c sqlstore.Conflict) string {
 		c.Table, to, from, fileOf(c.Table), records(c.HeldNew), c.Column, records(c.HeldOld), c.From, from, to,
 		to, from, from, from,
 		from, c.Table, c.Column)
+}
+
+// andIts words what a drop takes with it: " and its 12 values in total
+// (...)", or ", which holds no values".
+func andIts(h sqlstore.Held, count func(sqlstore.Held) string) string {
+	if h.Total() == 0 {
+		return ", which holds " + count(h)
+	}
+	return " and its " + count(h)
 }
 
 // fileOf is the catalog file of a register, such as catalog/customers.yaml.

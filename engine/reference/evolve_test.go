@@ -77,7 +77,7 @@ func TestMisspeltFieldIsRefusedWithTheDataIntact(t *testing.T) {
 			want := `the database holds data that the catalog no longer declares; nothing was changed.
 
 register customers, field Custom1 (column customers.custom1) is not in catalog/customers.yaml, but the database holds values of it in 80 records in total (by company: demo 60, demo2 20).
-  To keep them, give the field that now holds them renamedFrom: Custom1 (Custm1, new in catalog/customers.yaml?).
+  To keep them under a new name, add renamedFrom: Custom1 to the field that takes them (Custm1, new in catalog/customers.yaml?).
   To remove them, add removedFields: [Custom1] to catalog/customers.yaml, which drops the column and its values.`
 			if err.Error() != want {
 				t.Errorf("the refusal:\n%s\nwant:\n%s", err, want)
@@ -110,7 +110,7 @@ func TestEmptyLeftoverColumnIsOnlyNoted(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantNote := "column customers.custom4: field Custom4 is not in catalog/customers.yaml and no record holds a value in it: left as it is (removedFields: [Custom4] drops it)"
+				wantNote := "column customers.custom4: field Custom4 is not in catalog/customers.yaml; no record holds a value in it (removedFields: [Custom4] drops the column)"
 				if !slices.Equal(ofCustomers(m.Notes), []string{wantNote}) || m.Refused() {
 					t.Errorf("notes %q, refusals %q; want the note %q alone", m.Notes, m.Refusals, wantNote)
 				}
@@ -219,7 +219,7 @@ func TestExplicitRemovalDrops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := "drop column customers.custom1 and 80 values in total (by company: demo 60, demo2 20): removedFields: [Custom1] in catalog/customers.yaml"
+			want := "drop column customers.custom1 and its 80 values in total (by company: demo 60, demo2 20): removedFields: [Custom1] in catalog/customers.yaml"
 			if !slices.Equal(ofCustomers(m.Changes), []string{want}) {
 				t.Errorf("changes %q; want %q", m.Changes, want)
 			}
@@ -277,7 +277,7 @@ func TestARemovedRegisterIsRefusedUntilDropped(t *testing.T) {
 
 			e := openEngine(t, dsn, withoutResources, reference.Options{})
 			plan, err := e.PlanMigration(ctx, "resources")
-			if err != nil || plan.Refused() || len(plan.Changes) != 1 || !strings.HasPrefix(plan.Changes[0], "drop table resources and ") {
+			if err != nil || plan.Refused() || len(plan.Changes) != 1 || !strings.HasPrefix(plan.Changes[0], "drop table resources and its ") {
 				t.Fatalf("the plan with resources dropped: %q, %v; want the drop alone", plan.Changes, err)
 			}
 			if _, err := e.ApplyMigration(ctx, "customers"); err == nil || err.Error() != "register customers is in the catalog (catalog/customers.yaml): only a register whose file is gone can be dropped" {
