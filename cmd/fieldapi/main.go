@@ -65,7 +65,7 @@ const usage = `fieldapi serves the field-service REST/JSON API and administers i
 usage:
   fieldapi init  --db DSN [--demo]
   fieldapi serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]
-  fieldapi migrate --db DSN [--plan] [--drop-register NAME]...   (what init and serve change in the schema)
+  fieldapi migrate --db DSN [--plan] [--drop-register NAME]...   (upgrade the schema as init and serve do; --plan shows it first)
   fieldapi seed  --db DSN [--company ID] [--tasks N]   (bulk data for load tests)
   fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
   fieldapi keys list   --db DSN [--company ID] [--json]
