@@ -85,6 +85,11 @@ type Register struct {
 	CreateReply  *Reply            `yaml:"createReply"` // a create answers with this summary instead of the record
 	LocateFrom   []string          `yaml:"locateFrom"`  // reference fields a record without an address is located from, in order (rulekeys.go)
 	Example      map[string]any    `yaml:"example"`     // one record as read, PascalCase, drawn from the demo data (OpenAPI and docs examples)
+	// RemovedFields are fields this register no longer has whose stored
+	// values are to be dropped: the next migration drops their columns.
+	// It is the only way a field's data is removed (README "Changing the
+	// catalog safely"); a field that simply disappears is refused.
+	RemovedFields []string `yaml:"removedFields"`
 
 	ReadScope  string `yaml:"-"` // <name>:read
 	WriteScope string `yaml:"-"` // <name>:write
@@ -103,6 +108,10 @@ type Field struct {
 	Description string    `yaml:"description"` // one line for docs
 	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
 	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
+	// RenamedFrom is the field's former name: the next migration carries
+	// the values stored under it over to this field. Once every database
+	// has migrated it does nothing and may be removed.
+	RenamedFrom string `yaml:"renamedFrom"`
 
 	// Use, alone in an entry of a register's fields, names a field set
 	// (catalog/fieldsets/<Use>.yaml) whose fields stand in the entry's
@@ -208,6 +217,36 @@ func Column(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// FieldName is the PascalCase field name whose Column is column, the
+// inverse of Column (address_line1 → AddressLine1), for naming a column
+// the catalog no longer declares. ok is false when no field name gives
+// that column.
+func FieldName(column string) (name string, ok bool) {
+	var b strings.Builder
+	upper := true
+	for _, r := range column {
+		switch {
+		case r == '_' && !upper:
+			upper = true
+		case r >= 'a' && r <= 'z':
+			if upper {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			upper = false
+		case r >= '0' && r <= '9' && !upper:
+			b.WriteRune(r)
+		default:
+			return "", false
+		}
+	}
+	name = b.String()
+	if upper || Column(name) != column {
+		return "", false
+	}
+	return name, true
 }
 
 // ParseValue turns catalog text (a default, a line's set value, always

@@ -216,6 +216,9 @@ func (r *Register) validate(c *Catalog) error {
 	if err != nil {
 		return err
 	}
+	if err := r.validateEvolution(fields); err != nil {
+		return err
+	}
 	key := fields[r.Key]
 	if key == nil {
 		return fmt.Errorf("key: field %q is not declared", r.Key)
@@ -318,6 +321,9 @@ func (r *Register) validate(c *Catalog) error {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {
 				return fmt.Errorf("action %s: fields[%d]: needs a PascalCase name and a known type", a.Name, j)
 			}
+			if f.RenamedFrom != "" {
+				return fmt.Errorf("action %s: field %s: renamedFrom is for a register's stored fields; an action's body is stored nowhere", a.Name, f.Name)
+			}
 			if len(f.Enum) > 0 && f.Type != Text {
 				return fmt.Errorf("action %s: field %s: enum needs a text field", a.Name, f.Name)
 			}
@@ -355,6 +361,48 @@ func (r *Register) validate(c *Catalog) error {
 	return nil
 }
 
+// validateEvolution checks how the register says it changed: each
+// renamedFrom names a field that is gone, claimed by one field only; each
+// removed field is gone and is not renamed (carried over and dropped at
+// once). A field of the register that still has the old name would make
+// the rename take its column; fields are its current fields by name.
+func (r *Register) validateEvolution(fields map[string]*Field) error {
+	renamedTo := map[string]string{} // former name → the field renamed from it
+	for _, f := range r.Fields {
+		old := f.RenamedFrom
+		if old == "" {
+			continue
+		}
+		if fields[old] != nil {
+			return fmt.Errorf("field %s: renamedFrom %s: %s is still a field of this register; a rename's former name must be gone (to keep both fields, drop renamedFrom)", f.Name, old, old)
+		}
+		if other, dup := renamedTo[old]; dup {
+			return fmt.Errorf("field %s: renamedFrom %s: field %s is renamed from %s already; one field takes its values", f.Name, old, other, old)
+		}
+		if slices.Contains(reservedFields, old) {
+			return fmt.Errorf("field %s: renamedFrom %s: %s is added by the service, never a field of the catalog", f.Name, old, old)
+		}
+		renamedTo[old] = f.Name
+	}
+	removed := map[string]bool{}
+	for i, name := range r.RemovedFields {
+		switch {
+		case !goName.MatchString(name):
+			return fmt.Errorf("removedFields[%d]: %q must be the removed field's PascalCase name", i, name)
+		case slices.Contains(reservedFields, name):
+			return fmt.Errorf("removedFields: %s is added by the service, never a field of the catalog", name)
+		case fields[name] != nil:
+			return fmt.Errorf("removedFields: %s is still a field of this register; delete it from fields too (removedFields drops its column and its values)", name)
+		case renamedTo[name] != "":
+			return fmt.Errorf("removedFields: %s is the renamedFrom of field %s, which keeps its values; give one of the two", name, renamedTo[name])
+		case removed[name]:
+			return fmt.Errorf("removedFields: %s is listed twice", name)
+		}
+		removed[name] = true
+	}
+	return nil
+}
+
 // checkFields checks the fields of a register or a field set and returns
 // them by name.
 func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
@@ -381,6 +429,9 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 		}
 		if len(f.Enum) > 0 && f.Type != Text {
 			return nil, fmt.Errorf("field %s: enum needs a text field, %s is %s", f.Name, f.Name, f.Type)
+		}
+		if f.RenamedFrom != "" && (!goName.MatchString(f.RenamedFrom) || f.RenamedFrom == f.Name) {
+			return nil, fmt.Errorf("field %s: renamedFrom %q must be the field's former PascalCase name", f.Name, f.RenamedFrom)
 		}
 		if f.References != "" {
 			ref := c.Register(f.References)

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,6 +148,18 @@ var loaderErrors = []struct {
 	{"reference not text", plus(things("  - {name: OwnerNr, type: number, references: owners}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerNr: a reference must be text"},
 	{"lookup through no reference", things("  - {name: OwnerName, lookup: OwnerNr.Name}\n"), `catalog/things.yaml: field OwnerName: lookup "OwnerNr.Name" must be Ref.Field`},
 	{"lookup of a missing field", plus(things("  - {name: OwnerNr, references: owners}\n  - {name: OwnerCity, lookup: OwnerNr.City}\n"), "owners.yaml", owners), `catalog/things.yaml: field OwnerCity: lookup "OwnerNr.City": owners has no field City`},
+
+	// Evolution: renames and removals.
+	{"renamedFrom not a name", things("  - {name: Size, renamedFrom: size}\n"), `catalog/things.yaml: field Size: renamedFrom "size" must be the field's former PascalCase name`},
+	{"renamedFrom a current field", things("  - {name: Size, renamedFrom: Nr}\n"), "catalog/things.yaml: field Size: renamedFrom Nr: Nr is still a field of this register; a rename's former name must be gone"},
+	{"renamedFrom claimed twice", things("  - {name: Size, renamedFrom: Length}\n  - {name: Width, renamedFrom: Length}\n"), "catalog/things.yaml: field Width: renamedFrom Length: field Size is renamed from Length already; one field takes its values"},
+	{"renamedFrom a service field", things("  - {name: Changed, renamedFrom: Modified}\n"), "catalog/things.yaml: field Changed: renamedFrom Modified: Modified is added by the service, never a field of the catalog"},
+	{"renamedFrom on an action field", things("actions:\n  - {name: close, fields: [{name: Reason, renamedFrom: Why}]}\n"), "catalog/things.yaml: action close: field Reason: renamedFrom is for a register's stored fields"},
+	{"removedFields not a name", things("removedFields: [size]\n"), `catalog/things.yaml: removedFields[0]: "size" must be the removed field's PascalCase name`},
+	{"removedFields a service field", things("removedFields: [Modified]\n"), "catalog/things.yaml: removedFields: Modified is added by the service, never a field of the catalog"},
+	{"removedFields a current field", things("removedFields: [Nr]\n"), "catalog/things.yaml: removedFields: Nr is still a field of this register; delete it from fields too"},
+	{"removedFields renamed", things("  - {name: Size, renamedFrom: Length}\nremovedFields: [Length]\n"), "catalog/things.yaml: removedFields: Length is the renamedFrom of field Size, which keeps its values; give one of the two"},
+	{"removedFields twice", things("removedFields: [Length, Length]\n"), "catalog/things.yaml: removedFields: Length is listed twice"},
 
 	// Filters.
 	{"filter param", things("filters:\n  - {param: Size, field: Nr}\n"), `catalog/things.yaml: filters[0]: param "Size" must be camelCase`},
@@ -417,4 +430,38 @@ locateFrom: [OwnerNr]
 	is.Equal(things.Field("Name").DefaultFrom, "OwnerNr.Name")
 	is.Equal(things.Lines[0].Inherit, []string{"Name"})
 	is.Equal(things.LocateFrom, []string{"OwnerNr"})
+}
+
+// TestRenamesAndRemovalsLoad: a field's renamedFrom and a register's
+// removedFields are kept for the migration; an extending register
+// inherits the removals of its base, whose fields it had too.
+func TestRenamesAndRemovalsLoad(t *testing.T) {
+	cat, err := load(map[string]string{
+		"parts.yaml":  strings.Replace(parts, "fields:\n", "removedFields: [Colour]\nfields:\n  - {name: Weight, type: number, renamedFrom: Mass}\n", 1),
+		"spares.yaml": spares,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"parts", "spares"} {
+		r := cat.Register(name)
+		if w := r.Field("Weight"); w == nil || w.RenamedFrom != "Mass" || !slices.Equal(r.RemovedFields, []string{"Colour"}) {
+			t.Errorf("%s: Weight %+v, removedFields %v; want Weight renamed from Mass and Colour removed", name, w, r.RemovedFields)
+		}
+	}
+}
+
+// TestFieldNameIsTheInverseOfColumn: a column names its field back; a
+// column no field name gives names none.
+func TestFieldNameIsTheInverseOfColumn(t *testing.T) {
+	for _, name := range []string{"Custom4", "AddressLine1", "CustomerNr", "ABC", "X"} {
+		if got, ok := FieldName(Column(name)); !ok || got != name {
+			t.Errorf("FieldName(%q) = %q, %v; want %q", Column(name), got, ok, name)
+		}
+	}
+	for _, column := range []string{"", "_a", "a_", "a__b", "a_1", "1a", "Custom4", "a-b", "seq_"} {
+		if got, ok := FieldName(column); ok {
+			t.Errorf("FieldName(%q) = %q; want none", column, got)
+		}
+	}
 }

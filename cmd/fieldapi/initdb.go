@@ -21,8 +21,9 @@ const (
 	demoSign    = "API"
 )
 
-// initDB serves "fieldapi init": create or upgrade the schema and, with
-// --demo, load the demo companies. Both steps are idempotent.
+// initDB serves "fieldapi init": create or upgrade the schema (as
+// "fieldapi migrate" does, saying what it changed) and, with --demo, load
+// the demo companies. Both steps are idempotent.
 func (a *app) initDB(ctx context.Context, args []string) error {
 	fs := newFlagSet("init", "init --db DSN [--demo]", a.stderr)
 	dsn := fs.String("db", defaultDSN, "database: sqlite:PATH or postgres://USER@HOST:PORT/DB")
@@ -36,10 +37,12 @@ func (a *app) initDB(ctx context.Context, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	if err := eng.Migrate(ctx); err != nil {
-		return fmt.Errorf("create schema: %w", err)
+	m, err := eng.ApplyMigration(ctx)
+	if err != nil {
+		return migrationError(err, *dsn)
 	}
 	fmt.Fprintf(a.stdout, "schema ready in %s\n", redactDSN(*dsn))
+	printMigration(a.stdout, m)
 	if !*withDemo {
 		return nil
 	}

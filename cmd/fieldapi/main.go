@@ -2,6 +2,7 @@
 //
 //	fieldapi init  --db DSN [--demo]
 //	fieldapi serve --db DSN --addr HOST:PORT [--require-tokens]
+//	fieldapi migrate --db DSN [--plan] [--drop-register NAME]...
 //	fieldapi seed  --db DSN [--company ID] [--tasks N]
 //	fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
 //	fieldapi keys list   --db DSN [--company ID] [--json]
@@ -47,7 +48,7 @@ type app struct {
 	getenv          func(string) string
 	onListen        func(net.Addr)   // called once serve listens; tests learn the port from it
 	onMetricsListen func(net.Addr)   // the same for the --metrics-addr listener
-	catalog         *catalog.Catalog // init's catalog; nil: the builtin one (tests give an edited copy)
+	catalog         *catalog.Catalog // the catalog of init, serve and migrate; nil: the builtin one (tests give an edited copy)
 	now             func() time.Time // listen's clock; nil: time.Now
 }
 
@@ -64,6 +65,7 @@ const usage = `fieldapi serves the field-service REST/JSON API and administers i
 usage:
   fieldapi init  --db DSN [--demo]
   fieldapi serve --db DSN --addr HOST:PORT [--require-tokens] [tuning flags]
+  fieldapi migrate --db DSN [--plan] [--drop-register NAME]...   (upgrade the schema as init and serve do; --plan shows it first)
   fieldapi seed  --db DSN [--company ID] [--tasks N]   (bulk data for load tests)
   fieldapi keys create --db DSN --company ID --sign SIGN --scopes LIST [--client-id ID] [--allow-ip CIDR]... [--json]
   fieldapi keys list   --db DSN [--company ID] [--json]
@@ -104,6 +106,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.initDB(ctx, rest)
 	case "serve":
 		err = a.serve(ctx, rest)
+	case "migrate":
+		err = a.migrate(ctx, rest)
 	case "keys":
 		err = a.keys(ctx, rest)
 	case "seed":

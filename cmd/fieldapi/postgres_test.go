@@ -98,6 +98,8 @@ func TestCommandsReportAnUnreachablePostgreSQL(t *testing.T) {
 	for _, args := range [][]string{
 		{"init", "--db", dsn},
 		{"serve", "--db", dsn, "--addr", "127.0.0.1:0"},
+		{"migrate", "--db", dsn},
+		{"migrate", "--plan", "--db", dsn},
 		{"keys", "create", "--db", dsn, "--company", "demo", "--sign", "API", "--scopes", "*"},
 		{"keys", "list", "--db", dsn},
 		{"keys", "revoke", "--db", dsn, "--client-id", "nobody"},

@@ -52,7 +52,7 @@ func (a *app) seed(ctx context.Context, args []string) error {
 	}
 	defer eng.Close()
 	if err := eng.Migrate(ctx); err != nil {
-		return fmt.Errorf("create schema: %w", err)
+		return migrationError(err, *dsn)
 	}
 	if err := demo.Load(ctx, eng); err != nil {
 		return fmt.Errorf("load demo data: %w", err)

@@ -231,11 +231,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 
 	memory := isMemory(cfg.dsn)
 	if !memory {
-		if err := upgradeSchema(ctx, cfg.dsn); err != nil {
+		if err := a.upgradeSchema(ctx, cfg.dsn, log); err != nil {
 			return err
 		}
 	}
-	eng, err := openEngine(ctx, cfg.dsn, cfg.engine, serving)
+	eng, err := openEngineWith(ctx, a.catalog, cfg.dsn, cfg.engine, serving)
 	if err != nil {
 		return err
 	}
@@ -311,14 +311,23 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 // upgradeSchema migrates on an engine of its own, without the statement
 // timeout: an upgrade is no API call; it may take long on a big table, and
 // waits while another process starting at the same time upgrades first.
-func upgradeSchema(ctx context.Context, dsn string) error {
-	eng, err := openEngine(ctx, dsn, reference.Options{MaxOpenConns: 1}, existing)
+// It logs each change and each leftover kept; data the catalog no longer
+// declares refuses the start.
+func (a *app) upgradeSchema(ctx context.Context, dsn string, log *slog.Logger) error {
+	eng, err := openEngineWith(ctx, a.catalog, dsn, reference.Options{MaxOpenConns: 1}, existing)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if err := eng.Migrate(ctx); err != nil {
-		return fmt.Errorf("upgrade schema: %w", err)
+	m, err := eng.ApplyMigration(ctx)
+	if err != nil {
+		return migrationError(err, dsn)
+	}
+	for _, c := range m.Changes {
+		log.Info("schema changed", "change", c)
+	}
+	for _, n := range m.Notes {
+		log.Info("schema leftover kept", "note", n)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/matryer/is"
 	"golang.org/x/time/rate"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/geocode"
 )
@@ -52,10 +53,16 @@ type runningServer struct {
 // and waits until it listens.
 func startServe(t *testing.T, dsn string, extra ...string) runningServer {
 	t.Helper()
+	return startServeWith(t, nil, dsn, extra...)
+}
+
+// startServeWith is startServe over cat (nil: the builtin catalog).
+func startServeWith(t *testing.T, cat *catalog.Catalog, dsn string, extra ...string) runningServer {
+	t.Helper()
 	logs, stdout := &syncBuffer{}, &syncBuffer{}
 	listening := make(chan net.Addr, 1)
 	metricsListening := make(chan net.Addr, 1)
-	a := &app{stdout: stdout, stderr: logs, getenv: func(string) string { return "" },
+	a := &app{stdout: stdout, stderr: logs, getenv: func(string) string { return "" }, catalog: cat,
 		onListen:        func(addr net.Addr) { listening <- addr },
 		onMetricsListen: func(addr net.Addr) { metricsListening <- addr }}
 	ctx, cancel := context.WithCancel(t.Context())

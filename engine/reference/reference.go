@@ -54,9 +54,12 @@ type Engine struct {
 	engine.Locations
 	engine.Documents
 
-	db       *sqldb.DB // nil for memory storage
-	migrate  []func(ctx context.Context) error
-	closeAll func() error
+	cat             *catalog.Catalog
+	schema          *store.Schema
+	db              *sqldb.DB       // nil for memory storage
+	sqlStore        *sqlstore.Store // nil for memory storage, which keeps nothing across starts
+	platformMigrate func(ctx context.Context) error
+	closeAll        func() error
 }
 
 // MemoryDSN opens an engine whose data lives in the process only.
@@ -88,7 +91,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		if err != nil {
 			return nil, err
 		}
-		return assemble(cat, ruleSet, st, memplatform.New(memplatform.Options{Now: opt.Now}), opt)
+		return assemble(cat, schema, ruleSet, st, memplatform.New(memplatform.Options{Now: opt.Now}), opt)
 	}
 	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout,
 		StatementTimeout: opt.StatementTimeout, WrapDriver: opt.WrapDriver})
@@ -101,13 +104,14 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		return nil, err
 	}
 	p := sqlplatform.New(db, sqlplatform.Options{Now: opt.Now})
-	e, err := assemble(cat, ruleSet, st, p, opt)
+	e, err := assemble(cat, schema, ruleSet, st, p, opt)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	e.db = db
-	e.migrate = []func(context.Context) error{st.Migrate, p.Migrate}
+	e.sqlStore = st
+	e.platformMigrate = p.Migrate
 	e.closeAll = db.Close
 	return e, nil
 }
@@ -131,26 +135,26 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 
 // assemble makes the engine over a store and platform, with the rules
 // bound and its modules.
-func assemble(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
+func assemble(cat *catalog.Catalog, schema *store.Schema, ruleSet *rules.Set, st store.Store, p platform.Platform, opt Options) (*Engine, error) {
 	pe, err := pipeline.New(cat, ruleSet, st, p, pipeline.Options{Now: opt.Now, NoEvents: opt.NoEvents})
 	if err != nil {
 		return nil, err
 	}
 	return &Engine{
+		cat:       cat,
+		schema:    schema,
 		Engine:    pe,
 		Locations: locations.New(pe, opt.Geocoder),
 		Documents: documents.New(pe, opt.LinkTimeout),
 	}, nil
 }
 
-// Migrate creates or upgrades the schema. Running it again changes nothing.
+// Migrate creates or upgrades the schema (ApplyMigration, without its
+// report). Data the catalog no longer declares refuses it: a
+// *RefusedError, and nothing changed. Running it again changes nothing.
 func (e *Engine) Migrate(ctx context.Context) error {
-	for _, m := range e.migrate {
-		if err := m(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := e.ApplyMigration(ctx)
+	return err
 }
 
 // Close releases the storage.

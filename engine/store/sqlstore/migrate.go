@@ -15,14 +15,34 @@ import (
 // Missing tables, columns and indexes are added; nothing is dropped or
 // retyped. Running it again changes nothing.
 func (s *Store) Migrate(ctx context.Context) error {
+	_, err := s.Evolve(ctx, Evolution{})
+	return err
+}
+
+// Evolve is Migrate after the evolution's renames and removals (evolve.go),
+// all in the one transaction, and returns the plan it carried out. A plan
+// that refuses (a leftover holding values, a rename into a column holding
+// values) changes nothing: the error is a *RefusedError with the plan.
+func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
+	var plan *Plan
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		if err := s.db.Dialect().LockMigration(ctx, tx); err != nil {
 			return err
+		}
+		var err error
+		if plan, err = s.plan(ctx, tx, ev); err != nil {
+			return err
+		}
+		if plan.Refused() {
+			return &RefusedError{Plan: plan}
 		}
 		for _, own := range ownTables {
 			if _, err := tx.ExecContext(ctx, own.ddl); err != nil {
 				return fmt.Errorf("create %s: %w", own.name, err)
 			}
+		}
+		if err := s.apply(ctx, tx, plan); err != nil {
+			return err
 		}
 		for _, st := range s.schema.Tables {
 			t := s.tables[st.Name]
@@ -38,11 +58,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return nil
 	})
 	if err != nil || s.db.Dialect().Postgres() {
-		return err
+		return plan, err
 	}
 	// SQLite plans from table statistics only once they exist: gather them
 	// for tables that lack them (PostgreSQL's autovacuum does this itself).
-	return s.analyze(ctx, `PRAGMA optimize=0x10002`)
+	return plan, s.analyze(ctx, `PRAGMA optimize=0x10002`)
 }
 
 // Analyze refreshes the statistics the query planner picks indexes by:
