@@ -18,15 +18,15 @@ const maxIdempotencyKey = 255
 // replay of the first response, 409 for other content, or — while the same
 // key runs elsewhere — a wait for its response.
 func (s *Server) claim(c *Call) error {
-	key := c.R.Header.Get("Idempotency-Key")
+	key := c.R.Header.Get(HeaderIdempotencyKey)
 	if key == "" {
 		return IdempotencyKeyRequired()
 	}
 	if len(key) > maxIdempotencyKey {
-		return InvalidParameter("Idempotency-Key", "at most 255 characters")
+		return InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
 	}
 	if !validText(key) {
-		return InvalidParameter("Idempotency-Key", errBadText.Error())
+		return InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
 	}
 	claim := engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
@@ -53,7 +53,7 @@ func (s *Server) claim(c *Call) error {
 			return nil
 		case engine.Replay:
 			c.record.Replayed = true
-			c.W.Header().Set("Idempotency-Replayed", "true")
+			c.W.Header().Set(HeaderIdempotencyReplayed, "true")
 			c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
 			return nil
 		case engine.Mismatch:
