@@ -174,8 +174,8 @@ func downloadDocument(ctx context.Context, c *Client, path string) (*DocumentCon
 	if err != nil {
 		return nil, err
 	}
-	doc := &DocumentContent{Body: resp.Body, ContentType: resp.Header.Get("Content-Type"), Size: resp.ContentLength}
-	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+	doc := &DocumentContent{Body: resp.Body, ContentType: resp.Header.Get(headerContentType), Size: resp.ContentLength}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get(headerContentDisposition)); err == nil {
 		doc.FileName = params["filename"]
 	}
 	return doc, nil

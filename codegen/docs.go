@@ -364,7 +364,7 @@ func registerNotes(r *Register, owners []lineOwner) []template.HTML {
 		notes = append(notes, "Records carry a position: "+code("GET "+r.ItemDocPath+"/location")+" reads it ("+code("locate=true")+" recalculates it first, "+code("force=true")+" even when one exists); "+code("PUT")+" pins a position that geocoding never overwrites.")
 	}
 	if r.Documents {
-		notes = append(notes, "Records carry documents: upload as base64 JSON, list without content, download one with the "+code("Content-Type")+" of its content.")
+		notes = append(notes, "Records carry documents: upload as base64 JSON, list without content, download one with the "+code(runtime.HeaderContentType)+" of its content.")
 	}
 	return notes
 }

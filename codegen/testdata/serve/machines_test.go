@@ -145,12 +145,12 @@ func (c client) do(method, path, idempotencyKey, body string) (int, map[string]a
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set(runtime.HeaderAuthorization, "Bearer "+c.key)
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(runtime.HeaderContentType, "application/json")
 	}
 	if idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", idempotencyKey)
+		req.Header.Set(runtime.HeaderIdempotencyKey, idempotencyKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
