@@ -41,6 +41,9 @@ func engineRoutes(around func() (after func())) []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: func(c *runtime.Call) error {
 			return runtime.GetLocation(c, "customers")
 		}},
+		{Method: http.MethodGet, Path: "/v1/customers/:key/changes", Scope: "customers:read", Handler: func(c *runtime.Call) error {
+			return runtime.Changes(c, "customers")
+		}},
 	}
 }
 
@@ -190,9 +193,11 @@ func TestEngineVerdictsReplay(t *testing.T) {
 // TestMissingCapabilityIs501: a route needing a capability the attached
 // engine lacks answers 501 not_implemented.
 func TestMissingCapabilityIs501(t *testing.T) {
-	is := is.New(t)
 	client, _ := newEngineClient(t)
-	resp, body := client.do(http.MethodGet, "/v1/customers/1/location", "", "")
-	is.Equal(resp.StatusCode, http.StatusNotImplemented)
-	is.Equal(problemTitle(t, body), "not_implemented")
+	for _, path := range []string{"/v1/customers/1/location", "/v1/customers/1/changes"} {
+		is := is.New(t)
+		resp, body := client.do(http.MethodGet, path, "", "")
+		is.Equal(resp.StatusCode, http.StatusNotImplemented)
+		is.Equal(problemTitle(t, body), "not_implemented")
+	}
 }
