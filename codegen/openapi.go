@@ -472,7 +472,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		statuses = append(statuses, 409, 413, 415)
 	}
 	switch rt.Kind {
-	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument:
+	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument, KindChanges, KindActionLog:
 		statuses = append(statuses, 501) // optional engine capabilities
 	}
 	// Optimistic concurrency: a write on a record may name the version it
@@ -525,6 +525,23 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	case KindGetDocument:
 		op.Parameters = append(op.Parameters, &Parameter{Name: "id", In: "path", Required: true, Schema: jsonNumber[int64](""), Description: "The document's Id."})
 		op.Responses["200"] = downloadResponse()
+	case KindChanges:
+		op.Description = "The engine's change log of the record: an entry per write, signed and marked as made via the API; a line's writes are logged on its owner too " +
+			"(action create line, update line). The newest limit entries, newest first; there are no further pages. " + op.Description
+		op.Parameters = append(op.Parameters, changeParameters(true)...)
+		ok(200, "The record's change-log entries, newest first", ref(changeListSchema))
+		if ex := r.ChangesExample(); ex != nil {
+			op.Responses["200"].Content["application/json"].Example = ex
+		}
+	case KindActionLog:
+		for _, a := range r.Actions {
+			if a.DocPath == rt.DocPath {
+				op.Description = "The entries of action " + a.Log + " in the record's change log, the ones POST " + a.DocPath + " writes: the newest limit entries, newest first; " +
+					"there are no further pages. GET " + r.ItemDocPath + "/changes lists every write's. " + op.Description
+			}
+		}
+		op.Parameters = append(op.Parameters, changeParameters(false)...)
+		ok(200, "The entries, newest first", ref(changeListSchema))
 	}
 	for _, status := range statuses {
 		op.Responses[strconv.Itoa(status)] = b.problemResponse(status, write)
@@ -622,6 +639,18 @@ func downloadResponse() *Response {
 			Description: "The file; Content-Type is sniffed from its content, not its name."}}
 	}
 	return &Response{Description: "The file, as an attachment", Headers: h, Content: content}
+}
+
+// changeParameters are the query parameters of a change-log list; action
+// where it lists every action's entries.
+func changeParameters(action bool) []*Parameter {
+	params := []*Parameter{{Name: "limit", In: "query", Schema: atLeast(jsonNumber[int32](""), 1),
+		Description: "How many of the newest entries: default " + strconv.Itoa(runtime.DefaultLimit) + "; more than " + strconv.Itoa(runtime.MaxLimit) + " is taken as " + strconv.Itoa(runtime.MaxLimit) + "."}}
+	if action {
+		params = append(params, &Parameter{Name: "action", In: "query", Schema: &Schema{Type: types("string"), MinLength: ptr(1)},
+			Description: "Only the entries of this action (exact, such as update, status, note or create line)."})
+	}
+	return params
 }
 
 func listParameters(r *Register) []*Parameter {

@@ -163,6 +163,17 @@ func builtinSchemas() map[string]*Schema {
 			"Modified":   {Type: types("string"), Pattern: DatePattern},
 		}),
 		"DocumentList": list("A record's documents.", "DocumentInfo"),
+		changeSchema: object("An entry of a record's change log: the engine's own log of every write (a line's write is logged on its owner too).", map[string]*Schema{
+			"At": {Type: types("string"), Pattern: DatePattern, Description: "When the write was made, UTC."},
+			"Action": str("What the write was, in the engine's words: create, update, status, note, add document, pin location …; " +
+				"a line's write on its owner adds \" line\" (create line, update line)."),
+			"Detail":   str("What changed, as the engine wrote it: the fields a create or update sent (ExtraFields.<key> for extra fields), a status move (Planned → Sent), a note's text, a line's list and key."),
+			"Sign":     str("The engine signature the write was made with: the key's."),
+			"ClientId": str("The client id of the key that made the write."),
+			"ViaApi":   boolean("Made through the API; a change made in the engine itself is false."),
+		}).withExample(changeExample()),
+		changeListSchema: list("A record's change-log entries, newest first.", changeSchema).
+			withExample(map[string]any{"items": []any{changeExample()}, "count": 1}),
 		"ExtraFieldDef": object("An extra field the company defines.", map[string]*Schema{
 			"Key":      str("The key in ExtraFields."),
 			"Name":     str("The label."),
@@ -190,14 +201,14 @@ func builtinSchemas() map[string]*Schema {
 			"integration": str("The key's client id."),
 			"tenant":      str("The company."),
 			"scopes":      {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "Every scope the key holds; * spelled out."},
-		}).withExample(map[string]any{"integration": "demo-cli", "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
+		}).withExample(map[string]any{"integration": exampleClientID, "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
 		"TokenRequest": {Type: types("object"), Description: "Client credentials.", AdditionalProperties: Never(), Required: []string{"clientId", "clientSecret"},
 			Properties: map[string]*Schema{
 				"clientId":     str("The key's client id."),
 				"clientSecret": str("The key (mk_…)."),
 				"grantType":    {Type: types("string"), Enum: []any{"client_credentials"}},
 			},
-			Examples: []any{map[string]any{"clientId": "demo-cli", "clientSecret": "mk_demo-cli_…", "grantType": "client_credentials"}}},
+			Examples: []any{map[string]any{"clientId": exampleClientID, "clientSecret": "mk_" + exampleClientID + "_…", "grantType": "client_credentials"}}},
 		"Token": object("An access token.", map[string]*Schema{
 			"access_token": str("Send as Authorization: Bearer."),
 			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
@@ -205,6 +216,25 @@ func builtinSchemas() map[string]*Schema {
 			"scope":        str("The scopes, space-separated."),
 		}).withExample(map[string]any{"access_token": "mt_…", "token_type": "Bearer", "expires_in": 3600, "scope": "customers:read tasks:read tasks:write"}),
 	}
+}
+
+// The change-log schemas: one entry, and the list of a record's.
+const (
+	changeSchema     = "Change"
+	changeListSchema = "ChangeList"
+)
+
+// The demo key the examples are made with (make run's): client id
+// demo-cli, signature API.
+const (
+	exampleClientID = "demo-cli"
+	exampleSign     = "API"
+)
+
+// changeExample is the entry the README's note on a task leaves.
+func changeExample() map[string]any {
+	return map[string]any{"At": "2026-11-22T20:24:16.498310Z", "Action": "note", "Detail": "Porten är låst, nyckel i receptionen",
+		"Sign": exampleSign, "ClientId": exampleClientID, "ViaApi": true}
 }
 
 func removeString(xs []string, x string) []string {

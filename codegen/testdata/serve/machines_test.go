@@ -29,7 +29,8 @@ import (
 )
 
 // TestMachinesOverHTTP drives the generated machines register: create,
-// read, change one field, list, and the strict decoders of its shapes.
+// read, change one field, list, read its change log, and the strict
+// decoders of its shapes.
 func TestMachinesOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	cat, err := catalog.LoadDir(os.Getenv("FIELDGEN_CATALOG"))
@@ -116,6 +117,17 @@ func TestMachinesOverHTTP(t *testing.T) {
 		t.Fatalf("GET list: %s missing from %v", nr, listed)
 	}
 	wantFields(t, "GET list", found, map[string]any{"Hours": 20.0, "Name": "Heat pump"})
+
+	// The change log, generated for a register with writes: the PATCH,
+	// then the create, newest first.
+	status, changes := c.do("GET", "/v1/machines/"+nr+"/changes", "", "")
+	c.want(status, http.StatusOK, changes)
+	entries, _ := changes["items"].([]any)
+	if len(entries) != 2 || changes["count"] != 2.0 {
+		t.Fatalf("GET changes: %v, want the update and the create", changes)
+	}
+	wantFields(t, "GET changes", entries[0].(map[string]any), map[string]any{"Action": "update", "Detail": "Hours", "Sign": "API", "ClientId": "codegen-test", "ViaApi": true})
+	wantFields(t, "GET changes", entries[1].(map[string]any), map[string]any{"Action": "create"})
 
 	// The generated shapes: a create-only field is read only on PATCH, an
 	// unknown name lists the writable ones, a missing required field is named.
