@@ -170,9 +170,20 @@ func problemOrder(example map[string]any) orderedJSON {
 	return inOrder(example, []string{"type", "title", "status", "detail"}, nil)
 }
 
+// changeOrder shows a change-log entry as engine.Change declares it: when,
+// what, then who.
+func changeOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"At", "Action", "Detail", "Sign", "ClientId", "ViaApi"}, nil)
+}
+
+// changeListOrder shows the entries before their count, each in changeOrder.
+func changeListOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"items", "count"}, map[string]func(map[string]any) orderedJSON{"items": changeOrder})
+}
+
 // shapeOrder orders the examples of shapes whose members have a
 // conventional order; the others are shown sorted.
-var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder}
+var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder, changeSchema: changeOrder, changeListSchema: changeListOrder}
 
 func newDocsView(m *Model, doc *Document) (*docsView, error) {
 	schemas := doc.Components.Schemas
@@ -183,7 +194,7 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		ProblemBase:   runtime.DefaultProblemBase,
 		ListExample:   indentJSON(orderedJSON{{"items", []any{}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 1}, {"total", 60}}),
 		ProblemSample: schemaExample(schemas, "Problem", "", problemOrder),
-		ChangeSample:  schemaExample(schemas, changeListSchema, "", nil),
+		ChangeSample:  schemaExample(schemas, changeListSchema, "", changeListOrder),
 		TokenCall: docsExample{Method: "POST", Path: "/v1/token", Status: statusLine(http.StatusOK),
 			Request: schemaExample(schemas, "TokenRequest", "", nil), Reply: schemaExample(schemas, "Token", "", nil)},
 	}
