@@ -94,7 +94,7 @@ func TestScopesAndAddresses(t *testing.T) {
 				resp := env.Post("/v1/"+reg, map[string]any{})
 				is.Equal(resp.Status, http.StatusMethodNotAllowed)
 				is.Equal(resp.Problem(t).Title, "method_not_allowed")
-				is.Equal(resp.Header.Get("Allow"), "GET, HEAD")
+				is.Equal(resp.Header.Get(runtime.HeaderAllow), "GET, HEAD")
 			}
 		})
 	})

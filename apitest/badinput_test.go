@@ -176,14 +176,14 @@ func (h *hostile) send(req Request) Response {
 	case resp.Status >= 500:
 		h.t.Errorf("%s: %d %s", what, resp.Status, truncate(string(resp.Body), 300))
 	case resp.Status >= 400 && req.Method == http.MethodHead: // the headers of a problem, no body
-		if resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("X-Request-Id") == "" {
+		if resp.Header.Get(runtime.HeaderContentType) != "application/problem+json" || resp.Header.Get(runtime.HeaderRequestID) == "" {
 			h.t.Errorf("%s: %d is not a problem with the request id: %s", what, resp.Status, resp.Header)
 		}
 	case resp.Status >= 400:
 		var p runtime.Problem
 		err := json.Unmarshal(resp.Body, &p)
-		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" || err != nil ||
-			p.Status != resp.Status || p.RequestID == "" || p.RequestID != resp.Header.Get("X-Request-Id") {
+		if ct := resp.Header.Get(runtime.HeaderContentType); ct != "application/problem+json" || err != nil ||
+			p.Status != resp.Status || p.RequestID == "" || p.RequestID != resp.Header.Get(runtime.HeaderRequestID) {
 			h.t.Errorf("%s: %d is not a problem with the request id: %s %s", what, resp.Status, resp.Header, truncate(string(resp.Body), 300))
 		}
 	}
@@ -310,17 +310,17 @@ func (h *hostile) headers(op operation) {
 		return
 	}
 	for _, bad := range []string{"Bearer mk_\xff\xfe_secret", "Bearer mt_" + strings.Repeat("a", 70) + "_s", "Basic bWs6"} {
-		h.refused(req(map[string]string{"Authorization": bad}), http.StatusUnauthorized)
+		h.refused(req(map[string]string{runtime.HeaderAuthorization: bad}), http.StatusUnauthorized)
 	}
 	for _, scheme := range []string{"bearer"} {
-		resp := h.send(req(map[string]string{"Authorization": scheme + " " + h.env.Key}))
+		resp := h.send(req(map[string]string{runtime.HeaderAuthorization: scheme + " " + h.env.Key}))
 		if resp.Status == http.StatusUnauthorized {
 			h.t.Errorf("%s %s with Authorization: %s <key>: 401: %s", op.Method, path, scheme, resp.Body)
 		}
 	}
 	if op.HasBody {
 		for _, key := range []string{"caf\xe9", strings.Repeat("k", 256)} {
-			h.refused(req(map[string]string{"Idempotency-Key": key}), http.StatusBadRequest)
+			h.refused(req(map[string]string{runtime.HeaderIdempotencyKey: key}), http.StatusBadRequest)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func handWritten(db *sqlx.DB, key string) http.Handler {
 		ExtraFields            map[string]string
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+key {
+		if r.Header.Get(runtime.HeaderAuthorization) != "Bearer "+key {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -90,7 +90,7 @@ func handWritten(db *sqlx.DB, key string) http.Handler {
 		for _, x := range extras {
 			c.ExtraFields[x.Key] = x.Value
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(runtime.HeaderContentType, "application/json")
 		json.NewEncoder(w).Encode(c)
 	})
 }
@@ -98,7 +98,7 @@ func handWritten(db *sqlx.DB, key string) http.Handler {
 func benchGet(b *testing.B, base, key, path string) {
 	b.Helper()
 	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set(runtime.HeaderAuthorization, "Bearer "+key)
 	for b.Loop() {
 		getOK(b, req)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"fieldapi/generated"
+	"fieldapi/runtime"
 )
 
 // The contract: every call the harness sends (Env.Do) is validated against
@@ -98,7 +99,7 @@ func (c *contract) check(req *http.Request, reqBody []byte, skipRequest bool, st
 	vr := req.Clone(context.Background())
 	vr.URL.Path, vr.URL.RawPath = req.URL.EscapedPath(), ""
 	vr.Body = io.NopCloser(bytes.NewReader(reqBody))
-	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" && status == http.StatusNoContent {
+	if req.Method == http.MethodOptions && req.Header.Get(runtime.HeaderAccessControlRequestMethod) != "" && status == http.StatusNoContent {
 		// A CORS preflight, answered by the CORS layer before any route
 		// (--cors-origin): it is no operation of the document.
 		return nil
@@ -118,7 +119,7 @@ func (c *contract) check(req *http.Request, reqBody []byte, skipRequest bool, st
 			return fmt.Errorf("operation %s: the request does not match the document: %v", op, err)
 		}
 	}
-	if header.Get("Content-Encoding") == "gzip" {
+	if header.Get(runtime.HeaderContentEncoding) == "gzip" {
 		// The document describes the content; gzip is only how it travelled.
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
@@ -144,10 +145,10 @@ func (c *contract) check(req *http.Request, reqBody []byte, skipRequest bool, st
 // checkProblem checks an answer to a path or method the document does not
 // have: a problem, as the document's info says.
 func (c *contract) checkProblem(status int, header http.Header) error {
-	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+	if ct := header.Get(runtime.HeaderContentType); !strings.HasPrefix(ct, "application/problem+json") {
 		return fmt.Errorf("%d answer with Content-Type %q, want application/problem+json", status, ct)
 	}
-	if status == http.StatusMethodNotAllowed && header.Get("Allow") == "" {
+	if status == http.StatusMethodNotAllowed && header.Get(runtime.HeaderAllow) == "" {
 		return errors.New("405 answer without an Allow header")
 	}
 	return nil

@@ -19,12 +19,12 @@ func TestContractCatchesMismatches(t *testing.T) {
 	c := Contract(t)
 	get := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/v1/customers/1001", nil)
 	post := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/v1/customers", strings.NewReader(`{"name": "A"}`))
-	post.Header.Set("Content-Type", "application/json")
-	post.Header.Set("Idempotency-Key", "k")
-	post.Header.Set("Authorization", "Bearer x")
-	get.Header.Set("Authorization", "Bearer x")
+	post.Header.Set(runtime.HeaderContentType, "application/json")
+	post.Header.Set(runtime.HeaderIdempotencyKey, "k")
+	post.Header.Set(runtime.HeaderAuthorization, "Bearer x")
+	get.Header.Set(runtime.HeaderAuthorization, "Bearer x")
 	jsonHeader := func(extra ...string) http.Header {
-		h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"r1"}}
+		h := http.Header{runtime.HeaderContentType: {"application/json"}, runtime.HeaderRequestID: {"r1"}}
 		for i := 0; i+1 < len(extra); i += 2 {
 			h.Set(extra[i], extra[i+1])
 		}
@@ -44,10 +44,10 @@ func TestContractCatchesMismatches(t *testing.T) {
 		{"key null", get, "", 200, jsonHeader(), strings.Replace(customer, `"Nr":"1"`, `"Nr":null`, 1), "getCustomer"},
 		{"field missing", get, "", 200, jsonHeader(), strings.Replace(customer, `"Name":"A",`, ``, 1), "getCustomer"},
 		{"undeclared status", get, "", http.StatusTeapot, jsonHeader(), `{}`, "getCustomer"},
-		{"no request id", get, "", 200, http.Header{"Content-Type": {"application/json"}}, customer, "X-Request-Id"},
-		{"conforming create", post, `{"name": "A"}`, 201, jsonHeader("Location", "/v1/customers/1"), customer, ""},
-		{"201 without Location", post, `{"name": "A"}`, 201, jsonHeader(), customer, "Location"},
-		{"request off the document", post, `{"colour": "red"}`, 201, jsonHeader("Location", "/v1/customers/1"), customer, "createCustomer"},
+		{"no request id", get, "", 200, http.Header{runtime.HeaderContentType: {"application/json"}}, customer, runtime.HeaderRequestID},
+		{"conforming create", post, `{"name": "A"}`, 201, jsonHeader(runtime.HeaderLocation, "/v1/customers/1"), customer, ""},
+		{"201 without Location", post, `{"name": "A"}`, 201, jsonHeader(), customer, runtime.HeaderLocation},
+		{"request off the document", post, `{"colour": "red"}`, 201, jsonHeader(runtime.HeaderLocation, "/v1/customers/1"), customer, "createCustomer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := c.check(tc.req, []byte(tc.body), false, tc.status, tc.header, []byte(tc.resp))
@@ -112,19 +112,19 @@ func TestLocationNamesTheCreatedResource(t *testing.T) {
 		follow := func(t *testing.T, resp Response) {
 			t.Helper()
 			Expect(t, resp, http.StatusCreated)
-			loc := resp.Header.Get("Location")
+			loc := resp.Header.Get(runtime.HeaderLocation)
 			if !strings.HasPrefix(loc, "/v1/") {
 				t.Fatalf("Location %q", loc)
 			}
 			Expect(t, env.Get(loc), http.StatusOK)
 		}
 		customer := Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key,
-			Body: map[string]any{"name": "Location AB"}, Headers: map[string]string{"Idempotency-Key": "location-1"}}
+			Body: map[string]any{"name": "Location AB"}, Headers: map[string]string{runtime.HeaderIdempotencyKey: "location-1"}}
 		first := env.Do(customer)
 		follow(t, first)
 		replay := env.Do(customer)
-		is.New(t).Equal(replay.Header.Get("Idempotency-Replayed"), "true")
-		is.New(t).Equal(replay.Header.Get("Location"), first.Header.Get("Location"))
+		is.New(t).Equal(replay.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
+		is.New(t).Equal(replay.Header.Get(runtime.HeaderLocation), first.Header.Get(runtime.HeaderLocation))
 
 		task := env.Post("/v1/tasks", map[string]any{"customerNr": "1031", "taskText": "Location"})
 		follow(t, task) // answered with a summary: {"nr", ...}

@@ -29,8 +29,8 @@ func TestDocsServed(t *testing.T) {
 
 	resp := env.Do(Request{Method: http.MethodGet, Path: "/docs"})
 	is.Equal(resp.Status, http.StatusOK)
-	is.Equal(resp.Header.Get("Content-Type"), "text/html; charset=utf-8")
-	is.True(strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'")) // the browser loads nothing for it
+	is.Equal(resp.Header.Get(runtime.HeaderContentType), "text/html; charset=utf-8")
+	is.True(strings.Contains(resp.Header.Get(runtime.HeaderContentSecurityPolicy), "default-src 'none'")) // the browser loads nothing for it
 	generatedPage, err := os.ReadFile("../generated/docs.html")
 	is.NoErr(err)
 	is.True(bytes.Equal(resp.Body, generatedPage)) // the page generated from the catalog, as is

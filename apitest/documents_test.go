@@ -27,11 +27,11 @@ func download(t *testing.T, env *Env, nr string, id any) (body []byte, contentTy
 	t.Helper()
 	resp := env.Get(KeyPath("tasks", nr, fmt.Sprintf("/documents/%v", id)))
 	Expect(t, resp, http.StatusOK)
-	disposition, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+	disposition, params, err := mime.ParseMediaType(resp.Header.Get(runtime.HeaderContentDisposition))
 	if err != nil || disposition != "attachment" {
-		t.Fatalf("Content-Disposition %q: %v", resp.Header.Get("Content-Disposition"), err)
+		t.Fatalf("Content-Disposition %q: %v", resp.Header.Get(runtime.HeaderContentDisposition), err)
 	}
-	return resp.Body, resp.Header.Get("Content-Type"), params["filename"]
+	return resp.Body, resp.Header.Get(runtime.HeaderContentType), params["filename"]
 }
 
 // documents lists a task's documents.

@@ -26,7 +26,7 @@ func BenchmarkTaskCreateEvents(b *testing.B) {
 				b.ResetTimer()
 				for i := range b.N {
 					resp := env.Do(Request{Method: http.MethodPost, Path: "/v1/tasks", Key: env.Key, Body: body,
-						Headers: map[string]string{"Idempotency-Key": fmt.Sprint("bench-", i)}})
+						Headers: map[string]string{runtime.HeaderIdempotencyKey: fmt.Sprint("bench-", i)}})
 					if resp.Status != http.StatusCreated {
 						b.Fatalf("status %d: %s", resp.Status, resp.Body)
 					}

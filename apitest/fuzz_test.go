@@ -46,20 +46,20 @@ func FuzzRequest(f *testing.F) {
 		}
 		req := &http.Request{
 			Method: method, URL: u, RequestURI: target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: http.Header{"Content-Type": {"application/json"}}, Host: "fuzz",
+			Header: http.Header{runtime.HeaderContentType: {"application/json"}}, Host: "fuzz",
 			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), RemoteAddr: "192.0.2.1:1234",
 		}
 		switch auth {
 		case "": // most inputs: a valid key, so they reach the handlers and the engine
-			req.Header.Set("Authorization", "Bearer "+env.Key)
+			req.Header.Set(runtime.HeaderAuthorization, "Bearer "+env.Key)
 		case "none":
 		case "bearer ":
-			req.Header.Set("Authorization", "bearer "+env.Key)
+			req.Header.Set(runtime.HeaderAuthorization, "bearer "+env.Key)
 		default:
-			req.Header.Set("Authorization", auth)
+			req.Header.Set(runtime.HeaderAuthorization, auth)
 		}
 		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
+			req.Header.Set(runtime.HeaderIdempotencyKey, idem)
 		}
 		rec := httptest.NewRecorder()
 		env.Server.ServeHTTP(rec, req)
@@ -70,8 +70,8 @@ func FuzzRequest(f *testing.F) {
 			var p runtime.Problem
 			err := json.Unmarshal(rec.Body.Bytes(), &p)
 			// A replayed problem too carries this call's request id.
-			if rec.Header().Get("Content-Type") != "application/problem+json" || err != nil ||
-				p.Status != rec.Code || p.RequestID == "" || p.RequestID != rec.Header().Get("X-Request-Id") {
+			if rec.Header().Get(runtime.HeaderContentType) != "application/problem+json" || err != nil ||
+				p.Status != rec.Code || p.RequestID == "" || p.RequestID != rec.Header().Get(runtime.HeaderRequestID) {
 				t.Fatalf("%s %q: %d is not a problem with the request id: %s", method, target, rec.Code, rec.Body)
 			}
 		}

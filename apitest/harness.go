@@ -173,13 +173,13 @@ func (r Response) Object(t testing.TB) map[string]any {
 // Problem decodes a problem body and checks its media type and request id.
 func (r Response) Problem(t testing.TB) runtime.Problem {
 	t.Helper()
-	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+	if ct := r.Header.Get(runtime.HeaderContentType); ct != "application/problem+json" {
 		t.Fatalf("problem Content-Type = %q, body %s", ct, r.Body)
 	}
 	var p runtime.Problem
 	r.JSON(t, &p)
-	if p.RequestID == "" || p.RequestID != r.Header.Get("X-Request-Id") {
-		t.Fatalf("problem requestId %q does not match X-Request-Id %q", p.RequestID, r.Header.Get("X-Request-Id"))
+	if p.RequestID == "" || p.RequestID != r.Header.Get(runtime.HeaderRequestID) {
+		t.Fatalf("problem requestId %q does not match X-Request-Id %q", p.RequestID, r.Header.Get(runtime.HeaderRequestID))
 	}
 	if p.Status != r.Status {
 		t.Fatalf("problem status %d, HTTP status %d", p.Status, r.Status)
@@ -213,14 +213,14 @@ func (e *Env) Do(req Request) Response {
 		e.T.Fatal(err)
 	}
 	if req.Key != "" {
-		hr.Header.Set("Authorization", "Bearer "+req.Key)
+		hr.Header.Set(runtime.HeaderAuthorization, "Bearer "+req.Key)
 	}
 	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set(runtime.HeaderContentType, "application/json")
 	}
 	if req.Method != http.MethodGet {
-		if _, given := req.Headers["Idempotency-Key"]; !given {
-			hr.Header.Set("Idempotency-Key", "test-"+randomHex(8))
+		if _, given := req.Headers[runtime.HeaderIdempotencyKey]; !given {
+			hr.Header.Set(runtime.HeaderIdempotencyKey, "test-"+randomHex(8))
 		}
 	}
 	for k, v := range req.Headers {

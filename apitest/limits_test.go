@@ -30,7 +30,7 @@ func TestLimitsAndProblems(t *testing.T) {
 			}
 			is.Equal(last.Status, http.StatusTooManyRequests)
 			is.Equal(last.Problem(t).Title, "rate_limited")
-			secs, err := strconv.Atoi(last.Header.Get("Retry-After"))
+			secs, err := strconv.Atoi(last.Header.Get(runtime.HeaderRetryAfter))
 			is.NoErr(err)
 			is.True(secs >= 1)
 			Expect(t, env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.OtherKey}), http.StatusOK) // per key
@@ -38,16 +38,16 @@ func TestLimitsAndProblems(t *testing.T) {
 		env := Start(t, b, runtime.Config{})
 		t.Run("request ids", func(t *testing.T) {
 			is := is.New(t)
-			mine := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{"X-Request-Id": "job-42:run.7_a"}})
-			is.Equal(mine.Header.Get("X-Request-Id"), "job-42:run.7_a")
-			tooLong := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{"X-Request-Id": strings.Repeat("a", 65)}})
-			is.True(tooLong.Header.Get("X-Request-Id") != strings.Repeat("a", 65))
-			is.True(tooLong.Header.Get("X-Request-Id") != "")
-			bad := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{"X-Request-Id": "has space"}})
-			is.True(bad.Header.Get("X-Request-Id") != "has space")
+			mine := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{runtime.HeaderRequestID: "job-42:run.7_a"}})
+			is.Equal(mine.Header.Get(runtime.HeaderRequestID), "job-42:run.7_a")
+			tooLong := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{runtime.HeaderRequestID: strings.Repeat("a", 65)}})
+			is.True(tooLong.Header.Get(runtime.HeaderRequestID) != strings.Repeat("a", 65))
+			is.True(tooLong.Header.Get(runtime.HeaderRequestID) != "")
+			bad := env.Do(Request{Method: "GET", Path: "/v1/whoami", Key: env.Key, Headers: map[string]string{runtime.HeaderRequestID: "has space"}})
+			is.True(bad.Header.Get(runtime.HeaderRequestID) != "has space")
 			health := env.Do(Request{Method: "GET", Path: "/health"})
 			Expect(t, health, http.StatusOK)
-			is.True(health.Header.Get("X-Request-Id") != "")
+			is.True(health.Header.Get(runtime.HeaderRequestID) != "")
 		})
 		t.Run("problem shape", func(t *testing.T) {
 			is := is.New(t)
@@ -63,7 +63,7 @@ func TestLimitsAndProblems(t *testing.T) {
 		})
 		t.Run("content type must be JSON", func(t *testing.T) {
 			is := is.New(t)
-			resp := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: "name=x", Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, SkipRequestValidation: true})
+			resp := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: "name=x", Headers: map[string]string{runtime.HeaderContentType: "application/x-www-form-urlencoded"}, SkipRequestValidation: true})
 			is.Equal(resp.Status, http.StatusUnsupportedMediaType)
 		})
 	})

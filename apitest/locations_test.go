@@ -100,7 +100,7 @@ func TestTaskLocationsWithNominatim(t *testing.T) {
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(runtime.HeaderContentType, "application/json")
 		json.NewEncoder(w).Encode(json.RawMessage(body))
 	}))
 	defer server.Close()

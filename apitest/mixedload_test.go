@@ -105,10 +105,10 @@ func send(env *Env, method, path string, body any, idempotencyKey string) (int, 
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+env.Key)
+	req.Header.Set(runtime.HeaderAuthorization, "Bearer "+env.Key)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", idempotencyKey)
+		req.Header.Set(runtime.HeaderContentType, "application/json")
+		req.Header.Set(runtime.HeaderIdempotencyKey, idempotencyKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -36,7 +36,7 @@ func BenchmarkObservedGetCustomer(b *testing.B) {
 	path := "/v1/customers/B050000"
 	get := func(base string) time.Duration {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
-		req.Header.Set("Authorization", "Bearer "+env.Key)
+		req.Header.Set(runtime.HeaderAuthorization, "Bearer "+env.Key)
 		start := time.Now()
 		getOK(b, req)
 		return time.Since(start)

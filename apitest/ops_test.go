@@ -61,10 +61,10 @@ func TestAccessLogHasOneLinePerRequestWithTheClientsRequestID(t *testing.T) {
 		nr, _ := env.FirstKey("customers", env.Key)
 
 		resp := env.Do(Request{Method: http.MethodGet, Path: KeyPath("customers", nr), Key: env.Key,
-			Headers: map[string]string{"X-Request-Id": "client-req-42"}})
+			Headers: map[string]string{runtime.HeaderRequestID: "client-req-42"}})
 		Expect(t, resp, http.StatusOK)
 		resp = env.Do(Request{Method: http.MethodPatch, Path: KeyPath("customers", nr), Key: env.Key,
-			Body: map[string]any{"nosuchfield": 1}, Headers: map[string]string{"X-Request-Id": "client-req-43"}, SkipRequestValidation: true})
+			Body: map[string]any{"nosuchfield": 1}, Headers: map[string]string{runtime.HeaderRequestID: "client-req-43"}, SkipRequestValidation: true})
 		Expect(t, resp, http.StatusBadRequest)
 
 		byID := map[string]map[string]any{}
@@ -130,7 +130,7 @@ func TestIdempotencyMetrics(t *testing.T) {
 	registry := prometheus.NewRegistry()
 	env := Start(t, Backends(t)[0], runtime.Config{Observers: []runtime.Observer{metrics.NewRequests(registry)}})
 	body := map[string]any{"name": "Metrics AB"}
-	key := map[string]string{"Idempotency-Key": "metrics-replay-1"}
+	key := map[string]string{runtime.HeaderIdempotencyKey: "metrics-replay-1"}
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: body, Headers: key}), http.StatusCreated)
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: body, Headers: key}), http.StatusCreated)
 	Expect(t, env.Do(Request{Method: http.MethodPost, Path: "/v1/customers", Key: env.Key, Body: map[string]any{"name": "Other"}, Headers: key}), http.StatusConflict)
@@ -159,7 +159,7 @@ func scrapeMetrics(t testing.TB, registry *prometheus.Registry) string {
 // etag reads a strong ETag from an answer.
 func etag(t testing.TB, r Response) string {
 	t.Helper()
-	tag := r.Header.Get("ETag")
+	tag := r.Header.Get(runtime.HeaderETag)
 	if !regexp.MustCompile(`^"[0-9a-f]{32}"$`).MatchString(tag) {
 		t.Fatalf("ETag %q is not a strong tag of the record's version", tag)
 	}
@@ -182,14 +182,14 @@ func TestETagsMakeWritesConditional(t *testing.T) {
 
 		t.Run("If-None-Match answers 304 without a body while the record is unchanged", func(t *testing.T) {
 			is := is.New(t)
-			resp := env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{"If-None-Match": v1}})
+			resp := env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{runtime.HeaderIfNoneMatch: v1}})
 			is.Equal(resp.Status, http.StatusNotModified)
 			is.Equal(len(resp.Body), 0)
-			is.Equal(resp.Header.Get("ETag"), v1)
+			is.Equal(resp.Header.Get(runtime.HeaderETag), v1)
 		})
 
 		patched := env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-			Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{"If-Match": v1}})
+			Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{runtime.HeaderIfMatch: v1}})
 		Expect(t, patched, http.StatusOK)
 		v2 := etag(t, patched)
 		is.True(v2 != v1)
@@ -198,41 +198,41 @@ func TestETagsMakeWritesConditional(t *testing.T) {
 		t.Run("a stale If-Match is 412 and changes nothing", func(t *testing.T) {
 			is := is.New(t)
 			resp := env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-				Body: map[string]any{"city": "Tromsø"}, Headers: map[string]string{"If-Match": v1}})
+				Body: map[string]any{"city": "Tromsø"}, Headers: map[string]string{runtime.HeaderIfMatch: v1}})
 			is.Equal(resp.Status, http.StatusPreconditionFailed)
 			is.Equal(resp.Problem(t).Title, "precondition_failed")
 			after := env.Get(path)
 			is.Equal(after.Object(t)["City"], "Oslo")
 			is.Equal(etag(t, after), v2)
 			// If-None-Match of the old version now reads the record
-			Expect(t, env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{"If-None-Match": v1}}), http.StatusOK)
+			Expect(t, env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{runtime.HeaderIfNoneMatch: v1}}), http.StatusOK)
 		})
 		t.Run("a list with the current version, or *, passes; weak tags never do", func(t *testing.T) {
 			is := is.New(t)
 			resp := env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{"If-Match": v1 + ", " + v2}})
+				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{runtime.HeaderIfMatch: v1 + ", " + v2}})
 			is.Equal(resp.Status, http.StatusOK)
 			resp = env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{"If-Match": "*"}})
+				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{runtime.HeaderIfMatch: "*"}})
 			is.Equal(resp.Status, http.StatusOK)
 			resp = env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{"If-Match": "W/" + etag(t, env.Get(path))}})
+				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{runtime.HeaderIfMatch: "W/" + etag(t, env.Get(path))}})
 			is.Equal(resp.Status, http.StatusPreconditionFailed)
 			resp = env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{"If-Match": "not-quoted"}})
+				Body: map[string]any{"city": "Oslo"}, Headers: map[string]string{runtime.HeaderIfMatch: "not-quoted"}})
 			is.Equal(resp.Status, http.StatusBadRequest)
 			is.Equal(resp.Problem(t).Title, "invalid_parameter")
 		})
 		t.Run("a 412 is not stored: the same Idempotency-Key with the current ETag runs", func(t *testing.T) {
 			is := is.New(t)
 			current := etag(t, env.Get(path))
-			headers := map[string]string{"If-Match": v1, "Idempotency-Key": "etag-retry-1"}
+			headers := map[string]string{runtime.HeaderIfMatch: v1, runtime.HeaderIdempotencyKey: "etag-retry-1"}
 			resp := env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key, Body: map[string]any{"city": "Umeå"}, Headers: headers})
 			is.Equal(resp.Status, http.StatusPreconditionFailed)
-			headers["If-Match"] = current
+			headers[runtime.HeaderIfMatch] = current
 			resp = env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key, Body: map[string]any{"city": "Umeå"}, Headers: headers})
 			is.Equal(resp.Status, http.StatusOK)
-			is.Equal(resp.Header.Get("Idempotency-Replayed"), "false")
+			is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "false")
 		})
 	})
 }
@@ -249,26 +249,26 @@ func TestIfMatchOnActionsAndLinePosts(t *testing.T) {
 		is.Equal(etag(t, created), v1)
 
 		moved := env.Do(Request{Method: http.MethodPost, Path: path + "/status", Key: env.Key,
-			Body: map[string]any{"status": "Sent"}, Headers: map[string]string{"If-Match": v1}})
+			Body: map[string]any{"status": "Sent"}, Headers: map[string]string{runtime.HeaderIfMatch: v1}})
 		Expect(t, moved, http.StatusOK)
 		v2 := etag(t, moved)
 		is.True(v2 != v1)
 		is.Equal(etag(t, env.Get(path)), v2)
 
 		stale := env.Do(Request{Method: http.MethodPost, Path: path + "/status", Key: env.Key,
-			Body: map[string]any{"status": "Received"}, Headers: map[string]string{"If-Match": v1}})
+			Body: map[string]any{"status": "Received"}, Headers: map[string]string{runtime.HeaderIfMatch: v1}})
 		is.Equal(stale.Status, http.StatusPreconditionFailed)
 		is.Equal(env.Get(path).Object(t)["Status"], "Sent") // nothing changed
 		is.Equal(etag(t, env.Get(path)), v2)
 
 		line := env.Do(Request{Method: http.MethodPost, Path: path + "/times", Key: env.Key,
-			Body: map[string]any{"timeType": "Normaltid", "hours": 1}, Headers: map[string]string{"If-Match": v1}})
+			Body: map[string]any{"timeType": "Normaltid", "hours": 1}, Headers: map[string]string{runtime.HeaderIfMatch: v1}})
 		is.Equal(line.Status, http.StatusPreconditionFailed)
 		times := env.Get("/v1/times?ownerType=task&ownerNr=" + nr)
 		Expect(t, times, http.StatusOK)
 		is.Equal(len(times.Object(t)["items"].([]any)), 0) // the refused line was not added
 		line = env.Do(Request{Method: http.MethodPost, Path: path + "/times", Key: env.Key,
-			Body: map[string]any{"timeType": "Normaltid", "hours": 1}, Headers: map[string]string{"If-Match": v2}})
+			Body: map[string]any{"timeType": "Normaltid", "hours": 1}, Headers: map[string]string{runtime.HeaderIfMatch: v2}})
 		Expect(t, line, http.StatusCreated)
 	})
 }
@@ -286,7 +286,7 @@ func TestTwoWritersWithOneETagGiveOne412(t *testing.T) {
 			for i := range statuses {
 				wg.Go(func() {
 					resp := env.Do(Request{Method: http.MethodPatch, Path: path, Key: env.Key,
-						Body: map[string]any{"city": fmt.Sprintf("Stad %d-%d", round, i)}, Headers: map[string]string{"If-Match": tag}})
+						Body: map[string]any{"city": fmt.Sprintf("Stad %d-%d", round, i)}, Headers: map[string]string{runtime.HeaderIfMatch: tag}})
 					statuses[i] = resp.Status
 				})
 			}
@@ -313,16 +313,16 @@ func TestHTTPConventions(t *testing.T) {
 
 		t.Run("HEAD answers the GET's headers without a body", func(t *testing.T) {
 			is := is.New(t)
-			identity := map[string]string{"Accept-Encoding": "identity"}
+			identity := map[string]string{runtime.HeaderAcceptEncoding: "identity"}
 			// /health's latencyMs changes between calls, so its length may too.
 			for _, p := range []string{path, "/v1/customers?limit=2", "/openapi.json", "/health"} {
 				get := env.Do(Request{Method: http.MethodGet, Path: p, Key: env.Key, Headers: identity})
 				head := env.Do(Request{Method: http.MethodHead, Path: p, Key: env.Key, Headers: identity})
 				is.Equal(head.Status, get.Status)
 				is.Equal(len(head.Body), 0)
-				same := []string{"Content-Type", "ETag", "Cache-Control", "RateLimit-Policy"}
+				same := []string{runtime.HeaderContentType, runtime.HeaderETag, runtime.HeaderCacheControl, runtime.HeaderRateLimitPolicy}
 				if p != "/health" {
-					same = append(same, "Content-Length")
+					same = append(same, runtime.HeaderContentLength)
 				}
 				for _, h := range same {
 					is.Equal(head.Header.Get(h), get.Header.Get(h)) // same header
@@ -331,15 +331,15 @@ func TestHTTPConventions(t *testing.T) {
 		})
 		t.Run("keyed answers are no-store; public reads are not", func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(env.Get(path).Header.Get("Cache-Control"), "no-store")
-			is.Equal(env.Do(Request{Method: http.MethodGet, Path: path}).Header.Get("Cache-Control"), "no-store") // a 401 too
-			is.Equal(env.Do(Request{Method: http.MethodGet, Path: "/health"}).Header.Get("Cache-Control"), "")
+			is.Equal(env.Get(path).Header.Get(runtime.HeaderCacheControl), "no-store")
+			is.Equal(env.Do(Request{Method: http.MethodGet, Path: path}).Header.Get(runtime.HeaderCacheControl), "no-store") // a 401 too
+			is.Equal(env.Do(Request{Method: http.MethodGet, Path: "/health"}).Header.Get(runtime.HeaderCacheControl), "")
 		})
 		t.Run("gzip for clients that accept it, above the minimum size", func(t *testing.T) {
 			is := is.New(t)
-			list := env.Do(Request{Method: http.MethodGet, Path: "/v1/customers?limit=50", Key: env.Key, Headers: map[string]string{"Accept-Encoding": "gzip"}})
+			list := env.Do(Request{Method: http.MethodGet, Path: "/v1/customers?limit=50", Key: env.Key, Headers: map[string]string{runtime.HeaderAcceptEncoding: "gzip"}})
 			is.Equal(list.Status, http.StatusOK)
-			is.Equal(list.Header.Get("Content-Encoding"), "gzip")
+			is.Equal(list.Header.Get(runtime.HeaderContentEncoding), "gzip")
 			zr, err := gzip.NewReader(bytes.NewReader(list.Body))
 			is.NoErr(err)
 			plain, err := io.ReadAll(zr)
@@ -347,28 +347,28 @@ func TestHTTPConventions(t *testing.T) {
 			var page struct{ Items []map[string]any }
 			is.NoErr(json.Unmarshal(plain, &page))
 			is.Equal(len(page.Items), 50)
-			small := env.Do(Request{Method: http.MethodGet, Path: "/health", Headers: map[string]string{"Accept-Encoding": "gzip"}})
-			is.Equal(small.Header.Get("Content-Encoding"), "") // under the minimum size
+			small := env.Do(Request{Method: http.MethodGet, Path: "/health", Headers: map[string]string{runtime.HeaderAcceptEncoding: "gzip"}})
+			is.Equal(small.Header.Get(runtime.HeaderContentEncoding), "") // under the minimum size
 		})
 		t.Run("CORS preflight from an allowed origin passes, from another is refused", func(t *testing.T) {
 			is := is.New(t)
 			preflight := func(origin string) Response {
 				return env.Do(Request{Method: http.MethodOptions, Path: path, Headers: map[string]string{
-					"Origin": origin, "Access-Control-Request-Method": "PATCH",
-					"Access-Control-Request-Headers": "authorization, content-type, idempotency-key, if-match", "Idempotency-Key": ""}})
+					runtime.HeaderOrigin: origin, runtime.HeaderAccessControlRequestMethod: "PATCH",
+					runtime.HeaderAccessControlRequestHeaders: "authorization, content-type, idempotency-key, if-match", runtime.HeaderIdempotencyKey: ""}})
 			}
 			ok := preflight("https://app.example.com")
 			is.True(ok.Status < 300)
-			is.Equal(ok.Header.Get("Access-Control-Allow-Origin"), "https://app.example.com")
-			is.True(strings.Contains(ok.Header.Get("Access-Control-Allow-Methods"), "PATCH"))
-			is.True(strings.Contains(strings.ToLower(ok.Header.Get("Access-Control-Allow-Headers")), "if-match"))
+			is.Equal(ok.Header.Get(runtime.HeaderAccessControlAllowOrigin), "https://app.example.com")
+			is.True(strings.Contains(ok.Header.Get(runtime.HeaderAccessControlAllowMethods), "PATCH"))
+			is.True(strings.Contains(strings.ToLower(ok.Header.Get(runtime.HeaderAccessControlAllowHeaders)), "if-match"))
 			refused := preflight("https://evil.example.net")
-			is.Equal(refused.Header.Get("Access-Control-Allow-Origin"), "")
-			is.Equal(refused.Header.Get("Access-Control-Allow-Methods"), "")
+			is.Equal(refused.Header.Get(runtime.HeaderAccessControlAllowOrigin), "")
+			is.Equal(refused.Header.Get(runtime.HeaderAccessControlAllowMethods), "")
 
-			get := env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{"Origin": "https://app.example.com"}})
-			is.Equal(get.Header.Get("Access-Control-Allow-Origin"), "https://app.example.com")
-			is.True(strings.Contains(get.Header.Get("Access-Control-Expose-Headers"), "Etag"))
+			get := env.Do(Request{Method: http.MethodGet, Path: path, Key: env.Key, Headers: map[string]string{runtime.HeaderOrigin: "https://app.example.com"}})
+			is.Equal(get.Header.Get(runtime.HeaderAccessControlAllowOrigin), "https://app.example.com")
+			is.True(strings.Contains(get.Header.Get(runtime.HeaderAccessControlExposeHeaders), http.CanonicalHeaderKey(runtime.HeaderETag)))
 		})
 	})
 }
@@ -377,9 +377,9 @@ func TestCORSIsOffByDefault(t *testing.T) {
 	is := is.New(t)
 	env := Start(t, Backends(t)[0], runtime.Config{})
 	resp := env.Do(Request{Method: http.MethodOptions, Path: "/v1/customers", Headers: map[string]string{
-		"Origin": "https://app.example.com", "Access-Control-Request-Method": "GET", "Idempotency-Key": ""}})
+		runtime.HeaderOrigin: "https://app.example.com", runtime.HeaderAccessControlRequestMethod: "GET", runtime.HeaderIdempotencyKey: ""}})
 	is.Equal(resp.Status, http.StatusMethodNotAllowed)
-	is.Equal(resp.Header.Get("Access-Control-Allow-Origin"), "")
+	is.Equal(resp.Header.Get(runtime.HeaderAccessControlAllowOrigin), "")
 }
 
 var rateLimitHeader = regexp.MustCompile(`^"per-key";r=(\d+);t=(\d+)$`)
@@ -391,18 +391,18 @@ func TestRateLimitHeadersCountDown(t *testing.T) {
 		var remaining []int
 		for range 6 {
 			resp := env.Get("/v1/whoami")
-			is.Equal(resp.Header.Get("RateLimit-Policy"), `"per-key";q=5;w=50`)
-			m := rateLimitHeader.FindStringSubmatch(resp.Header.Get("RateLimit"))
+			is.Equal(resp.Header.Get(runtime.HeaderRateLimitPolicy), `"per-key";q=5;w=50`)
+			m := rateLimitHeader.FindStringSubmatch(resp.Header.Get(runtime.HeaderRateLimit))
 			is.True(m != nil) // RateLimit: "per-key";r=N;t=S
 			r, _ := strconv.Atoi(m[1])
 			remaining = append(remaining, r)
 			if resp.Status == http.StatusTooManyRequests {
 				is.Equal(r, 0)
-				is.True(resp.Header.Get("Retry-After") != "")
+				is.True(resp.Header.Get(runtime.HeaderRetryAfter) != "")
 			}
 		}
 		is.Equal(remaining, []int{4, 3, 2, 1, 0, 0})
 		// a call without a key carries none
-		is.Equal(env.Do(Request{Method: http.MethodGet, Path: "/v1/whoami"}).Header.Get("RateLimit"), "")
+		is.Equal(env.Do(Request{Method: http.MethodGet, Path: "/v1/whoami"}).Header.Get(runtime.HeaderRateLimit), "")
 	})
 }

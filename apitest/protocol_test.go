@@ -72,8 +72,8 @@ func TestProtocolErrors(t *testing.T) {
 	} {
 		t.Run("net/http answers itself: "+name, func(t *testing.T) {
 			resp := rawExchange(t, env, c.request)
-			if resp.Status != c.status || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
-				t.Fatalf("%d %s %s; the README documents %d in plain text", resp.Status, resp.Header.Get("Content-Type"), resp.Body, c.status)
+			if resp.Status != c.status || strings.HasPrefix(resp.Header.Get(runtime.HeaderContentType), "application/problem+json") {
+				t.Fatalf("%d %s %s; the README documents %d in plain text", resp.Status, resp.Header.Get(runtime.HeaderContentType), resp.Body, c.status)
 			}
 		})
 	}

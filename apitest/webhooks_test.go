@@ -135,7 +135,7 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 			is.NoErr(verifier.Verify(m.Body, m.Header)) // the published library accepts the signature
 			var ev feedEvent
 			is.NoErr(json.Unmarshal(m.Body, &ev))
-			is.Equal(m.Header.Get("webhook-id"), ev.ID)
+			is.Equal(m.Header.Get(runtime.HeaderWebhookID), ev.ID)
 			types = append(types, ev.Type)
 
 			tampered := append([]byte{}, m.Body...)
@@ -150,9 +150,9 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 		sig, err := webhook.Sign(secret, "msg_old", old, msgs[0].Body)
 		is.NoErr(err)
 		h := http.Header{}
-		h.Set("webhook-id", "msg_old")
-		h.Set("webhook-timestamp", strconv.FormatInt(old.Unix(), 10))
-		h.Set("webhook-signature", sig)
+		h.Set(runtime.HeaderWebhookID, "msg_old")
+		h.Set(runtime.HeaderWebhookTimestamp, strconv.FormatInt(old.Unix(), 10))
+		h.Set(runtime.HeaderWebhookSignature, sig)
 		is.True(verifier.Verify(msgs[0].Body, h) != nil)
 		is.NoErr(verifier.VerifyIgnoringTimestamp(msgs[0].Body, h)) // only the age is wrong
 
@@ -202,7 +202,7 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 		retry := env.Post("/v1/webhooks/"+id+"/deliveries/"+strconv.FormatInt(list.Items[2].ID, 10)+"/retry", nil)
 		Expect(t, retry, http.StatusAccepted)
 		again := recv.wait(t, 4)
-		is.Equal(again[3].Header.Get("webhook-id"), list.Items[2].MessageID) // a duplicate shows by its id
+		is.Equal(again[3].Header.Get(runtime.HeaderWebhookID), list.Items[2].MessageID) // a duplicate shows by its id
 
 		// Another company sees neither the subscription nor its deliveries.
 		is.Equal(env.Do(Request{Method: http.MethodGet, Path: "/v1/webhooks/" + id, Key: env.OtherKey}).Status, http.StatusNotFound)
@@ -254,7 +254,7 @@ func TestWebhookRetriesAndGivesUp(t *testing.T) {
 
 		Expect(t, env.Post("/v1/customers", map[string]any{"name": "Retry"}), http.StatusCreated)
 		msgs := flaky.wait(t, 3)
-		is.Equal(msgs[0].Header.Get("webhook-id"), msgs[2].Header.Get("webhook-id")) // the same message each time
+		is.Equal(msgs[0].Header.Get(runtime.HeaderWebhookID), msgs[2].Header.Get(runtime.HeaderWebhookID)) // the same message each time
 		var list struct {
 			Items []struct {
 				State    string

@@ -25,7 +25,7 @@ func TestCreateAndPatchSemantics(t *testing.T) {
 		is.Equal(c["Name"], "Fjord Rør AS") // read shape is PascalCase
 		is.Equal(c["Status"], "Active")     // engine default
 		is.True(c["Modified"] != nil)
-		is.Equal(created.Header.Get("Idempotency-Replayed"), "false")
+		is.Equal(created.Header.Get(runtime.HeaderIdempotencyReplayed), "false")
 
 		// omitted and null leave a field, "" clears it
 		patched := env.Patch(KeyPath("customers", nr), map[string]any{"city": "Oslo", "phone": nil, "note": ""})
@@ -89,7 +89,7 @@ func TestIdempotency(t *testing.T) {
 		env := Start(t, b, runtime.Config{})
 		body := map[string]any{"name": "Idem AS", "city": "Tromsø"}
 		send := func(key string, body any) Response {
-			return env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: body, Headers: map[string]string{"Idempotency-Key": key}})
+			return env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: body, Headers: map[string]string{runtime.HeaderIdempotencyKey: key}})
 		}
 
 		t.Run("replay returns the first response", func(t *testing.T) {
@@ -99,8 +99,8 @@ func TestIdempotency(t *testing.T) {
 			again := send("idem-1", map[string]any{"city": "Tromsø", "name": "Idem AS"}) // same content, other order
 			Expect(t, again, http.StatusCreated)
 			is.Equal(string(again.Body), string(first.Body))
-			is.Equal(again.Header.Get("Idempotency-Replayed"), "true")
-			is.Equal(again.Header.Get("Idempotency-Key"), "idem-1")
+			is.Equal(again.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
+			is.Equal(again.Header.Get(runtime.HeaderIdempotencyKey), "idem-1")
 			is.Equal(env.count(t, "/v1/customers?name=Idem+AS"), 1)
 		})
 		t.Run("other content is 409", func(t *testing.T) {
@@ -108,11 +108,11 @@ func TestIdempotency(t *testing.T) {
 			resp := send("idem-1", map[string]any{"name": "Other AS"})
 			is.Equal(resp.Status, http.StatusConflict)
 			is.Equal(resp.Problem(t).Title, "idempotency_mismatch")
-			is.Equal(resp.Header.Get("Idempotency-Key"), "idem-1")
+			is.Equal(resp.Header.Get(runtime.HeaderIdempotencyKey), "idem-1")
 		})
 		t.Run("missing key is 400", func(t *testing.T) {
 			is := is.New(t)
-			resp := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: body, Headers: map[string]string{"Idempotency-Key": ""}, SkipRequestValidation: true})
+			resp := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: body, Headers: map[string]string{runtime.HeaderIdempotencyKey: ""}, SkipRequestValidation: true})
 			is.Equal(resp.Status, http.StatusBadRequest)
 			is.Equal(resp.Problem(t).Title, "idempotency_key_required")
 		})
@@ -122,7 +122,7 @@ func TestIdempotency(t *testing.T) {
 			is.Equal(refused.Status, http.StatusUnprocessableEntity)
 			again := send("idem-422", map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}})
 			is.Equal(again.Status, http.StatusUnprocessableEntity)
-			is.Equal(again.Header.Get("Idempotency-Replayed"), "true")
+			is.Equal(again.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 			// The replayed problem is the first one, answered with this
 			// call's request id in body and header alike (Problem checks they agree).
 			first, replayed := refused.Problem(t), again.Problem(t)
@@ -130,15 +130,15 @@ func TestIdempotency(t *testing.T) {
 			first.RequestID, replayed.RequestID = "", ""
 			is.Equal(replayed, first)
 			own := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: map[string]any{"name": "X", "contacts": []any{map[string]any{"name": ""}}, "extraFields": map[string]string{"No.Such.Field": "1"}},
-				Headers: map[string]string{"Idempotency-Key": "idem-422", "X-Request-Id": "replay-trace-1"}})
-			is.Equal(own.Header.Get("Idempotency-Replayed"), "true")
+				Headers: map[string]string{runtime.HeaderIdempotencyKey: "idem-422", runtime.HeaderRequestID: "replay-trace-1"}})
+			is.Equal(own.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 			is.Equal(own.Problem(t).RequestID, "replay-trace-1") // a client's own id is used on a replay too
 
-			bad := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: `{"name":`, Headers: map[string]string{"Idempotency-Key": "idem-400"}, SkipRequestValidation: true})
+			bad := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: `{"name":`, Headers: map[string]string{runtime.HeaderIdempotencyKey: "idem-400"}, SkipRequestValidation: true})
 			is.Equal(bad.Status, http.StatusBadRequest)
 			fixed := send("idem-400", map[string]any{"name": "Fixed AS"}) // the 400 was not stored: the retry runs
 			is.Equal(fixed.Status, http.StatusCreated)
-			is.Equal(fixed.Header.Get("Idempotency-Replayed"), "false")
+			is.Equal(fixed.Header.Get(runtime.HeaderIdempotencyReplayed), "false")
 		})
 		t.Run("20 concurrent identical calls create one record", func(t *testing.T) {
 			is := is.New(t)

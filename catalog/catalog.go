@@ -154,6 +154,7 @@ type Action struct {
 	Description string   `yaml:"description"` // one line for docs
 	Fields      []*Field `yaml:"fields"`      // the body; every field is writable
 	Event       string   `yaml:"event"`       // snake_case event name after the record's prefix (status_changed); default: the action's name, snake_case
+	Log         string   `yaml:"log"`         // the change-log action its entries carry: GET on the action's path lists them, newest first
 }
 
 // Reply is the summary a create answers with, in camelCase.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -308,7 +309,7 @@ func (r *Register) validate(c *Catalog) error {
 			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
 		}
 	}
-	actions := map[string]bool{"location": true, "documents": true}
+	actions := map[string]bool{"location": true, "documents": true, "changes": true}
 	for i, a := range r.Actions {
 		if !paramName.MatchString(a.Name) || actions[a.Name] || lines[a.Name] {
 			return fmt.Errorf("actions[%d]: name %q must be a camelCase name not used by a line or another path", i, a.Name)
@@ -316,6 +317,9 @@ func (r *Register) validate(c *Catalog) error {
 		actions[a.Name] = true
 		if !eventName.MatchString(a.Event) {
 			return fmt.Errorf("action %s: event %q must be a snake_case name such as status_changed", a.Name, a.Event)
+		}
+		if a.Log != strings.TrimSpace(a.Log) || strings.ContainsFunc(a.Log, unicode.IsControl) {
+			return fmt.Errorf("action %s: log %q must be the change-log action of its entries, such as note", a.Name, a.Log)
 		}
 		for j, f := range a.Fields {
 			if !goName.MatchString(f.Name) || !slices.Contains(fieldTypes, f.Type) {

@@ -182,6 +182,8 @@ var loaderErrors = []struct {
 	// Actions and the create reply.
 	{"action name", things("actions:\n  - {name: location}\n"), `catalog/things.yaml: actions[0]: name "location" must be a camelCase name not used by a line or another path`},
 	{"action event", things("actions:\n  - {name: close, event: Closed}\n"), `catalog/things.yaml: action close: event "Closed" must be a snake_case name such as status_changed`},
+	{"action named changes", things("actions:\n  - {name: changes}\n"), `catalog/things.yaml: actions[0]: name "changes" must be a camelCase name not used by a line or another path`},
+	{"action log", things("actions:\n  - {name: close, log: ' closed'}\n"), `catalog/things.yaml: action close: log " closed" must be the change-log action of its entries, such as note`},
 	{"action field", things("actions:\n  - {name: close, fields: [{name: reason}]}\n"), "catalog/things.yaml: action close: fields[0]: needs a PascalCase name and a known type"},
 	{"createReply field missing", things("createReply: {fields: [Id]}\n"), `catalog/things.yaml: createReply: field "Id" is not declared`},
 	{"createReply without the key", things("  - {name: Name}\ncreateReply: {fields: [Name]}\n"), `catalog/things.yaml: createReply: fields must carry the key Nr`},

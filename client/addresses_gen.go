@@ -143,3 +143,8 @@ func (s *AddressService) Create(ctx context.Context, body AddressCreate) (Addres
 func (s *AddressService) Update(ctx context.Context, id string, body AddressUpdate) (Address, error) {
 	return writeRecord[Address](ctx, s.c, http.MethodPatch, itemPath("/v1/addresses", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/addresses/{Id}/changes.
+func (s *AddressService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/addresses", id, "/changes"), p)
+}

@@ -149,6 +149,22 @@ func getItems[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 	return col.Items, err
 }
 
+// getChanges reads change-log entries of a record, newest first: every
+// action's (p.Action selects one), or on an action's path the entries it
+// wrote (p.Action is then "").
+func getChanges(ctx context.Context, c *Client, path string, p ChangeParams) ([]Change, error) {
+	q := url.Values{}
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	setText(q, "action", p.Action)
+	col, err := getOne[collection[Change]](ctx, c, path, q)
+	if col.Items == nil {
+		col.Items = []Change{}
+	}
+	return col.Items, err
+}
+
 // getLocation reads a record's position.
 func getLocation(ctx context.Context, c *Client, path string, opt LocateOptions) (Location, error) {
 	q := url.Values{}
@@ -174,8 +190,8 @@ func downloadDocument(ctx context.Context, c *Client, path string) (*DocumentCon
 	if err != nil {
 		return nil, err
 	}
-	doc := &DocumentContent{Body: resp.Body, ContentType: resp.Header.Get("Content-Type"), Size: resp.ContentLength}
-	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+	doc := &DocumentContent{Body: resp.Body, ContentType: resp.Header.Get(headerContentType), Size: resp.ContentLength}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get(headerContentDisposition)); err == nil {
 		doc.FileName = params["filename"]
 	}
 	return doc, nil

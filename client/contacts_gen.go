@@ -116,3 +116,8 @@ func (s *ContactService) Create(ctx context.Context, body ContactCreate) (Contac
 func (s *ContactService) Update(ctx context.Context, id string, body ContactUpdate) (Contact, error) {
 	return writeRecord[Contact](ctx, s.c, http.MethodPatch, itemPath("/v1/contacts", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/contacts/{Id}/changes.
+func (s *ContactService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/contacts", id, "/changes"), p)
+}

@@ -194,6 +194,11 @@ func (s *ContractService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, err
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/contracts/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/contracts/{Nr}/changes.
+func (s *ContractService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/contracts", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/contracts/{Nr}/location.
 func (s *ContractService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/contracts", nr, "/location"), opt)

@@ -153,6 +153,11 @@ func (s *CustomerService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, err
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/customers/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/customers/{Nr}/changes.
+func (s *CustomerService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/customers", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/customers/{Nr}/location.
 func (s *CustomerService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/customers", nr, "/location"), opt)

@@ -223,3 +223,27 @@ func ExampleWithResponse() {
 	fmt.Println(resp.StatusCode, resp.ETag != "", resp.RequestID != "", resp.Replayed)
 	// Output: 200 true true false
 }
+
+func ExampleTaskService_Notes() {
+	c := client.New(serverURL, client.WithKey(demoKey))
+	ctx := context.Background()
+
+	task, err := c.Tasks.Create(ctx, client.TaskCreate{CustomerNr: client.Value("1031")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := c.Tasks.AddNote(ctx, task.Nr, "Porten är låst, nyckel i receptionen"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	notes, err := c.Tasks.Notes(ctx, task.Nr, 0) // newest first
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, n := range notes {
+		fmt.Println(n.Action, n.Sign, n.ViaAPI, n.Detail)
+	}
+	// Output: note API true Porten är låst, nyckel i receptionen
+}

@@ -17,7 +17,7 @@ import (
 
 // TestReadmeFlows runs the README's curl walkthroughs through the client
 // against the real server: a customer with contacts, a task with lines,
-// status, note, assignees, a document and a position, a quote whose line
+// status, a note read back, assignees, a document and a position, a quote whose line
 // is changed, an order with lines, lines of quantity 0, a standalone
 // booking, and refusals as typed problems. (The webhook walkthrough, with
 // fieldapi listen, is cmd/fieldapi's TestListenPrintsWhatServeDelivers.)
@@ -73,6 +73,14 @@ func TestReadmeFlows(t *testing.T) {
 			is.Equal(task.Status, "Received")
 			_, err = c.Tasks.AddNote(ctx, nr, "Porten är låst, nyckel i receptionen")
 			is.NoErr(err)
+			notes, err := c.Tasks.Notes(ctx, nr, 0) // the note reads back
+			is.NoErr(err)
+			is.Equal(len(notes), 1)
+			is.Equal(notes[0].Detail, "Porten är låst, nyckel i receptionen")
+			moves, err := c.Tasks.Changes(ctx, nr, client.ChangeParams{Action: "status"})
+			is.NoErr(err)
+			is.Equal(len(moves), 1) // Sent → Received; Sent itself was applied by the create
+			is.Equal(moves[0].Detail, "Sent → Received")
 
 			task, err = c.Tasks.Update(ctx, nr, client.TaskUpdate{UserSigns: client.Value([]string{"ANLI", "MASV"})})
 			is.NoErr(err)

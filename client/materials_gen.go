@@ -115,3 +115,8 @@ func (s *MaterialService) Get(ctx context.Context, id string) (Material, error) 
 func (s *MaterialService) Update(ctx context.Context, id string, body MaterialUpdate) (Material, error) {
 	return writeRecord[Material](ctx, s.c, http.MethodPatch, itemPath("/v1/materials", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/materials/{Id}/changes.
+func (s *MaterialService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/materials", id, "/changes"), p)
+}

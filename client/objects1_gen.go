@@ -117,6 +117,11 @@ func (s *Object1Service) ExtraFields(ctx context.Context) ([]ExtraFieldDef, erro
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/objects1/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/objects1/{Nr}/changes.
+func (s *Object1Service) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/objects1", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/objects1/{Nr}/location.
 func (s *Object1Service) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/objects1", nr, "/location"), opt)

@@ -117,6 +117,11 @@ func (s *Object3Service) ExtraFields(ctx context.Context) ([]ExtraFieldDef, erro
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/objects3/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/objects3/{Nr}/changes.
+func (s *Object3Service) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/objects3", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/objects3/{Nr}/location.
 func (s *Object3Service) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/objects3", nr, "/location"), opt)

@@ -100,3 +100,8 @@ func (s *OrderLineService) Get(ctx context.Context, id string) (OrderLine, error
 func (s *OrderLineService) Update(ctx context.Context, id string, body OrderLineUpdate) (OrderLine, error) {
 	return writeRecord[OrderLine](ctx, s.c, http.MethodPatch, itemPath("/v1/orderlines", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/orderlines/{Id}/changes.
+func (s *OrderLineService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/orderlines", id, "/changes"), p)
+}

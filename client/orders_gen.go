@@ -190,3 +190,8 @@ func (s *OrderService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error)
 func (s *OrderService) AddLine(ctx context.Context, nr string, line OrderLineInput) (OrderLinesReply, error) {
 	return writeRecord[OrderLinesReply](ctx, s.c, http.MethodPost, itemPath("/v1/orders", nr, "/lines"), line)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/orders/{Nr}/changes.
+func (s *OrderService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/orders", nr, "/changes"), p)
+}

@@ -113,10 +113,10 @@ func readProblem(resp *http.Response) *Problem {
 		p.Detail = strings.TrimSpace(string(data[:min(len(data), 200)]))
 	}
 	if p.RequestID == "" {
-		p.RequestID = resp.Header.Get("X-Request-Id")
+		p.RequestID = resp.Header.Get(headerRequestID)
 	}
 	p.Line = linePattern.FindString(p.Detail)
-	p.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+	p.retryAfter = parseRetryAfter(resp.Header.Get(headerRetryAfter))
 	return p
 }
 

@@ -122,3 +122,8 @@ func (s *ProductService) Update(ctx context.Context, nr string, body ProductUpda
 func (s *ProductService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/products/extra-fields")
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/products/{Nr}/changes.
+func (s *ProductService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/products", nr, "/changes"), p)
+}

@@ -144,6 +144,11 @@ func (s *ProjectService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, erro
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/projects/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/projects/{Nr}/changes.
+func (s *ProjectService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/projects", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/projects/{Nr}/location.
 func (s *ProjectService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/projects", nr, "/location"), opt)

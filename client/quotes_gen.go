@@ -205,3 +205,8 @@ func (s *QuoteService) Update(ctx context.Context, nr string, body QuoteUpdate) 
 func (s *QuoteService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/quotes/extra-fields")
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/quotes/{Nr}/changes.
+func (s *QuoteService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/quotes", nr, "/changes"), p)
+}

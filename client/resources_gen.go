@@ -117,6 +117,11 @@ func (s *ResourceService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, err
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/resources/extra-fields")
 }
 
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/resources/{Nr}/changes.
+func (s *ResourceService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/resources", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/resources/{Nr}/location.
 func (s *ResourceService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/resources", nr, "/location"), opt)

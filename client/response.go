@@ -47,7 +47,7 @@ func recordResponse(ctx context.Context, hr *http.Response, key string, attempts
 	}
 	resp.StatusCode = hr.StatusCode
 	resp.Header = hr.Header
-	resp.ETag = hr.Header.Get("ETag")
-	resp.RequestID = hr.Header.Get("X-Request-Id")
-	resp.Replayed = hr.Header.Get("Idempotency-Replayed") == "true"
+	resp.ETag = hr.Header.Get(headerETag)
+	resp.RequestID = hr.Header.Get(headerRequestID)
+	resp.Replayed = hr.Header.Get(headerIdempotencyReplayed) == "true"
 }

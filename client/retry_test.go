@@ -49,14 +49,14 @@ func problem(status int, code string, headers ...string) func(http.ResponseWrite
 		for i := 0; i+1 < len(headers); i += 2 {
 			w.Header().Set(headers[i], headers[i+1])
 		}
-		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set(runtime.HeaderContentType, "application/problem+json")
 		w.WriteHeader(status)
 		w.Write([]byte(`{"type":"https://fieldapi.dev/problems/` + code + `","title":"` + code + `","status":` + strconv.Itoa(status) + `,"detail":"scripted","requestId":"req-1"}`))
 	}
 }
 
 func created(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(runtime.HeaderContentType, "application/json")
 	w.WriteHeader(http.StatusCreated)
 	w.Write([]byte(`{"Nr":"1061","Name":"Ola Nordmann AS"}`))
 }
@@ -74,38 +74,38 @@ func scriptedClient(t *testing.T, answers ...func(http.ResponseWriter)) (*script
 
 func TestRetryKeepsTheIdempotencyKey(t *testing.T) {
 	is := is.New(t)
-	s, c := scriptedClient(t, problem(503, "engine_busy", "Retry-After", "0"), problem(504, "engine_timeout"), created)
+	s, c := scriptedClient(t, problem(503, "engine_busy", runtime.HeaderRetryAfter, "0"), problem(504, "engine_timeout"), created)
 	customer, err := c.Customers.Create(context.Background(), client.CustomerCreate{Name: client.Value("Ola Nordmann AS")})
 	is.NoErr(err)
 	is.Equal(customer.Nr, "1061")
 	is.Equal(len(s.calls), 3)
-	key := s.calls[0].Header.Get("Idempotency-Key")
+	key := s.calls[0].Header.Get(runtime.HeaderIdempotencyKey)
 	is.True(key != "")
 	for _, call := range s.calls {
-		is.Equal(call.Header.Get("Idempotency-Key"), key) // one key for every attempt
-		is.Equal(call.Header.Get("Authorization"), "Bearer mk_test_secret")
+		is.Equal(call.Header.Get(runtime.HeaderIdempotencyKey), key) // one key for every attempt
+		is.Equal(call.Header.Get(runtime.HeaderAuthorization), "Bearer mk_test_secret")
 	}
 
 	// the next call has a key of its own, or the caller's
 	s.answers = append(s.answers, created, created)
 	_, err = c.Customers.Create(context.Background(), client.CustomerCreate{Name: client.Value("B")})
 	is.NoErr(err)
-	is.True(s.calls[3].Header.Get("Idempotency-Key") != key)
+	is.True(s.calls[3].Header.Get(runtime.HeaderIdempotencyKey) != key)
 	_, err = c.Customers.Create(client.WithIdempotencyKey(context.Background(), "order-4711"), client.CustomerCreate{Name: client.Value("C")})
 	is.NoErr(err)
-	is.Equal(s.calls[4].Header.Get("Idempotency-Key"), "order-4711")
+	is.Equal(s.calls[4].Header.Get(runtime.HeaderIdempotencyKey), "order-4711")
 }
 
 func TestRetryAfterIsHonoured(t *testing.T) {
 	is := is.New(t)
-	s, c := scriptedClient(t, problem(429, "rate_limited", "Retry-After", "1"), created)
+	s, c := scriptedClient(t, problem(429, "rate_limited", runtime.HeaderRetryAfter, "1"), created)
 	_, err := c.Customers.Create(context.Background(), client.CustomerCreate{Name: client.Value("A")})
 	is.NoErr(err)
 	is.Equal(len(s.calls), 2)
 	is.True(s.times[1].Sub(s.times[0]) >= time.Second) // waited what Retry-After said, not the 10 ms backoff
 
 	// a deadline shorter than Retry-After gives the 429 at once
-	s.answers = append(s.answers, problem(429, "rate_limited", "Retry-After", "30"), created)
+	s.answers = append(s.answers, problem(429, "rate_limited", runtime.HeaderRetryAfter, "30"), created)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	began := time.Now()
@@ -144,7 +144,7 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 
 func TestRetriesStopAtMaxAttempts(t *testing.T) {
 	is := is.New(t)
-	busy := problem(503, "engine_busy", "Retry-After", "0")
+	busy := problem(503, "engine_busy", runtime.HeaderRetryAfter, "0")
 	s, c := scriptedClient(t, busy, busy, busy, busy, busy)
 	_, err := c.Customers.Get(context.Background(), "1")
 	is.True(errors.Is(err, client.ErrUnavailable))
@@ -162,7 +162,7 @@ func TestTransportErrorsAreRetried(t *testing.T) {
 	_, err := c.Customers.Create(context.Background(), client.CustomerCreate{Name: client.Value("A")})
 	is.NoErr(err)
 	is.Equal(len(s.calls), 2)
-	is.Equal(s.calls[0].Header.Get("Idempotency-Key"), s.calls[1].Header.Get("Idempotency-Key"))
+	is.Equal(s.calls[0].Header.Get(runtime.HeaderIdempotencyKey), s.calls[1].Header.Get(runtime.HeaderIdempotencyKey))
 }
 
 // TestRetryAgainstTheServer: the real server creates the record but its
@@ -182,7 +182,7 @@ func TestRetryAgainstTheServer(t *testing.T) {
 				return
 			}
 			mu.Lock()
-			keys = append(keys, r.Header.Get("Idempotency-Key"))
+			keys = append(keys, r.Header.Get(runtime.HeaderIdempotencyKey))
 			first := len(keys) == 1
 			mu.Unlock()
 			if first {

@@ -32,7 +32,7 @@ type recorded struct {
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
-	r.requests = append(r.requests, recorded{req.Method + " " + req.URL.EscapedPath(), req.Header.Get("If-Match"), req.Header.Get("If-None-Match")})
+	r.requests = append(r.requests, recorded{req.Method + " " + req.URL.EscapedPath(), req.Header.Get(runtime.HeaderIfMatch), req.Header.Get(runtime.HeaderIfNoneMatch)})
 	r.mu.Unlock()
 	return http.DefaultTransport.RoundTrip(req)
 }

@@ -116,3 +116,8 @@ func (s *SupplierContactService) Create(ctx context.Context, body SupplierContac
 func (s *SupplierContactService) Update(ctx context.Context, id string, body SupplierContactUpdate) (SupplierContact, error) {
 	return writeRecord[SupplierContact](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliercontacts", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/suppliercontacts/{Id}/changes.
+func (s *SupplierContactService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/suppliercontacts", id, "/changes"), p)
+}

@@ -269,6 +269,16 @@ func (s *TaskService) AddNote(ctx context.Context, nr string, text string) (Task
 	return writeRecord[Task](ctx, s.c, http.MethodPost, itemPath("/v1/tasks", nr, "/notes"), map[string]any{"text": text})
 }
 
+// Notes reads the record's note entries, what AddNote wrote, newest first; limit: how many of the newest (50 when 0, at most 500): GET /v1/tasks/{Nr}/notes.
+func (s *TaskService) Notes(ctx context.Context, nr string, limit int) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/tasks", nr, "/notes"), ChangeParams{Limit: limit})
+}
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/tasks/{Nr}/changes.
+func (s *TaskService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/tasks", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/tasks/{Nr}/location.
 func (s *TaskService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/tasks", nr, "/location"), opt)

@@ -133,3 +133,8 @@ func (s *TimeService) Create(ctx context.Context, body TimeCreate) (Time, error)
 func (s *TimeService) Update(ctx context.Context, id string, body TimeUpdate) (Time, error) {
 	return writeRecord[Time](ctx, s.c, http.MethodPatch, itemPath("/v1/times", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/times/{Id}/changes.
+func (s *TimeService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/times", id, "/changes"), p)
+}

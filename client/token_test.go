@@ -74,12 +74,12 @@ func TestExpiredTokenIsFetchedAgainOnce(t *testing.T) {
 	is := is.New(t)
 	grant := func(token string) func(http.ResponseWriter) {
 		return func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(runtime.HeaderContentType, "application/json")
 			w.Write([]byte(`{"access_token":"` + token + `","token_type":"Bearer","expires_in":3600}`))
 		}
 	}
 	customer := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(runtime.HeaderContentType, "application/json")
 		w.Write([]byte(`{"Nr":"1001"}`))
 	}
 	s, _ := scriptedClient(t,
@@ -97,7 +97,7 @@ func TestExpiredTokenIsFetchedAgainOnce(t *testing.T) {
 	is.True(errors.Is(err, client.ErrUnauthorized))
 	var auth []string
 	for _, call := range s.calls {
-		auth = append(auth, call.Method+" "+call.URL.Path+" "+call.Header.Get("Authorization"))
+		auth = append(auth, call.Method+" "+call.URL.Path+" "+call.Header.Get(runtime.HeaderAuthorization))
 	}
 	is.Equal(auth, []string{
 		"POST /v1/token ",

@@ -121,7 +121,7 @@ func (c *Client) do(ctx context.Context, req request) (*http.Response, error) {
 // values are left out.
 func callHeaders(idempotencyKey, ifMatch, ifNoneMatch string) http.Header {
 	h := http.Header{}
-	for name, value := range map[string]string{"Idempotency-Key": idempotencyKey, "If-Match": ifMatch, "If-None-Match": ifNoneMatch} {
+	for name, value := range map[string]string{headerIdempotencyKey: idempotencyKey, headerIfMatch: ifMatch, headerIfNoneMatch: ifNoneMatch} {
 		if value != "" {
 			h.Set(name, value)
 		}
@@ -143,16 +143,16 @@ func (c *Client) send(ctx context.Context, req request, payload []byte, headers 
 	if err != nil {
 		return nil, err
 	}
-	hr.Header.Set("User-Agent", c.userAgent)
-	hr.Header.Set("Accept", "application/json")
+	hr.Header.Set(headerUserAgent, c.userAgent)
+	hr.Header.Set(headerAccept, "application/json")
 	if payload != nil {
-		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set(headerContentType, "application/json")
 	}
 	for name, values := range headers {
 		hr.Header[name] = values
 	}
 	if authorization != "" {
-		hr.Header.Set("Authorization", authorization)
+		hr.Header.Set(headerAuthorization, authorization)
 	}
 	return c.http.Do(hr)
 }

@@ -72,3 +72,20 @@ type DocumentContent struct {
 	FileName    string // from Content-Disposition
 	Size        int64  // -1 when unknown
 }
+
+// Change is an entry of a record's change log: the engine's own log of
+// every write (a line's write is logged on its owner too).
+type Change struct {
+	At       Date   `json:"At"`       // when the write was made, UTC
+	Action   string `json:"Action"`   // create, update, status, note, create line, …
+	Detail   string `json:"Detail"`   // what changed, as the engine wrote it: fields sent, a status move, a note's text
+	Sign     string `json:"Sign"`     // the signature the write was made with
+	ClientID string `json:"ClientId"` // the client id of the key that made it
+	ViaAPI   bool   `json:"ViaApi"`   // made through the API
+}
+
+// ChangeParams are the parameters of reading a record's change log.
+type ChangeParams struct {
+	Limit  int    // how many of the newest entries: 50 when 0, at most 500
+	Action string // only this action's entries (update, status, note, create line …); "" every action's
+}

@@ -67,6 +67,16 @@ type docsView struct {
 	TokenCall     docsExample // POST /v1/token
 	ListExample   string      // a list envelope, items left out
 	ProblemSample *docsJSON   // a problem body
+	ChangeSample  *docsJSON   // a change log as read
+	ActionLogs    []docsActionLog
+}
+
+// docsActionLog is an action whose change-log entries GET on its path lists.
+type docsActionLog struct {
+	Register string
+	DocPath  string // /v1/tasks/{Nr}/notes
+	Anchor   string // the GET's route row
+	Log      string // note
 }
 
 // docsProblemGroup is the problem codes of one HTTP status.
@@ -149,7 +159,7 @@ type docsShape struct {
 // one missing here stops the generator.
 var builtinShapes = []string{
 	"Location", "LocationPin", "ExtraFieldList", "ExtraFieldDef", "DocumentList", "DocumentInfo",
-	"DocumentUpload", "DocumentCreated", "FieldNameList", "FieldName", "Whoami", "TokenRequest", "Token",
+	"DocumentUpload", "DocumentCreated", changeListSchema, changeSchema, "FieldNameList", "FieldName", "Whoami", "TokenRequest", "Token",
 	"Health", "Problem",
 }
 
@@ -160,9 +170,20 @@ func problemOrder(example map[string]any) orderedJSON {
 	return inOrder(example, []string{"type", "title", "status", "detail"}, nil)
 }
 
+// changeOrder shows a change-log entry as engine.Change declares it: when,
+// what, then who.
+func changeOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"At", "Action", "Detail", "Sign", "ClientId", "ViaApi"}, nil)
+}
+
+// changeListOrder shows the entries before their count, each in changeOrder.
+func changeListOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"items", "count"}, map[string]func(map[string]any) orderedJSON{"items": changeOrder})
+}
+
 // shapeOrder orders the examples of shapes whose members have a
 // conventional order; the others are shown sorted.
-var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder}
+var shapeOrder = map[string]func(map[string]any) orderedJSON{"Problem": problemOrder, changeSchema: changeOrder, changeListSchema: changeListOrder}
 
 func newDocsView(m *Model, doc *Document) (*docsView, error) {
 	schemas := doc.Components.Schemas
@@ -173,6 +194,7 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		ProblemBase:   runtime.DefaultProblemBase,
 		ListExample:   indentJSON(orderedJSON{{"items", []any{}}, {"nextCursor", "eyJrIjoiMTA0MCJ9"}, {"page", 1}, {"total", 60}}),
 		ProblemSample: schemaExample(schemas, "Problem", "", problemOrder),
+		ChangeSample:  schemaExample(schemas, changeListSchema, "", changeListOrder),
 		TokenCall: docsExample{Method: "POST", Path: "/v1/token", Status: statusLine(http.StatusOK),
 			Request: schemaExample(schemas, "TokenRequest", "", nil), Reply: schemaExample(schemas, "Token", "", nil)},
 	}
@@ -217,6 +239,11 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		}
 	}
 	for _, r := range m.Registers {
+		for _, a := range r.Actions {
+			if a.Log != "" {
+				v.ActionLogs = append(v.ActionLogs, docsActionLog{Register: r.Name, DocPath: a.DocPath, Anchor: routeAnchor("GET", a.DocPath), Log: a.Log})
+			}
+		}
 		d, err := newDocsRegister(r, ownedBy[r.Name], doc, links)
 		if err != nil {
 			return nil, err
@@ -364,7 +391,20 @@ func registerNotes(r *Register, owners []lineOwner) []template.HTML {
 		notes = append(notes, "Records carry a position: "+code("GET "+r.ItemDocPath+"/location")+" reads it ("+code("locate=true")+" recalculates it first, "+code("force=true")+" even when one exists); "+code("PUT")+" pins a position that geocoding never overwrites.")
 	}
 	if r.Documents {
-		notes = append(notes, "Records carry documents: upload as base64 JSON, list without content, download one with the "+code("Content-Type")+" of its content.")
+		notes = append(notes, "Records carry documents: upload as base64 JSON, list without content, download one with the "+code(runtime.HeaderContentType)+" of its content.")
+	}
+	if r.HasWrites {
+		whose := "the record's"
+		if len(owners) > 0 {
+			whose = "the record's, and its owner's"
+		}
+		notes = append(notes, "Every write leaves an entry in "+text(whose)+" change log: "+code("GET "+r.ItemDocPath+"/changes")+
+			" lists a record's, newest first (see <a href=\"#changes\">Change log</a>).")
+	}
+	for _, a := range r.Actions {
+		if a.Log != "" {
+			notes = append(notes, code("GET "+a.DocPath)+" lists the entries "+code("POST "+a.DocPath)+" wrote, action "+code(a.Log)+", newest first.")
+		}
 	}
 	return notes
 }

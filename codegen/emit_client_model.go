@@ -21,6 +21,7 @@ var clientCoreNames = []string{
 	"ErrUnauthorized", "ErrTokenRequired", "ErrForbidden", "ErrNotFound", "ErrConflict", "ErrRejected", "ErrRateLimited", "ErrInvalid", "ErrUnavailable",
 	"Field", "Value", "Null", "Date", "DateOf", "DateTimeOf", "Ptr",
 	"Page", "ExtraFieldDef", "Location", "LocateOptions", "Pin", "Document", "DocumentInfo", "DocumentContent",
+	"Change", "ChangeParams",
 }
 
 // clientRegister is the client's view of one register: the names of its
@@ -68,12 +69,14 @@ type clientLine struct {
 }
 
 // clientAction is an action as a method: with positional parameters when
-// every field is required, else with a body type.
+// every field is required, else with a body type. An action with log also
+// has a method reading the entries it wrote.
 type clientAction struct {
 	*Action
 	Method     string // SetStatus, AddNote, Retire
 	Positional bool   // the fields are parameters, not a body struct
 	Params     []string
+	LogMethod  string // Notes: GET on the action's path, when it declares log
 }
 
 // clientModel is the client's view of every register.
@@ -143,7 +146,7 @@ func newClientRegister(r *Register) *clientRegister {
 }
 
 // reservedParams are parameter names of the generated methods besides the key.
-var reservedParams = []string{"ctx", "s", "p", "body", "line", "fileName", "content", "docID", "opt", "pin"}
+var reservedParams = []string{"ctx", "s", "p", "body", "line", "fileName", "content", "docID", "opt", "pin", "limit"}
 
 // goParam is the Go parameter for a PascalCase field name, or fallback when
 // that would be a keyword or another parameter's name.
@@ -219,7 +222,8 @@ func singular(name, record string) string {
 
 // newClientAction names an action's method: an action named after a field
 // of the record sets it (status → SetStatus), a plural noun adds one
-// (notes → AddNote), any other is a verb (retire → Retire).
+// (notes → AddNote), any other is a verb (retire → Retire); and the method
+// reading the entries of an action with log (Notes, RetireLog).
 func newClientAction(r *Register, a *Action, keyParam string) *clientAction {
 	ca := &clientAction{Action: a, Method: exported(a.Name), Positional: true}
 	switch {
@@ -227,6 +231,14 @@ func newClientAction(r *Register, a *Action, keyParam string) *clientAction {
 		ca.Method = "Set" + exported(a.Name)
 	case strings.HasSuffix(a.Name, "s") && len(a.Name) > 1:
 		ca.Method = "Add" + exported(strings.TrimSuffix(a.Name, "s"))
+	}
+	if a.Log != "" {
+		// The entries read under the action's own name (notes → Notes),
+		// unless the action's method took it (retire → RetireLog).
+		ca.LogMethod = exported(a.Name)
+		if ca.LogMethod == ca.Method {
+			ca.LogMethod += "Log"
+		}
 	}
 	for _, f := range a.Body.Fields {
 		p := goParam(f.Name, "")
@@ -289,6 +301,12 @@ func (cr *clientRegister) methodNames() []string {
 	}
 	for _, a := range cr.Actions {
 		names = append(names, a.Method)
+		if a.LogMethod != "" {
+			names = append(names, a.LogMethod)
+		}
+	}
+	if cr.ChangesFunc != "" {
+		names = append(names, "Changes")
 	}
 	if cr.Location {
 		names = append(names, "Location", "PinLocation")

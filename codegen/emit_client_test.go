@@ -115,7 +115,7 @@ func TestClientNames(t *testing.T) {
 	is := is.New(t)
 	files := generateClient(t, modelOfFS(t, os.DirFS(fixtureDir)))
 	vehicles, drivers := string(files["vehicles_gen.go"]), string(files["drivers_gen.go"])
-	for _, method := range []string{"List", "All", "Get", "Create", "Update", "ExtraFields", "AddService", "Retire", "Location", "PinLocation", "UploadDocument", "ListDocuments", "DownloadDocument"} {
+	for _, method := range []string{"List", "All", "Get", "Create", "Update", "ExtraFields", "AddService", "Retire", "RetireLog", "Changes", "Location", "PinLocation", "UploadDocument", "ListDocuments", "DownloadDocument"} {
 		is.True(strings.Contains(vehicles, "func (s *VehicleService) "+method+"(")) // vehicles offer it
 	}
 	is.True(strings.Contains(vehicles, "type VehicleRetireBody struct"))  // an optional field: a body type
@@ -124,6 +124,7 @@ func TestClientNames(t *testing.T) {
 	is.True(!strings.Contains(between(vehicles, "type VehicleServiceLine struct", "}"), "Origin")) // set by the owner
 	is.True(!strings.Contains(drivers, ") Create("))                                               // read only: no writes
 	is.True(!strings.Contains(drivers, ") Update("))
+	is.True(!strings.Contains(drivers, ") Changes(")) // nor a change log
 
 	for _, tc := range []struct{ yaml, want string }{
 		{"register: pages\nrecord: Page\nkey: Nr\nfields:\n  - {name: Nr}\n", "client type Page is already declared by the hand-written client"},

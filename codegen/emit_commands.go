@@ -105,6 +105,17 @@ func actionHandler(f *jen.File, r *Register, a *Action) {
 		jen.Qual(runtimePkg, "Act").Types(jen.Id(a.Body.Type)).Call(jen.Id("c"), jen.Lit(r.Name), jen.Lit(a.Name), jen.Id(a.ShapeVar), jen.Id(r.ViewFunc)))
 }
 
+// actionLogHandler emits: func listTaskNotes(c *runtime.Call) error { return runtime.ActionLog(c, "tasks", "note") }
+func actionLogHandler(f *jen.File, r *Register, a *Action) {
+	handlerFunc(f, a.LogFunc, "GET", a.DocPath,
+		jen.Qual(runtimePkg, "ActionLog").Call(jen.Id("c"), jen.Lit(r.Name), jen.Lit(a.Log)))
+}
+
+// changesHandler emits: func listCustomerChanges(c *runtime.Call) error { return runtime.Changes(c, "customers") }
+func changesHandler(f *jen.File, r *Register) {
+	handlerFunc(f, r.ChangesFunc, "GET", r.ItemDocPath+"/changes", jen.Qual(runtimePkg, "Changes").Call(jen.Id("c"), jen.Lit(r.Name)))
+}
+
 // getLocationHandler emits: func getCustomerLocation(c *runtime.Call) error { return runtime.GetLocation(c, "customers") }
 func getLocationHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.GetLocationFunc, "GET", r.ItemDocPath+"/location", jen.Qual(runtimePkg, "GetLocation").Call(jen.Id("c"), jen.Lit(r.Name)))

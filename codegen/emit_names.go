@@ -71,6 +71,8 @@ func namesDocFile(pkgPath string) *jen.File {
 //	// Actions of tasks.
 //	const (
 //		TaskStatusAction = "status" // POST /v1/tasks/{Nr}/status
+//		TaskNotesAction  = "notes"  // POST /v1/tasks/{Nr}/notes
+//		TaskNotesLog     = "note"   // its change-log entries: GET /v1/tasks/{Nr}/notes
 //	)
 func namesFile(r *Register, pkgPath string) *jen.File {
 	f := jen.NewFilePathName(pkgPath, namesPackage(pkgPath))

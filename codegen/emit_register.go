@@ -38,6 +38,12 @@ const (
 //	func createCustomer(c *runtime.Call) error       // createHandler       with create
 //	func updateCustomer(c *runtime.Call) error       // updateHandler       with update
 //	func customerExtraFields(c *runtime.Call) error  // extraFieldsHandler  with extra fields
+//	func addTaskMaterials(c *runtime.Call) error     // addLineHandler      per line list posted
+//	func actTaskNotes(c *runtime.Call) error         // actionHandler       per action
+//	func listTaskNotes(c *runtime.Call) error        // actionLogHandler    per action with log
+//	func listCustomerChanges(c *runtime.Call) error  // changesHandler      with writes
+//	func getCustomerLocation(c *runtime.Call) error  // getLocationHandler  with a location (and pin…)
+//	func addTaskDocument(c *runtime.Call) error      // addDocumentHandler  with documents (and list…, get…)
 //	func customerRoutes() []runtime.Route            // routesFunc
 func registerFile(r *Register, pkgPath string) *jen.File {
 	f := newFile(pkgPath)
@@ -93,6 +99,13 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	for _, a := range r.Actions {
 		actionHandler(f, r, a)
 		f.Line()
+		if a.LogFunc != "" {
+			actionLogHandler(f, r, a)
+			f.Line()
+		}
+	}
+	if r.ChangesFunc != "" {
+		emit(changesHandler)
 	}
 	if r.Location {
 		emit(getLocationHandler)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/matryer/is"
+
+	"fieldapi/catalog"
 )
 
 // renderDecl renders one construct into a file of the generated package and
@@ -266,7 +268,30 @@ func partRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/parts/:key", Scope: "parts:read", Handler: getPart},
 		{Method: http.MethodPost, Path: "/v1/parts", Scope: "parts:write", Handler: createPart, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/parts/:key", Scope: "parts:write", Handler: updatePart},
+		{Method: http.MethodGet, Path: "/v1/parts/:key/changes", Scope: "parts:read", Handler: listPartChanges},
 	}
+}
+`,
+		},
+		{
+			name:    "changesHandler",
+			emit:    func(f *jen.File) { changesHandler(f, parts) },
+			imports: []string{"fieldapi/runtime"},
+			want: `// listPartChanges serves GET /v1/parts/{Nr}/changes.
+func listPartChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "parts")
+}
+`,
+		},
+		{
+			name: "actionLogHandler",
+			emit: func(f *jen.File) {
+				actionLogHandler(f, parts, &Action{Action: &catalog.Action{Name: "inspect", Log: "inspected"}, LogFunc: "listPartInspect", DocPath: "/v1/parts/{Nr}/inspect"})
+			},
+			imports: []string{"fieldapi/runtime"},
+			want: `// listPartInspect serves GET /v1/parts/{Nr}/inspect.
+func listPartInspect(c *runtime.Call) error {
+	return runtime.ActionLog(c, "parts", "inspected")
 }
 `,
 		},

@@ -62,6 +62,7 @@ type Register struct {
 
 	CreateReply *Reply // the summary a create answers with; nil: the record
 
+	ChangesFunc       string // listCustomerChanges, with writes: GET …/{key}/changes
 	GetLocationFunc   string // getCustomerLocation, with a location
 	PinLocationFunc   string // pinCustomerLocation
 	AddDocumentFunc   string // addTaskDocument, with documents
@@ -101,6 +102,8 @@ const (
 	KindAddDocument   RouteKind = "addDocument"
 	KindListDocuments RouteKind = "listDocuments"
 	KindGetDocument   RouteKind = "getDocument"
+	KindChanges       RouteKind = "changes"   // the record's change log
+	KindActionLog     RouteKind = "actionLog" // the change-log entries an action wrote
 )
 
 // Field is one catalog field with its generated names.
@@ -258,6 +261,12 @@ func (r *Register) declNames() []string {
 	}
 	for _, a := range r.Actions {
 		names = append(names, a.Body.Type, a.ShapeVar, a.Func)
+		if a.LogFunc != "" {
+			names = append(names, a.LogFunc)
+		}
+	}
+	if r.ChangesFunc != "" {
+		names = append(names, r.ChangesFunc)
 	}
 	if rp := r.CreateReply; rp != nil {
 		names = append(names, rp.Type, rp.ViewFunc)
@@ -324,7 +333,9 @@ func pluralName(name, record string) string {
 }
 
 // routes lists the routes of a register in a fixed order: list, extra
-// fields, get, create, update, line posts, actions, location, documents.
+// fields, get, create, update, line posts, actions (each followed by the
+// GET of its entries when it declares log), the change log, location,
+// documents.
 func (r *Register) routes() []RouteSpec {
 	read, write := r.ReadScope, r.WriteScope
 	routes := []RouteSpec{
@@ -360,6 +371,14 @@ func (r *Register) routes() []RouteSpec {
 			summary = "Run " + a.Name + " on a record of " + r.Name
 		}
 		routes = append(routes, RouteSpec{"POST", a.Path, a.DocPath, write, a.Func, summary, KindAction, a.Body.Type, r.RecordType})
+		if a.LogFunc != "" {
+			routes = append(routes, RouteSpec{"GET", a.Path, a.DocPath, read, a.LogFunc,
+				"List the record's " + a.Log + " entries (what POST " + a.DocPath + " wrote), newest first", KindActionLog, "", changeListSchema})
+		}
+	}
+	if r.ChangesFunc != "" {
+		routes = append(routes, RouteSpec{"GET", r.ItemPath + "/changes", r.ItemDocPath + "/changes", read, r.ChangesFunc,
+			"List the record's change log, newest first", KindChanges, "", changeListSchema})
 	}
 	if r.Location {
 		routes = append(routes,

@@ -14,12 +14,14 @@ type Body struct {
 	Lines       []*Line // line lists it may carry
 }
 
-// Action is a named command on one record: POST /v1/<register>/{key}/<name>.
+// Action is a named command on one record: POST /v1/<register>/{key}/<name>;
+// with log, GET on the same path lists the change-log entries it wrote.
 type Action struct {
 	*catalog.Action
 	Body     *Body
 	ShapeVar string // taskStatusShape
 	Func     string // actTaskStatus
+	LogFunc  string // listTaskNotes, when it declares log
 	Path     string // /v1/tasks/:key/status
 	DocPath  string // /v1/tasks/{Nr}/status
 }
@@ -43,8 +45,9 @@ type ReplyLine struct {
 }
 
 // completeCommands works out the names of everything beyond list, get,
-// create and update: bodies, line posts, actions, replies, locations and
-// documents. It runs once every register's lines are known.
+// create and update: bodies, line posts, actions and their logs, replies,
+// the change log, locations and documents. It runs once every register's
+// lines are known.
 func (r *Register) completeCommands() {
 	if r.HasBody {
 		r.Body = &Body{
@@ -86,6 +89,9 @@ func (r *Register) completeCommands() {
 			DocPath:  r.ItemDocPath + "/" + ca.Name,
 		}
 		a.Body = &Body{Type: rec + name + "Body", Doc: rec + name + "Body is the body of POST " + a.DocPath + " (" + r.Source + ")."}
+		if ca.Log != "" {
+			a.LogFunc = "list" + rec + name
+		}
 		for _, cf := range ca.Fields {
 			a.Body.Fields = append(a.Body.Fields, &Field{Field: cf, GoName: cf.Name})
 		}
@@ -104,6 +110,9 @@ func (r *Register) completeCommands() {
 				r.CreateReply.Lines = append(r.CreateReply.Lines, &ReplyLine{Line: l, ItemType: rec + "Created" + l.GoName, Fields: l.Of.fieldsNamed(names)})
 			}
 		}
+	}
+	if r.HasWrites {
+		r.ChangesFunc = "list" + rec + "Changes"
 	}
 	if r.Location {
 		r.GetLocationFunc, r.PinLocationFunc = "get"+rec+"Location", "pin"+rec+"Location"

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"slices"
+	"strings"
 
 	"fieldapi/catalog"
 )
@@ -166,4 +167,32 @@ func (r *Register) ActionExample(a *Action) map[string]any {
 		}
 	}
 	return out
+}
+
+// ChangesExample is GET …/{key}/changes of the example record: the entry
+// its update example leaves (the fields sent, by their PascalCase names,
+// as the engine writes them), or, without one, its create example's;
+// newest first in the list envelope. nil without an example (or one
+// without Modified, the entry's time).
+func (r *Register) ChangesExample() map[string]any {
+	at, _ := r.Example["Modified"].(string)
+	if at == "" {
+		return nil
+	}
+	action, body := "update", r.UpdateExample()
+	if !r.Has(catalog.Update) || len(body) == 0 {
+		action, body = "create", r.CreateExample()
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	var sent []string
+	for _, f := range r.BodyFields() {
+		if _, ok := body[f.WriteName]; ok {
+			sent = append(sent, f.Name)
+		}
+	}
+	entry := map[string]any{"At": at, "Action": action, "Detail": strings.Join(sent, ", "),
+		"Sign": exampleSign, "ClientId": exampleClientID, "ViaApi": true}
+	return map[string]any{"items": []any{entry}, "count": 1}
 }

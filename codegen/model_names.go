@@ -17,7 +17,7 @@ type RegisterNames struct {
 	Register NameConst   // Tasks = "tasks"
 	Fields   []NameConst // TaskStatus = "Status", in catalog order
 	Lines    []NameConst // TaskMaterialsLine = "materials"
-	Actions  []NameConst // TaskStatusAction = "status"
+	Actions  []NameConst // TaskStatusAction = "status"; TaskNotesLog = "note", the change-log action of an action that declares log
 }
 
 // NameConst is one constant: its Go name, its value and a short comment.
@@ -46,6 +46,9 @@ func newRegisterNames(r *Register) *RegisterNames {
 	}
 	for _, a := range r.Actions {
 		n.Actions = append(n.Actions, NameConst{Ident: rec + exported(a.Name) + "Action", Value: a.Name, Doc: "POST " + a.DocPath})
+		if a.Log != "" {
+			n.Actions = append(n.Actions, NameConst{Ident: rec + exported(a.Name) + "Log", Value: a.Log, Doc: "its change-log entries: GET " + a.DocPath})
+		}
 	}
 	return n
 }

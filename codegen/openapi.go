@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/runtime"
 )
 
 // DatePattern is what a date field accepts and returns (spec 2.1): an ISO
@@ -467,11 +468,11 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		statuses = append(statuses, 404)
 	}
 	if write {
-		op.Parameters = append(op.Parameters, paramRef("IdempotencyKey"))
+		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIdempotencyKey))
 		statuses = append(statuses, 409, 413, 415)
 	}
 	switch rt.Kind {
-	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument:
+	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument, KindChanges, KindActionLog:
 		statuses = append(statuses, 501) // optional engine capabilities
 	}
 	// Optimistic concurrency: a write on a record may name the version it
@@ -479,12 +480,12 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	// (If-None-Match, then 304).
 	switch rt.Kind {
 	case KindUpdate, KindAction, KindAddLine:
-		op.Parameters = append(op.Parameters, paramRef("IfMatch"))
+		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfMatch))
 		statuses = append(statuses, 412)
 	case KindGet:
-		op.Parameters = append(op.Parameters, paramRef("IfNoneMatch"))
+		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfNoneMatch))
 		notModified := &Response{Description: "Not modified: the record is still at the version If-None-Match names", Headers: responseHeaders(false)}
-		notModified.Headers["ETag"] = headerRef("ETag")
+		notModified.Headers[runtime.HeaderETag] = headerRef(runtime.HeaderETag)
 		op.Responses["304"] = notModified
 	}
 	if rt.Request != "" {
@@ -494,7 +495,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		resp := successResponse(status, desc, write, schema)
 		switch rt.Kind {
 		case KindGet, KindUpdate, KindAction, KindCreate, KindAddLine: // a record of a register
-			resp.Headers["ETag"] = headerRef("ETag")
+			resp.Headers[runtime.HeaderETag] = headerRef(runtime.HeaderETag)
 		}
 		op.Responses[strconv.Itoa(status)] = resp
 	}
@@ -524,6 +525,23 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	case KindGetDocument:
 		op.Parameters = append(op.Parameters, &Parameter{Name: "id", In: "path", Required: true, Schema: jsonNumber[int64](""), Description: "The document's Id."})
 		op.Responses["200"] = downloadResponse()
+	case KindChanges:
+		op.Description = "The engine's change log of the record: an entry per write, signed and marked as made via the API; a line's writes are logged on its owner too " +
+			"(action create line, update line). The newest limit entries, newest first; there are no further pages. " + op.Description
+		op.Parameters = append(op.Parameters, changeParameters(true)...)
+		ok(200, "The record's change-log entries, newest first", ref(changeListSchema))
+		if ex := r.ChangesExample(); ex != nil {
+			op.Responses["200"].Content["application/json"].Example = ex
+		}
+	case KindActionLog:
+		for _, a := range r.Actions {
+			if a.DocPath == rt.DocPath {
+				op.Description = "The entries of action " + a.Log + " in the record's change log, the ones POST " + a.DocPath + " writes: the newest limit entries, newest first; " +
+					"there are no further pages. GET " + r.ItemDocPath + "/changes lists every write's. " + op.Description
+			}
+		}
+		op.Parameters = append(op.Parameters, changeParameters(false)...)
+		ok(200, "The entries, newest first", ref(changeListSchema))
 	}
 	for _, status := range statuses {
 		op.Responses[strconv.Itoa(status)] = b.problemResponse(status, write)
@@ -535,16 +553,34 @@ func jsonBody(schema string) *RequestBody {
 	return &RequestBody{Required: true, Content: map[string]*MediaType{"application/json": {Schema: ref(schema)}}}
 }
 
-func headerRef(name string) *Header { return &Header{Ref: "#/components/headers/" + name} }
+// headerComponent is the component name of an HTTP header: its name
+// without dashes (X-Request-Id → XRequestId), in components.headers and,
+// for the request headers, components.parameters.
+func headerComponent(name string) string { return strings.ReplaceAll(name, "-", "") }
+
+// headerRef is a reference to the shared response header component of
+// the HTTP header name (a runtime.Header… constant).
+func headerRef(name string) *Header { return headerComponentRef(headerComponent(name)) }
+
+// headerComponentRef is a reference to a header component by its name.
+func headerComponentRef(component string) *Header {
+	return &Header{Ref: "#/components/headers/" + component}
+}
+
+// headerParamRef is a reference to the shared parameter of the request
+// header name.
+func headerParamRef(name string) *Parameter { return paramRef(headerComponent(name)) }
 
 // responseHeaders are the headers every response of an operation carries
 // (Cache-Control and the RateLimit headers on answers to keyed calls).
 func responseHeaders(write bool) map[string]*Header {
-	h := map[string]*Header{"X-Request-Id": headerRef("XRequestId"),
-		"Cache-Control": headerRef("CacheControl"), "RateLimit": headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimitPolicy")}
+	h := map[string]*Header{}
+	names := []string{runtime.HeaderRequestID, runtime.HeaderCacheControl, runtime.HeaderRateLimit, runtime.HeaderRateLimitPolicy}
 	if write {
-		h["Idempotency-Key"] = headerRef("IdempotencyKey")
-		h["Idempotency-Replayed"] = headerRef("IdempotencyReplayed")
+		names = append(names, runtime.HeaderIdempotencyKey, runtime.HeaderIdempotencyReplayed)
+	}
+	for _, name := range names {
+		h[name] = headerRef(name)
 	}
 	return h
 }
@@ -552,7 +588,7 @@ func responseHeaders(write bool) map[string]*Header {
 func successResponse(status int, desc string, write bool, schema *Schema) *Response {
 	h := responseHeaders(write)
 	if status == http.StatusCreated {
-		h["Location"] = headerRef("Location")
+		h[runtime.HeaderLocation] = headerRef(runtime.HeaderLocation)
 	}
 	return &Response{Description: desc, Headers: h, Content: map[string]*MediaType{"application/json": {Schema: schema}}}
 }
@@ -581,9 +617,9 @@ func problemResponse(status int, write bool) *Response {
 	}
 	switch {
 	case all:
-		h["Retry-After"] = headerRef("RetryAfter")
+		h[runtime.HeaderRetryAfter] = headerRef(runtime.HeaderRetryAfter)
 	case some:
-		h["Retry-After"] = headerRef("RetryAfterSometimes")
+		h[runtime.HeaderRetryAfter] = headerComponentRef(retryAfterSometimes)
 	}
 	return &Response{
 		Description: http.StatusText(status) + ". " + strings.Join(codes, " "),
@@ -596,13 +632,25 @@ func problemResponse(status int, write bool) *Response {
 // type from the bytes, so any type may come back.
 func downloadResponse() *Response {
 	h := responseHeaders(false)
-	h["Content-Disposition"] = headerRef("ContentDisposition")
+	h[runtime.HeaderContentDisposition] = headerRef(runtime.HeaderContentDisposition)
 	content := map[string]*MediaType{}
 	for _, mt := range []string{"application/pdf", "text/plain", "text/html", "image/*", "application/octet-stream", "*/*"} {
 		content[mt] = &MediaType{Schema: &Schema{Type: types("string"), ContentEncoding: "binary",
 			Description: "The file; Content-Type is sniffed from its content, not its name."}}
 	}
 	return &Response{Description: "The file, as an attachment", Headers: h, Content: content}
+}
+
+// changeParameters are the query parameters of a change-log list; action
+// where it lists every action's entries.
+func changeParameters(action bool) []*Parameter {
+	params := []*Parameter{{Name: "limit", In: "query", Schema: atLeast(jsonNumber[int32](""), 1),
+		Description: "How many of the newest entries: default " + strconv.Itoa(runtime.DefaultLimit) + "; more than " + strconv.Itoa(runtime.MaxLimit) + " is taken as " + strconv.Itoa(runtime.MaxLimit) + "."}}
+	if action {
+		params = append(params, &Parameter{Name: "action", In: "query", Schema: &Schema{Type: types("string"), MinLength: ptr(1)},
+			Description: "Only the entries of this action (exact, such as update, status, note or create line)."})
+	}
+	return params
 }
 
 func listParameters(r *Register) []*Parameter {

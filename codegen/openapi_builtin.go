@@ -10,42 +10,56 @@ import (
 // built-in routes runtime serves (runtime/builtin.go, documents.go,
 // location.go), their schemas, and the shared headers and parameters.
 
-// sharedHeaders are the response headers operations refer to.
+// retryAfterSometimes is the component of a Retry-After sent with some of
+// a status's problem codes only.
+const retryAfterSometimes = "RetryAfterSometimes"
+
+// sharedHeaders are the response headers operations refer to, by
+// component name (headerComponent of the runtime.Header… name).
 func sharedHeaders() map[string]*Header {
 	str := func() *Schema { return &Schema{Type: types("string")} }
-	return map[string]*Header{
-		"XRequestId": {Required: true, Schema: str(),
-			Description: "Identifies the call in the service's log: the caller's X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one."},
-		"IdempotencyKey": {Schema: str(), Description: "The Idempotency-Key the write was sent with."},
-		"IdempotencyReplayed": {Schema: &Schema{Type: types("string"), Enum: []any{"true", "false"}},
-			Description: "true when this is the stored response of an earlier call with the same Idempotency-Key."},
-		"RetryAfter": {Required: true, Schema: atLeast(jsonNumber[int32](""), 0),
+	h := map[string]*Header{
+		runtime.HeaderRequestID: {Required: true, Schema: str(),
+			Description: "Identifies the call in the service's log: the caller's " + runtime.HeaderRequestID + " when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one."},
+		runtime.HeaderIdempotencyKey: {Schema: str(), Description: "The " + runtime.HeaderIdempotencyKey + " the write was sent with."},
+		runtime.HeaderIdempotencyReplayed: {Schema: &Schema{Type: types("string"), Enum: []any{"true", "false"}},
+			Description: "true when this is the stored response of an earlier call with the same " + runtime.HeaderIdempotencyKey + "."},
+		runtime.HeaderRetryAfter: {Required: true, Schema: atLeast(jsonNumber[int32](""), 0),
 			Description: "Seconds to wait before retrying."},
-		"RetryAfterSometimes": {Schema: atLeast(jsonNumber[int32](""), 0),
-			Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_claim_lost)."},
-		"Location": {Required: true, Schema: str(), Description: "The path of the resource created."},
-		"ETag": {Schema: str(), Description: "The record's version, a strong entity tag: send it as If-Match to change the record only while it is " +
-			"unchanged, or as If-None-Match to read it only when it has changed. A replayed write carries none."},
-		"CacheControl": {Schema: &Schema{Type: types("string"), Enum: []any{"no-store"}},
+		runtime.HeaderLocation: {Required: true, Schema: str(), Description: "The path of the resource created."},
+		runtime.HeaderETag: {Schema: str(), Description: "The record's version, a strong entity tag: send it as " + runtime.HeaderIfMatch + " to change the record only while it is " +
+			"unchanged, or as " + runtime.HeaderIfNoneMatch + " to read it only when it has changed. A replayed write carries none."},
+		runtime.HeaderCacheControl: {Schema: &Schema{Type: types("string"), Enum: []any{"no-store"}},
 			Description: "no-store on every answer to a keyed call and on POST /v1/token: no cache may keep it."},
-		"RateLimitPolicy": {Schema: str(),
+		runtime.HeaderRateLimitPolicy: {Schema: str(),
 			Description: `The key's rate limit (IETF draft-ietf-httpapi-ratelimit-headers): "per-key";q=<calls a key may make at once>;w=<seconds to refill>. Sent on answers to keyed calls while a limit is set.`},
-		"RateLimit": {Schema: str(),
+		runtime.HeaderRateLimit: {Schema: str(),
 			Description: `What is left of the key's rate limit: "per-key";r=<calls left now>;t=<seconds until full again>. Sent on answers to keyed calls while a limit is set.`},
-		"ContentDisposition": {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
+		runtime.HeaderContentDisposition: {Required: true, Schema: str(), Description: "attachment, with the document's file name."},
 	}
+	out := map[string]*Header{}
+	for name, header := range h {
+		out[headerComponent(name)] = header
+	}
+	out[retryAfterSometimes] = &Header{Schema: atLeast(jsonNumber[int32](""), 0),
+		Description: "Seconds to wait before retrying; sent with the codes that say so (idempotency_claim_lost)."}
+	return out
 }
 
 // builtins adds the built-in routes and the schemas shared by registers.
 func (b *docBuilder) builtins() {
 	d := b.doc
-	d.Components.Parameters["IdempotencyKey"] = &Parameter{Name: "Idempotency-Key", In: "header", Required: true,
+	header := func(name string, p *Parameter) {
+		p.Name, p.In = name, "header"
+		d.Components.Parameters[headerComponent(name)] = p
+	}
+	header(runtime.HeaderIdempotencyKey, &Parameter{Required: true,
 		Schema:      &Schema{Type: types("string"), MinLength: ptr(1), MaxLength: ptr(255)},
-		Description: "Chosen per operation. The same key with the same content replays the first response; with other content: 409."}
-	d.Components.Parameters["IfMatch"] = &Parameter{Name: "If-Match", In: "header", Schema: &Schema{Type: types("string")},
-		Description: `The ETag of the record (the owner, for a line or an action) as read: the write goes ahead only while the record is still at that version, else 412 precondition_failed and nothing is written. A list of tags passes when one matches; * passes for any record; weak tags (W/"…") never match.`}
-	d.Components.Parameters["IfNoneMatch"] = &Parameter{Name: "If-None-Match", In: "header", Schema: &Schema{Type: types("string")},
-		Description: "The ETag of the record the caller holds: 304 without a body while the record is still at that version."}
+		Description: "Chosen per operation. The same key with the same content replays the first response; with other content: 409."})
+	header(runtime.HeaderIfMatch, &Parameter{Schema: &Schema{Type: types("string")},
+		Description: `The ETag of the record (the owner, for a line or an action) as read: the write goes ahead only while the record is still at that version, else 412 precondition_failed and nothing is written. A list of tags passes when one matches; * passes for any record; weak tags (W/"…") never match.`})
+	header(runtime.HeaderIfNoneMatch, &Parameter{Schema: &Schema{Type: types("string")},
+		Description: "The ETag of the record the caller holds: 304 without a body while the record is still at that version."})
 	d.Tags = append(d.Tags,
 		Tag{Name: "service", Description: "The service itself: health, its OpenAPI document, the caller, tokens, field names."})
 	for name, s := range builtinSchemas() {
@@ -70,7 +84,7 @@ func (b *docBuilder) builtins() {
 			Content: map[string]*MediaType{"text/html": {Schema: &Schema{Type: types("string")}}}}))
 	health := op("health", "Engine reachability and latency", false, "", public, successResponse(200, "The engine answers", false, ref("Health")))
 	unavailable := successResponse(503, "The engine does not answer; route calls to another process", false, ref("Health"))
-	unavailable.Headers["Retry-After"] = headerRef("RetryAfter")
+	unavailable.Headers[runtime.HeaderRetryAfter] = headerRef(runtime.HeaderRetryAfter)
 	health.Responses["503"] = unavailable
 	b.operation("/health", "GET", health)
 	b.operation("/v1/whoami", "GET", op("whoami", "The key's integration, tenant and scopes", false, "", nil,
@@ -149,6 +163,17 @@ func builtinSchemas() map[string]*Schema {
 			"Modified":   {Type: types("string"), Pattern: DatePattern},
 		}),
 		"DocumentList": list("A record's documents.", "DocumentInfo"),
+		changeSchema: object("An entry of a record's change log: the engine's own log of every write (a line's write is logged on its owner too).", map[string]*Schema{
+			"At": {Type: types("string"), Pattern: DatePattern, Description: "When the write was made, UTC."},
+			"Action": str("What the write was, in the engine's words: create, update, status, note, add document, pin location …; " +
+				"a line's write on its owner adds \" line\" (create line, update line)."),
+			"Detail":   str("What changed, as the engine wrote it: the fields a create or update sent (ExtraFields.<key> for extra fields), a status move (Planned → Sent), a note's text, a line's list and key."),
+			"Sign":     str("The engine signature the write was made with: the key's."),
+			"ClientId": str("The client id of the key that made the write."),
+			"ViaApi":   boolean("Made through the API; a change made in the engine itself is false."),
+		}).withExample(changeExample()),
+		changeListSchema: list("A record's change-log entries, newest first.", changeSchema).
+			withExample(map[string]any{"items": []any{changeExample()}, "count": 1}),
 		"ExtraFieldDef": object("An extra field the company defines.", map[string]*Schema{
 			"Key":      str("The key in ExtraFields."),
 			"Name":     str("The label."),
@@ -176,14 +201,14 @@ func builtinSchemas() map[string]*Schema {
 			"integration": str("The key's client id."),
 			"tenant":      str("The company."),
 			"scopes":      {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "Every scope the key holds; * spelled out."},
-		}).withExample(map[string]any{"integration": "demo-cli", "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
+		}).withExample(map[string]any{"integration": exampleClientID, "tenant": "demo", "scopes": []any{"customers:read", "tasks:read", "tasks:write"}}),
 		"TokenRequest": {Type: types("object"), Description: "Client credentials.", AdditionalProperties: Never(), Required: []string{"clientId", "clientSecret"},
 			Properties: map[string]*Schema{
 				"clientId":     str("The key's client id."),
 				"clientSecret": str("The key (mk_…)."),
 				"grantType":    {Type: types("string"), Enum: []any{"client_credentials"}},
 			},
-			Examples: []any{map[string]any{"clientId": "demo-cli", "clientSecret": "mk_demo-cli_…", "grantType": "client_credentials"}}},
+			Examples: []any{map[string]any{"clientId": exampleClientID, "clientSecret": "mk_" + exampleClientID + "_…", "grantType": "client_credentials"}}},
 		"Token": object("An access token.", map[string]*Schema{
 			"access_token": str("Send as Authorization: Bearer."),
 			"token_type":   {Type: types("string"), Enum: []any{"Bearer"}},
@@ -191,6 +216,25 @@ func builtinSchemas() map[string]*Schema {
 			"scope":        str("The scopes, space-separated."),
 		}).withExample(map[string]any{"access_token": "mt_…", "token_type": "Bearer", "expires_in": 3600, "scope": "customers:read tasks:read tasks:write"}),
 	}
+}
+
+// The change-log schemas: one entry, and the list of a record's.
+const (
+	changeSchema     = "Change"
+	changeListSchema = "ChangeList"
+)
+
+// The demo key the examples are made with (make run's): client id
+// demo-cli, signature API.
+const (
+	exampleClientID = "demo-cli"
+	exampleSign     = "API"
+)
+
+// changeExample is the entry the README's note on a task leaves.
+func changeExample() map[string]any {
+	return map[string]any{"At": "2026-11-22T20:24:16.498310Z", "Action": "note", "Detail": "Porten är låst, nyckel i receptionen",
+		"Sign": exampleSign, "ClientId": exampleClientID, "ViaApi": true}
 }
 
 func removeString(xs []string, x string) []string {

@@ -37,7 +37,7 @@ func (b *docBuilder) events(m *Model) {
 			o.RequestBody = jsonBody(body)
 		}
 		if write {
-			o.Parameters = append(o.Parameters, paramRef("IdempotencyKey"))
+			o.Parameters = append(o.Parameters, headerParamRef(runtime.HeaderIdempotencyKey))
 			statuses = append(statuses, 409, 413, 415)
 		}
 		statuses = append(statuses, 400, 401, 403, 429, 500, 501, 503, 504)
@@ -112,12 +112,12 @@ func webhookOperation(eventType, description string, body *Schema) *Operation {
 	return &Operation{
 		OperationID: "webhook_" + strings.NewReplacer(".", "_").Replace(eventType),
 		Summary:     eventType,
-		Description: description + " Delivered at least once (duplicates carry the same webhook-id) to subscriptions matching " + eventType + "; answer 2xx within 10 s. Failures are retried with backoff for about 3 days.",
+		Description: description + " Delivered at least once (duplicates carry the same " + runtime.HeaderWebhookID + ") to subscriptions matching " + eventType + "; answer 2xx within 10 s. Failures are retried with backoff for about 3 days.",
 		Tags:        []string{"events"},
 		Parameters: []*Parameter{
-			header("webhook-id", "The event id: the same on every attempt, to drop duplicates."),
-			header("webhook-timestamp", "Unix seconds when this attempt was signed; refuse old ones (5 minutes)."),
-			header("webhook-signature", "v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed with the secret after whsec_>; several, space separated, while a rotated secret is still valid."),
+			header(runtime.HeaderWebhookID, "The event id: the same on every attempt, to drop duplicates."),
+			header(runtime.HeaderWebhookTimestamp, "Unix seconds when this attempt was signed; refuse old ones (5 minutes)."),
+			header(runtime.HeaderWebhookSignature, "v1,<base64 HMAC-SHA256 of id.timestamp.body, keyed with the secret after whsec_>; several, space separated, while a rotated secret is still valid."),
 		},
 		RequestBody: &RequestBody{Required: true, Content: map[string]*MediaType{"application/json": {Schema: body}}},
 		Responses:   map[string]*Response{"2XX": {Description: "Received; anything else (or no answer in time) is retried"}},

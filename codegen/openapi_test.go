@@ -188,13 +188,13 @@ func TestEveryRouteDeclaresWhatTheServerSends(t *testing.T) {
 				}
 			}
 			for code, resp := range op.Responses.Map() {
-				if resp.Value.Headers["X-Request-Id"] == nil {
+				if resp.Value.Headers[runtime.HeaderRequestID] == nil {
 					t.Errorf("%s %s %s: X-Request-Id is not declared", method, path, code)
 				}
-				if code == "201" && resp.Value.Headers["Location"] == nil {
+				if code == "201" && resp.Value.Headers[runtime.HeaderLocation] == nil {
 					t.Errorf("%s %s: 201 without Location", method, path)
 				}
-				if (code == "429" || code == "503") && resp.Value.Headers["Retry-After"] == nil {
+				if (code == "429" || code == "503") && resp.Value.Headers[runtime.HeaderRetryAfter] == nil {
 					t.Errorf("%s %s %s: Retry-After is not declared", method, path, code)
 				}
 			}
@@ -223,11 +223,11 @@ func TestConditionalRequestsAreDeclared(t *testing.T) {
 			var param, status, okStatus string
 			switch rt.Kind {
 			case KindGet:
-				param, status, okStatus = "If-None-Match", "304", "200"
+				param, status, okStatus = runtime.HeaderIfNoneMatch, "304", "200"
 			case KindUpdate, KindAction:
-				param, status, okStatus = "If-Match", "412", "200"
+				param, status, okStatus = runtime.HeaderIfMatch, "412", "200"
 			case KindAddLine:
-				param, status, okStatus = "If-Match", "412", "201"
+				param, status, okStatus = runtime.HeaderIfMatch, "412", "201"
 			case KindCreate:
 				okStatus = "201"
 			default:
@@ -240,10 +240,10 @@ func TestConditionalRequestsAreDeclared(t *testing.T) {
 			if status != "" && op.Responses.Value(status) == nil {
 				t.Errorf("%s %s: no %s response", rt.Method, rt.DocPath, status)
 			}
-			if op.Responses.Value(okStatus).Value.Headers["ETag"] == nil {
+			if op.Responses.Value(okStatus).Value.Headers[runtime.HeaderETag] == nil {
 				t.Errorf("%s %s %s: ETag is not declared", rt.Method, rt.DocPath, okStatus)
 			}
-			for _, h := range []string{"RateLimit", "RateLimit-Policy", "Cache-Control"} {
+			for _, h := range []string{runtime.HeaderRateLimit, runtime.HeaderRateLimitPolicy, runtime.HeaderCacheControl} {
 				if op.Responses.Value(okStatus).Value.Headers[h] == nil {
 					t.Errorf("%s %s %s: %s is not declared", rt.Method, rt.DocPath, okStatus, h)
 				}

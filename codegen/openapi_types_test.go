@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/matryer/is"
 
 	"fieldapi/engine"
 	"fieldapi/runtime"
@@ -115,6 +116,7 @@ func TestOpenAPINumbersMatchGoTypes(t *testing.T) {
 		"TaskPage":       runtime.ListEnvelope[any]{},
 		"ExtraFieldList": runtime.Collection[any]{},
 		"DocumentList":   runtime.Collection[any]{},
+		"ChangeList":     runtime.Collection[any]{},
 	} {
 		s := doc.Components.Schemas[schema]
 		if s == nil {
@@ -148,6 +150,33 @@ func TestOpenAPINumbersMatchGoTypes(t *testing.T) {
 			t.Errorf("%s: no numeric field checked", schema)
 		}
 	}
+}
+
+// TestChangeSchemaIsTheEngines: the Change schema has exactly the
+// members of engine.Change as the runtime sends it, each always present,
+// with the JSON type of its Go field.
+func TestChangeSchemaIsTheEngines(t *testing.T) {
+	is := is.New(t)
+	doc, err := NewDocument(builtinModel(t))
+	is.NoErr(err)
+	s := doc.Components.Schemas[changeSchema]
+	typ := reflect.TypeOf(engine.Change{})
+	var names []string
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, name)
+		p := s.Properties[name]
+		if p == nil {
+			t.Errorf("Change.%s (Go %s) is not in the schema", name, f.Name)
+			continue
+		}
+		want := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean"}[f.Type.Kind()]
+		is.Equal([]string(p.Type), []string{want}) // the JSON type of the Go field
+	}
+	slices.Sort(names)
+	is.Equal(s.Required, names)             // every member, always present
+	is.Equal(len(s.Properties), len(names)) // and no other
 }
 
 // TestCheckTypesRefuses: the document is not generated while a number

@@ -210,6 +210,11 @@ func updateAddress(c *runtime.Call) error {
 	return runtime.Update[AddressWrite](c, "addresses", addressUpdateShape, viewAddress)
 }
 
+// listAddressChanges serves GET /v1/addresses/{Id}/changes.
+func listAddressChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "addresses")
+}
+
 // addressRoutes are the routes of the addresses register with the scope each needs.
 func addressRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -217,5 +222,6 @@ func addressRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/addresses/:key", Scope: "addresses:read", Handler: getAddress},
 		{Method: http.MethodPost, Path: "/v1/addresses", Scope: "addresses:write", Handler: createAddress, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/addresses/:key", Scope: "addresses:write", Handler: updateAddress},
+		{Method: http.MethodGet, Path: "/v1/addresses/:key/changes", Scope: "addresses:read", Handler: listAddressChanges},
 	}
 }

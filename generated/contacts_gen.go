@@ -162,6 +162,11 @@ func updateContact(c *runtime.Call) error {
 	return runtime.Update[ContactWrite](c, "contacts", contactUpdateShape, viewContact)
 }
 
+// listContactChanges serves GET /v1/contacts/{Id}/changes.
+func listContactChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "contacts")
+}
+
 // contactRoutes are the routes of the contacts register with the scope each needs.
 func contactRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -169,5 +174,6 @@ func contactRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/contacts/:key", Scope: "contacts:read", Handler: getContact},
 		{Method: http.MethodPost, Path: "/v1/contacts", Scope: "contacts:write", Handler: createContact, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/contacts/:key", Scope: "contacts:write", Handler: updateContact},
+		{Method: http.MethodGet, Path: "/v1/contacts/:key/changes", Scope: "contacts:read", Handler: listContactChanges},
 	}
 }

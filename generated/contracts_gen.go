@@ -243,6 +243,11 @@ func contractExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "contracts")
 }
 
+// listContractChanges serves GET /v1/contracts/{Nr}/changes.
+func listContractChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "contracts")
+}
+
 // getContractLocation serves GET /v1/contracts/{Nr}/location.
 func getContractLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "contracts")
@@ -261,6 +266,7 @@ func contractRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/contracts/:key", Scope: "contracts:read", Handler: getContract},
 		{Method: http.MethodPost, Path: "/v1/contracts", Scope: "contracts:write", Handler: createContract, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/contracts/:key", Scope: "contracts:write", Handler: updateContract},
+		{Method: http.MethodGet, Path: "/v1/contracts/:key/changes", Scope: "contracts:read", Handler: listContractChanges},
 		{Method: http.MethodGet, Path: "/v1/contracts/:key/location", Scope: "contracts:read", Handler: getContractLocation},
 		{Method: http.MethodPut, Path: "/v1/contracts/:key/location", Scope: "contracts:write", Handler: pinContractLocation},
 	}

@@ -211,6 +211,11 @@ func customerExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "customers")
 }
 
+// listCustomerChanges serves GET /v1/customers/{Nr}/changes.
+func listCustomerChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "customers")
+}
+
 // getCustomerLocation serves GET /v1/customers/{Nr}/location.
 func getCustomerLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "customers")
@@ -229,6 +234,7 @@ func customerRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers/:key", Scope: "customers:read", Handler: getCustomer},
 		{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/customers/:key", Scope: "customers:write", Handler: updateCustomer},
+		{Method: http.MethodGet, Path: "/v1/customers/:key/changes", Scope: "customers:read", Handler: listCustomerChanges},
 		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: getCustomerLocation},
 		{Method: http.MethodPut, Path: "/v1/customers/:key/location", Scope: "customers:write", Handler: pinCustomerLocation},
 	}

@@ -206,11 +206,17 @@ func updateMaterial(c *runtime.Call) error {
 	return runtime.Update[MaterialWrite](c, "materials", materialUpdateShape, viewMaterial)
 }
 
+// listMaterialChanges serves GET /v1/materials/{Id}/changes.
+func listMaterialChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "materials")
+}
+
 // materialRoutes are the routes of the materials register with the scope each needs.
 func materialRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/materials", Scope: "materials:read", Handler: listMaterials},
 		{Method: http.MethodGet, Path: "/v1/materials/:key", Scope: "materials:read", Handler: getMaterial},
 		{Method: http.MethodPatch, Path: "/v1/materials/:key", Scope: "materials:write", Handler: updateMaterial},
+		{Method: http.MethodGet, Path: "/v1/materials/:key/changes", Scope: "materials:read", Handler: listMaterialChanges},
 	}
 }

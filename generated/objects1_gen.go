@@ -158,6 +158,11 @@ func object1ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects1")
 }
 
+// listObject1Changes serves GET /v1/objects1/{Nr}/changes.
+func listObject1Changes(c *runtime.Call) error {
+	return runtime.Changes(c, "objects1")
+}
+
 // getObject1Location serves GET /v1/objects1/{Nr}/location.
 func getObject1Location(c *runtime.Call) error {
 	return runtime.GetLocation(c, "objects1")
@@ -176,6 +181,7 @@ func object1Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects1/:key", Scope: "objects1:read", Handler: getObject1},
 		{Method: http.MethodPost, Path: "/v1/objects1", Scope: "objects1:write", Handler: createObject1, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects1/:key", Scope: "objects1:write", Handler: updateObject1},
+		{Method: http.MethodGet, Path: "/v1/objects1/:key/changes", Scope: "objects1:read", Handler: listObject1Changes},
 		{Method: http.MethodGet, Path: "/v1/objects1/:key/location", Scope: "objects1:read", Handler: getObject1Location},
 		{Method: http.MethodPut, Path: "/v1/objects1/:key/location", Scope: "objects1:write", Handler: pinObject1Location},
 	}

@@ -158,6 +158,11 @@ func object2ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects2")
 }
 
+// listObject2Changes serves GET /v1/objects2/{Nr}/changes.
+func listObject2Changes(c *runtime.Call) error {
+	return runtime.Changes(c, "objects2")
+}
+
 // getObject2Location serves GET /v1/objects2/{Nr}/location.
 func getObject2Location(c *runtime.Call) error {
 	return runtime.GetLocation(c, "objects2")
@@ -176,6 +181,7 @@ func object2Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects2/:key", Scope: "objects2:read", Handler: getObject2},
 		{Method: http.MethodPost, Path: "/v1/objects2", Scope: "objects2:write", Handler: createObject2, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects2/:key", Scope: "objects2:write", Handler: updateObject2},
+		{Method: http.MethodGet, Path: "/v1/objects2/:key/changes", Scope: "objects2:read", Handler: listObject2Changes},
 		{Method: http.MethodGet, Path: "/v1/objects2/:key/location", Scope: "objects2:read", Handler: getObject2Location},
 		{Method: http.MethodPut, Path: "/v1/objects2/:key/location", Scope: "objects2:write", Handler: pinObject2Location},
 	}

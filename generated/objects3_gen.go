@@ -158,6 +158,11 @@ func object3ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects3")
 }
 
+// listObject3Changes serves GET /v1/objects3/{Nr}/changes.
+func listObject3Changes(c *runtime.Call) error {
+	return runtime.Changes(c, "objects3")
+}
+
 // getObject3Location serves GET /v1/objects3/{Nr}/location.
 func getObject3Location(c *runtime.Call) error {
 	return runtime.GetLocation(c, "objects3")
@@ -176,6 +181,7 @@ func object3Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects3/:key", Scope: "objects3:read", Handler: getObject3},
 		{Method: http.MethodPost, Path: "/v1/objects3", Scope: "objects3:write", Handler: createObject3, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects3/:key", Scope: "objects3:write", Handler: updateObject3},
+		{Method: http.MethodGet, Path: "/v1/objects3/:key/changes", Scope: "objects3:read", Handler: listObject3Changes},
 		{Method: http.MethodGet, Path: "/v1/objects3/:key/location", Scope: "objects3:read", Handler: getObject3Location},
 		{Method: http.MethodPut, Path: "/v1/objects3/:key/location", Scope: "objects3:write", Handler: pinObject3Location},
 	}

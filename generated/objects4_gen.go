@@ -158,6 +158,11 @@ func object4ExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "objects4")
 }
 
+// listObject4Changes serves GET /v1/objects4/{Nr}/changes.
+func listObject4Changes(c *runtime.Call) error {
+	return runtime.Changes(c, "objects4")
+}
+
 // getObject4Location serves GET /v1/objects4/{Nr}/location.
 func getObject4Location(c *runtime.Call) error {
 	return runtime.GetLocation(c, "objects4")
@@ -176,6 +181,7 @@ func object4Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects4/:key", Scope: "objects4:read", Handler: getObject4},
 		{Method: http.MethodPost, Path: "/v1/objects4", Scope: "objects4:write", Handler: createObject4, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects4/:key", Scope: "objects4:write", Handler: updateObject4},
+		{Method: http.MethodGet, Path: "/v1/objects4/:key/changes", Scope: "objects4:read", Handler: listObject4Changes},
 		{Method: http.MethodGet, Path: "/v1/objects4/:key/location", Scope: "objects4:read", Handler: getObject4Location},
 		{Method: http.MethodPut, Path: "/v1/objects4/:key/location", Scope: "objects4:write", Handler: pinObject4Location},
 	}

@@ -176,11 +176,17 @@ func updateOrderLine(c *runtime.Call) error {
 	return runtime.Update[OrderLineWrite](c, "orderlines", orderLineUpdateShape, viewOrderLine)
 }
 
+// listOrderLineChanges serves GET /v1/orderlines/{Id}/changes.
+func listOrderLineChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "orderlines")
+}
+
 // orderLineRoutes are the routes of the orderlines register with the scope each needs.
 func orderLineRoutes() []runtime.Route {
 	return []runtime.Route{
 		{Method: http.MethodGet, Path: "/v1/orderlines", Scope: "orderlines:read", Handler: listOrderLines},
 		{Method: http.MethodGet, Path: "/v1/orderlines/:key", Scope: "orderlines:read", Handler: getOrderLine},
 		{Method: http.MethodPatch, Path: "/v1/orderlines/:key", Scope: "orderlines:write", Handler: updateOrderLine},
+		{Method: http.MethodGet, Path: "/v1/orderlines/:key/changes", Scope: "orderlines:read", Handler: listOrderLineChanges},
 	}
 }

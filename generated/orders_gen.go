@@ -274,6 +274,11 @@ func addOrderLines(c *runtime.Call) error {
 	return runtime.AddLine[OrderLineWrite](c, "orders", "lines", orderLinesShape, viewOrderLinesReply)
 }
 
+// listOrderChanges serves GET /v1/orders/{Nr}/changes.
+func listOrderChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "orders")
+}
+
 // orderRoutes are the routes of the orders register with the scope each needs.
 func orderRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -286,5 +291,6 @@ func orderRoutes() []runtime.Route {
 			Base:   "/v1/orderlines",
 			Member: "id",
 		}},
+		{Method: http.MethodGet, Path: "/v1/orders/:key/changes", Scope: "orders:read", Handler: listOrderChanges},
 	}
 }

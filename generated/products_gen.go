@@ -173,6 +173,11 @@ func productExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "products")
 }
 
+// listProductChanges serves GET /v1/products/{Nr}/changes.
+func listProductChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "products")
+}
+
 // productRoutes are the routes of the products register with the scope each needs.
 func productRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -181,5 +186,6 @@ func productRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/products/:key", Scope: "products:read", Handler: getProduct},
 		{Method: http.MethodPost, Path: "/v1/products", Scope: "products:write", Handler: createProduct, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/products/:key", Scope: "products:write", Handler: updateProduct},
+		{Method: http.MethodGet, Path: "/v1/products/:key/changes", Scope: "products:read", Handler: listProductChanges},
 	}
 }

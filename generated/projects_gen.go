@@ -212,6 +212,11 @@ func projectExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "projects")
 }
 
+// listProjectChanges serves GET /v1/projects/{Nr}/changes.
+func listProjectChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "projects")
+}
+
 // getProjectLocation serves GET /v1/projects/{Nr}/location.
 func getProjectLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "projects")
@@ -230,6 +235,7 @@ func projectRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/projects/:key", Scope: "projects:read", Handler: getProject},
 		{Method: http.MethodPost, Path: "/v1/projects", Scope: "projects:write", Handler: createProject, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/projects/:key", Scope: "projects:write", Handler: updateProject},
+		{Method: http.MethodGet, Path: "/v1/projects/:key/changes", Scope: "projects:read", Handler: listProjectChanges},
 		{Method: http.MethodGet, Path: "/v1/projects/:key/location", Scope: "projects:read", Handler: getProjectLocation},
 		{Method: http.MethodPut, Path: "/v1/projects/:key/location", Scope: "projects:write", Handler: pinProjectLocation},
 	}

@@ -267,6 +267,11 @@ func quoteExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "quotes")
 }
 
+// listQuoteChanges serves GET /v1/quotes/{Nr}/changes.
+func listQuoteChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "quotes")
+}
+
 // quoteRoutes are the routes of the quotes register with the scope each needs.
 func quoteRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -275,5 +280,6 @@ func quoteRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/quotes/:key", Scope: "quotes:read", Handler: getQuote},
 		{Method: http.MethodPost, Path: "/v1/quotes", Scope: "quotes:write", Handler: createQuote, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/quotes/:key", Scope: "quotes:write", Handler: updateQuote},
+		{Method: http.MethodGet, Path: "/v1/quotes/:key/changes", Scope: "quotes:read", Handler: listQuoteChanges},
 	}
 }

@@ -161,6 +161,11 @@ func resourceExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "resources")
 }
 
+// listResourceChanges serves GET /v1/resources/{Nr}/changes.
+func listResourceChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "resources")
+}
+
 // getResourceLocation serves GET /v1/resources/{Nr}/location.
 func getResourceLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "resources")
@@ -179,6 +184,7 @@ func resourceRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/resources/:key", Scope: "resources:read", Handler: getResource},
 		{Method: http.MethodPost, Path: "/v1/resources", Scope: "resources:write", Handler: createResource, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/resources/:key", Scope: "resources:write", Handler: updateResource},
+		{Method: http.MethodGet, Path: "/v1/resources/:key/changes", Scope: "resources:read", Handler: listResourceChanges},
 		{Method: http.MethodGet, Path: "/v1/resources/:key/location", Scope: "resources:read", Handler: getResourceLocation},
 		{Method: http.MethodPut, Path: "/v1/resources/:key/location", Scope: "resources:write", Handler: pinResourceLocation},
 	}

@@ -162,6 +162,11 @@ func updateSupplierContact(c *runtime.Call) error {
 	return runtime.Update[SupplierContactWrite](c, "suppliercontacts", supplierContactUpdateShape, viewSupplierContact)
 }
 
+// listSupplierContactChanges serves GET /v1/suppliercontacts/{Id}/changes.
+func listSupplierContactChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "suppliercontacts")
+}
+
 // supplierContactRoutes are the routes of the suppliercontacts register with the scope each needs.
 func supplierContactRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -169,5 +174,6 @@ func supplierContactRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:read", Handler: getSupplierContact},
 		{Method: http.MethodPost, Path: "/v1/suppliercontacts", Scope: "suppliercontacts:write", Handler: createSupplierContact, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/suppliercontacts/:key", Scope: "suppliercontacts:write", Handler: updateSupplierContact},
+		{Method: http.MethodGet, Path: "/v1/suppliercontacts/:key/changes", Scope: "suppliercontacts:read", Handler: listSupplierContactChanges},
 	}
 }

@@ -211,6 +211,11 @@ func supplierExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "suppliers")
 }
 
+// listSupplierChanges serves GET /v1/suppliers/{Nr}/changes.
+func listSupplierChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "suppliers")
+}
+
 // getSupplierLocation serves GET /v1/suppliers/{Nr}/location.
 func getSupplierLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "suppliers")
@@ -229,6 +234,7 @@ func supplierRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key", Scope: "suppliers:read", Handler: getSupplier},
 		{Method: http.MethodPost, Path: "/v1/suppliers", Scope: "suppliers:write", Handler: createSupplier, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/suppliers/:key", Scope: "suppliers:write", Handler: updateSupplier},
+		{Method: http.MethodGet, Path: "/v1/suppliers/:key/changes", Scope: "suppliers:read", Handler: listSupplierChanges},
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key/location", Scope: "suppliers:read", Handler: getSupplierLocation},
 		{Method: http.MethodPut, Path: "/v1/suppliers/:key/location", Scope: "suppliers:write", Handler: pinSupplierLocation},
 	}

@@ -434,6 +434,16 @@ func actTaskNotes(c *runtime.Call) error {
 	return runtime.Act[TaskNotesBody](c, "tasks", "notes", taskNotesShape, viewTask)
 }
 
+// listTaskNotes serves GET /v1/tasks/{Nr}/notes.
+func listTaskNotes(c *runtime.Call) error {
+	return runtime.ActionLog(c, "tasks", "note")
+}
+
+// listTaskChanges serves GET /v1/tasks/{Nr}/changes.
+func listTaskChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "tasks")
+}
+
 // getTaskLocation serves GET /v1/tasks/{Nr}/location.
 func getTaskLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "tasks")
@@ -477,6 +487,8 @@ func taskRoutes() []runtime.Route {
 		}},
 		{Method: http.MethodPost, Path: "/v1/tasks/:key/status", Scope: "tasks:write", Handler: actTaskStatus},
 		{Method: http.MethodPost, Path: "/v1/tasks/:key/notes", Scope: "tasks:write", Handler: actTaskNotes},
+		{Method: http.MethodGet, Path: "/v1/tasks/:key/notes", Scope: "tasks:read", Handler: listTaskNotes},
+		{Method: http.MethodGet, Path: "/v1/tasks/:key/changes", Scope: "tasks:read", Handler: listTaskChanges},
 		{Method: http.MethodGet, Path: "/v1/tasks/:key/location", Scope: "tasks:read", Handler: getTaskLocation},
 		{Method: http.MethodPut, Path: "/v1/tasks/:key/location", Scope: "tasks:write", Handler: pinTaskLocation},
 		{Method: http.MethodPost, Path: "/v1/tasks/:key/documents", Scope: "tasks:write", Handler: addTaskDocument, Created: &runtime.Created{Member: "id"}},

@@ -190,6 +190,11 @@ func updateTime(c *runtime.Call) error {
 	return runtime.Update[TimeWrite](c, "times", timeUpdateShape, viewTime)
 }
 
+// listTimeChanges serves GET /v1/times/{Id}/changes.
+func listTimeChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "times")
+}
+
 // timeRoutes are the routes of the times register with the scope each needs.
 func timeRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -197,5 +202,6 @@ func timeRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/times/:key", Scope: "times:read", Handler: getTime},
 		{Method: http.MethodPost, Path: "/v1/times", Scope: "times:write", Handler: createTime, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/times/:key", Scope: "times:write", Handler: updateTime},
+		{Method: http.MethodGet, Path: "/v1/times/:key/changes", Scope: "times:read", Handler: listTimeChanges},
 	}
 }

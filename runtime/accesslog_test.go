@@ -48,7 +48,7 @@ func TestFailuresAreLoggedWithStackAndRequestID(t *testing.T) {
 		}})
 	for _, call := range []struct{ path, id string }{{"/fails", "fail-1"}, {"/panics", "panic-2"}} {
 		req, _ := http.NewRequest(http.MethodGet, hs.URL+call.path, nil)
-		req.Header.Set("X-Request-Id", call.id)
+		req.Header.Set(runtime.HeaderRequestID, call.id)
 		resp, err := http.DefaultClient.Do(req)
 		is.NoErr(err)
 		resp.Body.Close()

@@ -94,7 +94,7 @@ const maxAuthCache = 10_000
 // authenticate checks the Bearer credential, the caller's address and the
 // route's scope, and fills in the call's session.
 func (a *authenticator) authenticate(c *Call) error {
-	bearer, ok := bearerCredential(c.R.Header.Get("Authorization"))
+	bearer, ok := bearerCredential(c.R.Header.Get(HeaderAuthorization))
 	if !ok {
 		return Unauthorized("send Authorization: Bearer <key or token>")
 	}

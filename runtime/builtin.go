@@ -19,7 +19,7 @@ func builtinRoutes(api API) []Route {
 		{Method: http.MethodGet, Path: "/docs", Public: true, Handler: func(c *Call) error {
 			// The page is self-contained; the policy keeps it so in the
 			// browser: nothing is loaded from anywhere, not even this host.
-			c.W.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
+			c.W.Header().Set(HeaderContentSecurityPolicy, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
 			c.send(http.StatusOK, "text/html; charset=utf-8", api.Docs)
 			return nil
 		}},
@@ -56,7 +56,7 @@ func health(c *Call) error {
 	report := healthReport{Status: "ok", Engine: "reachable", LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
 	if err != nil {
 		report.Status, report.Engine = "unavailable", "unreachable"
-		c.W.Header().Set("Retry-After", "1")
+		c.W.Header().Set(HeaderRetryAfter, "1")
 		return c.JSON(http.StatusServiceUnavailable, report)
 	}
 	return c.JSON(http.StatusOK, report)

@@ -98,7 +98,7 @@ func (c *Call) receipt(status int, view func(engine.Record) any, versioned bool)
 // changed since).
 func (c *Call) Send(resp engine.Response) error {
 	if resp.Version != "" {
-		c.W.Header().Set("ETag", etagOf(resp.Version))
+		c.W.Header().Set(HeaderETag, etagOf(resp.Version))
 	}
 	c.send(resp.Status, contentTypeFor(resp.Status), resp.Body)
 	return nil
@@ -117,13 +117,13 @@ func (c *Call) send(status int, contentType string, body []byte) {
 	}
 	c.written = true
 	h := c.W.Header()
-	h.Set("Content-Type", contentType)
-	if c.claim != nil && h.Get("Idempotency-Replayed") == "" {
-		h.Set("Idempotency-Replayed", "false")
+	h.Set(HeaderContentType, contentType)
+	if c.claim != nil && h.Get(HeaderIdempotencyReplayed) == "" {
+		h.Set(HeaderIdempotencyReplayed, "false")
 	}
 	if status == http.StatusCreated && c.route != nil && c.route.Created != nil {
 		if loc := c.route.Created.location(c.R.URL.EscapedPath(), body); loc != "" {
-			h.Set("Location", loc)
+			h.Set(HeaderLocation, loc)
 		}
 	}
 	c.W.WriteHeader(status)
@@ -145,7 +145,7 @@ func (c *Call) fail(err error) {
 	out.RequestID = c.RequestID
 	body, _ := json.Marshal(out)
 	if ra := p.retryAfterHeader(); ra != "" {
-		c.W.Header().Set("Retry-After", ra)
+		c.W.Header().Set(HeaderRetryAfter, ra)
 	}
 	if c.claim != nil && (errors.Is(err, engine.ErrClaimLost) || !c.complete(p.Status, body)) {
 		c.answerRace()
@@ -227,8 +227,8 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 func (s *Server) prepare(c *Call) error {
 	write := isWrite(c.R.Method)
 	if write {
-		if key := c.R.Header.Get("Idempotency-Key"); key != "" {
-			c.W.Header().Set("Idempotency-Key", key)
+		if key := c.R.Header.Get(HeaderIdempotencyKey); key != "" {
+			c.W.Header().Set(HeaderIdempotencyKey, key)
 		}
 	}
 	if !c.route.Public {
@@ -272,7 +272,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.ContentLength > limit {
 		return nil, PayloadTooLarge(limit)
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get(HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
 			return nil, UnsupportedMediaType(ct)

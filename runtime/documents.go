@@ -128,10 +128,10 @@ func GetDocument(c *Call, register string) error {
 		name += kind.Extension()
 	}
 	h := c.W.Header()
-	h.Set("Content-Type", kind.String())
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set(HeaderContentType, kind.String())
+	h.Set(HeaderContentDisposition, mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	if doc.Size >= 0 {
-		h.Set("Content-Length", strconv.FormatInt(doc.Size, 10))
+		h.Set(HeaderContentLength, strconv.FormatInt(doc.Size, 10))
 	}
 	c.written = true
 	c.W.WriteHeader(http.StatusOK)

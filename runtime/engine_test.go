@@ -41,6 +41,9 @@ func engineRoutes(around func() (after func())) []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: func(c *runtime.Call) error {
 			return runtime.GetLocation(c, "customers")
 		}},
+		{Method: http.MethodGet, Path: "/v1/customers/:key/changes", Scope: "customers:read", Handler: func(c *runtime.Call) error {
+			return runtime.Changes(c, "customers")
+		}},
 	}
 }
 
@@ -75,10 +78,10 @@ func (c *engineClient) do(method, path, idempotencyKey, body string) (*http.Resp
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set(runtime.HeaderAuthorization, "Bearer "+c.key)
 	if idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", idempotencyKey)
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(runtime.HeaderIdempotencyKey, idempotencyKey)
+		req.Header.Set(runtime.HeaderContentType, "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -129,11 +132,11 @@ func TestEngineFaultsAreProblems(t *testing.T) {
 			resp, body := client.do(http.MethodPost, "/v1/customers", "fault-1", `{"name": "Felande AB"}`)
 			is.Equal(resp.StatusCode, c.status)
 			is.Equal(problemTitle(t, body), c.code)
-			is.Equal(resp.Header.Get("Retry-After"), c.retryAfter)
+			is.Equal(resp.Header.Get(runtime.HeaderRetryAfter), c.retryAfter)
 
 			resp, body = client.do(http.MethodPost, "/v1/customers", "fault-1", `{"name": "Felande AB"}`)
 			is.Equal(resp.StatusCode, http.StatusCreated) // ran now: the fault was not stored
-			is.Equal(resp.Header.Get("Idempotency-Replayed"), "false")
+			is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "false")
 			is.True(strings.Contains(body, "Felande AB"))
 		})
 	}
@@ -163,7 +166,7 @@ func TestEngineVerdictsReplay(t *testing.T) {
 	is.Equal(resp.StatusCode, http.StatusCreated)
 	resp, again := client.do(http.MethodPost, "/v1/customers", "create-1", `{ "name" : "Kvitto AB" }`)
 	is.Equal(resp.StatusCode, http.StatusCreated)
-	is.Equal(resp.Header.Get("Idempotency-Replayed"), "true")
+	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 	is.Equal(again, first)
 	resp, body := client.do(http.MethodPost, "/v1/customers", "create-1", `{"name": "Annan AB"}`)
 	is.Equal(resp.StatusCode, http.StatusConflict)
@@ -176,12 +179,12 @@ func TestEngineVerdictsReplay(t *testing.T) {
 	is.Equal(problemTitle(t, refused), "command_failed")
 	resp, replayed := client.do(http.MethodPost, "/v1/customers", "taken-2", `{"name": ""}`)
 	is.Equal(resp.StatusCode, http.StatusUnprocessableEntity)
-	is.Equal(resp.Header.Get("Idempotency-Replayed"), "true")
+	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 	// The same problem, carrying the replay's own request id (header and body agree).
 	var stored, answered runtime.Problem
 	is.NoErr(json.Unmarshal([]byte(refused), &stored))
 	is.NoErr(json.Unmarshal([]byte(replayed), &answered))
-	is.Equal(answered.RequestID, resp.Header.Get("X-Request-Id"))
+	is.Equal(answered.RequestID, resp.Header.Get(runtime.HeaderRequestID))
 	is.True(answered.RequestID != stored.RequestID)
 	stored.RequestID, answered.RequestID = "", ""
 	is.Equal(answered, stored)
@@ -190,9 +193,11 @@ func TestEngineVerdictsReplay(t *testing.T) {
 // TestMissingCapabilityIs501: a route needing a capability the attached
 // engine lacks answers 501 not_implemented.
 func TestMissingCapabilityIs501(t *testing.T) {
-	is := is.New(t)
 	client, _ := newEngineClient(t)
-	resp, body := client.do(http.MethodGet, "/v1/customers/1/location", "", "")
-	is.Equal(resp.StatusCode, http.StatusNotImplemented)
-	is.Equal(problemTitle(t, body), "not_implemented")
+	for _, path := range []string{"/v1/customers/1/location", "/v1/customers/1/changes"} {
+		is := is.New(t)
+		resp, body := client.do(http.MethodGet, path, "", "")
+		is.Equal(resp.StatusCode, http.StatusNotImplemented)
+		is.Equal(problemTitle(t, body), "not_implemented")
+	}
 }

@@ -38,13 +38,13 @@ func entityTags(header string) (tags []string, weak []bool, ok bool) {
 // header is absent or "*" (any current record). Weak tags never match a
 // write (strong comparison), so a header of only weak tags is refused here.
 func ifMatch(r *http.Request) ([]string, error) {
-	header := strings.TrimSpace(r.Header.Get("If-Match"))
+	header := strings.TrimSpace(r.Header.Get(HeaderIfMatch))
 	if header == "" || header == "*" {
 		return nil, nil
 	}
 	tags, weak, ok := entityTags(header)
 	if !ok {
-		return nil, InvalidParameter("If-Match", `not a list of entity tags such as "3f2a…" (use the ETag of the record as read)`)
+		return nil, InvalidParameter(HeaderIfMatch, `not a list of entity tags such as "3f2a…" (use the ETag of the record as read)`)
 	}
 	var versions []string
 	for i, tag := range tags {
@@ -61,7 +61,7 @@ func ifMatch(r *http.Request) ([]string, error) {
 // noneMatch reports whether If-None-Match names the version (weak
 // comparison, as RFC 9110 13.1.2 asks) or is "*".
 func noneMatch(r *http.Request, version string) bool {
-	header := strings.TrimSpace(r.Header.Get("If-None-Match"))
+	header := strings.TrimSpace(r.Header.Get(HeaderIfNoneMatch))
 	if header == "" {
 		return false
 	}
@@ -76,7 +76,7 @@ func noneMatch(r *http.Request, version string) bool {
 // body when the client holds that version already.
 func (c *Call) sendRecord(rec engine.Record, view any) error {
 	version := rec.Version()
-	c.W.Header().Set("ETag", etagOf(version))
+	c.W.Header().Set(HeaderETag, etagOf(version))
 	if noneMatch(c.R, version) {
 		c.written = true
 		c.W.WriteHeader(http.StatusNotModified)

@@ -16,11 +16,11 @@ import (
 const DefaultGzipMinSize = 1024
 
 // corsAllowedHeaders are the request headers a browser client may send.
-var corsAllowedHeaders = []string{"Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-Id"}
+var corsAllowedHeaders = []string{HeaderAuthorization, HeaderContentType, HeaderIdempotencyKey, HeaderIfMatch, HeaderIfNoneMatch, HeaderRequestID}
 
 // corsExposedHeaders are the answer headers a browser client may read.
-var corsExposedHeaders = []string{"ETag", "Location", "Idempotency-Key", "Idempotency-Replayed", "X-Request-Id",
-	"Retry-After", "RateLimit", "RateLimit-Policy", "Allow"}
+var corsExposedHeaders = []string{HeaderETag, HeaderLocation, HeaderIdempotencyKey, HeaderIdempotencyReplayed, HeaderRequestID,
+	HeaderRetryAfter, HeaderRateLimit, HeaderRateLimitPolicy, HeaderAllow}
 
 // withConventions wraps the routes in gzip and, when origins are
 // configured, CORS (answering preflights before routing).
@@ -44,4 +44,4 @@ func (s *Server) withConventions(routes http.Handler) http.Handler {
 
 // setNoStore marks an answer as one no cache may keep: it answers a
 // credential (every keyed call, and POST /v1/token, RFC 6749 5.1).
-func setNoStore(h http.Header) { h.Set("Cache-Control", "no-store") }
+func setNoStore(h http.Header) { h.Set(HeaderCacheControl, "no-store") }

@@ -19,15 +19,15 @@ const maxIdempotencyKey = 255
 // content. A key without a response lets the call run; its response is
 // stored with its write (or with Complete when it wrote nothing).
 func (s *Server) claim(c *Call) error {
-	key := c.R.Header.Get("Idempotency-Key")
+	key := c.R.Header.Get(HeaderIdempotencyKey)
 	if key == "" {
 		return IdempotencyKeyRequired()
 	}
 	if len(key) > maxIdempotencyKey {
-		return InvalidParameter("Idempotency-Key", "at most 255 characters")
+		return InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
 	}
 	if !validText(key) {
-		return InvalidParameter("Idempotency-Key", errBadText.Error())
+		return InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
 	}
 	claim := engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
@@ -54,7 +54,7 @@ func (c *Call) answerStored(res engine.ClaimResult) error {
 	switch res.State {
 	case engine.Replay:
 		c.record.Replayed = true
-		c.W.Header().Set("Idempotency-Replayed", "true")
+		c.W.Header().Set(HeaderIdempotencyReplayed, "true")
 		c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
 		return nil
 	case engine.Mismatch:

@@ -51,11 +51,11 @@ func recordOf(r *http.Request) *RequestRecord {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &RequestRecord{Start: s.cfg.Now(), Method: r.Method, Route: RouteNone}
-		rec.RequestID = r.Header.Get("X-Request-Id")
+		rec.RequestID = r.Header.Get(HeaderRequestID)
 		if !clientRequestID.MatchString(rec.RequestID) {
 			rec.RequestID = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", rec.RequestID)
+		w.Header().Set(HeaderRequestID, rec.RequestID)
 		for _, o := range s.cfg.Observers {
 			o.RequestStarted()
 		}

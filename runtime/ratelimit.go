@@ -72,8 +72,8 @@ func (l *rateLimits) allowKey(clientID string, h http.Header) error {
 	}
 	remaining := max(0, math.Floor(tokens))
 	reset := math.Ceil((float64(l.burst) - tokens) / float64(l.limit))
-	h.Set("RateLimit-Policy", l.policy)
-	h.Set("RateLimit", fmt.Sprintf(`"per-key";r=%d;t=%d`, int(remaining), int(max(0, reset))))
+	h.Set(HeaderRateLimitPolicy, l.policy)
+	h.Set(HeaderRateLimit, fmt.Sprintf(`"per-key";r=%d;t=%d`, int(remaining), int(max(0, reset))))
 	return err
 }
 

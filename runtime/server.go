@@ -281,7 +281,7 @@ func headerBytes(r *http.Request) int {
 // the header reads the same whatever order the caller collected it in.
 func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, allowed []string) {
 	slices.Sort(allowed)
-	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	w.Header().Set(HeaderAllow, strings.Join(allowed, ", "))
 	c := s.newCall(w, r, nil, nil)
 	c.fail(MethodNotAllowed(r.Method, allowed))
 }

@@ -115,12 +115,12 @@ func TestPanicIsAProblem(t *testing.T) {
 		return nil
 	}})
 	req, _ := http.NewRequest(http.MethodGet, hs.URL+"/boom", nil)
-	req.Header.Set("X-Request-Id", "panic-1")
+	req.Header.Set(runtime.HeaderRequestID, "panic-1")
 	resp, err := http.DefaultClient.Do(req)
 	is.NoErr(err)
 	defer resp.Body.Close()
 	is.Equal(resp.StatusCode, http.StatusInternalServerError)
-	is.Equal(resp.Header.Get("Content-Type"), "application/problem+json")
+	is.Equal(resp.Header.Get(runtime.HeaderContentType), "application/problem+json")
 	var p runtime.Problem
 	is.NoErr(json.NewDecoder(resp.Body).Decode(&p))
 	is.Equal(p.Title, "internal_error")

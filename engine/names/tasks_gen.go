@@ -56,4 +56,5 @@ const (
 const (
 	TaskStatusAction = "status" // POST /v1/tasks/{Nr}/status
 	TaskNotesAction  = "notes"  // POST /v1/tasks/{Nr}/notes
+	TaskNotesLog     = "note"   // its change-log entries: GET /v1/tasks/{Nr}/notes
 )

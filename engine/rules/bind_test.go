@@ -111,7 +111,7 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 		{
 			name: "a rule's action the catalog dropped",
 			edit: func(t *testing.T, files map[string]string) {
-				replace(t, files, "tasks.yaml", "  - name: notes\n    event: note_added       # task.note_added\n    description: Adds an entry to the task's log.\n    fields: [{name: Text, required: true}]\n", "")
+				replace(t, files, "tasks.yaml", "  - name: notes\n    event: note_added       # task.note_added\n    log: note               # its entries in the task's change log: GET /v1/tasks/{nr}/notes lists them\n    description: Adds an entry to the task's log.\n    fields: [{name: Text, required: true}]\n", "")
 			},
 			want: "catalog/tasks.yaml: the task id and note rules carry out action notes, which the catalog does not declare",
 		},

@@ -12,8 +12,9 @@ import (
 
 // taskRecord: a task's Id, and its notes. The Id is the engine's internal
 // id of the task, its row number, known only once the row exists. The
-// notes action adds an entry to the task's change log; the task itself
-// does not change.
+// notes action adds an entry to the task's change log, under the action
+// the catalog declares for its entries (log: note, names.TaskNotesLog),
+// which GET /v1/tasks/{nr}/notes lists; the task itself does not change.
 type taskRecord struct{}
 
 // noteText is the body field of the notes action (catalog/tasks.yaml).
@@ -46,5 +47,5 @@ func addTaskNote(ctx context.Context, tx Tx, key string, in engine.Input) error 
 	if err := refuseNUL(noteText, note); err != nil {
 		return err
 	}
-	return tx.Log(ctx, names.Tasks, key, "note", note, nil)
+	return tx.Log(ctx, names.Tasks, key, names.TaskNotesLog, note, nil)
 }

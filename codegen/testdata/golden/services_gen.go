@@ -111,6 +111,11 @@ func updateService(c *runtime.Call) error {
 	return runtime.Update[ServiceWrite](c, "services", serviceUpdateShape, viewService)
 }
 
+// listServiceChanges serves GET /v1/services/{Id}/changes.
+func listServiceChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "services")
+}
+
 // serviceRoutes are the routes of the services register with the scope each needs.
 func serviceRoutes() []runtime.Route {
 	return []runtime.Route{
@@ -118,5 +123,6 @@ func serviceRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/services/:key", Scope: "services:read", Handler: getService},
 		{Method: http.MethodPost, Path: "/v1/services", Scope: "services:write", Handler: createService, Created: &runtime.Created{Member: "Id"}},
 		{Method: http.MethodPatch, Path: "/v1/services/:key", Scope: "services:write", Handler: updateService},
+		{Method: http.MethodGet, Path: "/v1/services/:key/changes", Scope: "services:read", Handler: listServiceChanges},
 	}
 }

@@ -270,6 +270,16 @@ func actVehicleRetire(c *runtime.Call) error {
 	return runtime.Act[VehicleRetireBody](c, "vehicles", "retire", vehicleRetireShape, viewVehicle)
 }
 
+// listVehicleRetire serves GET /v1/vehicles/{Nr}/retire.
+func listVehicleRetire(c *runtime.Call) error {
+	return runtime.ActionLog(c, "vehicles", "retired")
+}
+
+// listVehicleChanges serves GET /v1/vehicles/{Nr}/changes.
+func listVehicleChanges(c *runtime.Call) error {
+	return runtime.Changes(c, "vehicles")
+}
+
 // getVehicleLocation serves GET /v1/vehicles/{Nr}/location.
 func getVehicleLocation(c *runtime.Call) error {
 	return runtime.GetLocation(c, "vehicles")
@@ -308,6 +318,8 @@ func vehicleRoutes() []runtime.Route {
 			Member: "id",
 		}},
 		{Method: http.MethodPost, Path: "/v1/vehicles/:key/retire", Scope: "vehicles:write", Handler: actVehicleRetire},
+		{Method: http.MethodGet, Path: "/v1/vehicles/:key/retire", Scope: "vehicles:read", Handler: listVehicleRetire},
+		{Method: http.MethodGet, Path: "/v1/vehicles/:key/changes", Scope: "vehicles:read", Handler: listVehicleChanges},
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key/location", Scope: "vehicles:read", Handler: getVehicleLocation},
 		{Method: http.MethodPut, Path: "/v1/vehicles/:key/location", Scope: "vehicles:write", Handler: pinVehicleLocation},
 		{Method: http.MethodPost, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:write", Handler: addVehicleDocument, Created: &runtime.Created{Member: "id"}},

@@ -2,6 +2,23 @@
 
 package client
 
+// The HTTP header names the client sends and reads, as the server declares
+// them (runtime/headers.go).
+const (
+	headerAccept              = "Accept"
+	headerAuthorization       = "Authorization"
+	headerContentDisposition  = "Content-Disposition"
+	headerContentType         = "Content-Type"
+	headerETag                = "ETag"
+	headerIdempotencyKey      = "Idempotency-Key"
+	headerIdempotencyReplayed = "Idempotency-Replayed"
+	headerIfMatch             = "If-Match"
+	headerIfNoneMatch         = "If-None-Match"
+	headerRequestID           = "X-Request-Id"
+	headerRetryAfter          = "Retry-After"
+	headerUserAgent           = "User-Agent"
+)
+
 // Services are the registers of the catalog, one service each; a Client
 // embeds them, so c.Customers is the customers register.
 type Services struct {

@@ -89,3 +89,8 @@ func (s *ServiceService) Create(ctx context.Context, body ServiceCreate) (Servic
 func (s *ServiceService) Update(ctx context.Context, id string, body ServiceUpdate) (Service, error) {
 	return writeRecord[Service](ctx, s.c, http.MethodPatch, itemPath("/v1/services", id), body)
 }
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/services/{Id}/changes.
+func (s *ServiceService) Changes(ctx context.Context, id string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/services", id, "/changes"), p)
+}

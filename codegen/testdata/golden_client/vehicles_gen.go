@@ -177,6 +177,16 @@ func (s *VehicleService) Retire(ctx context.Context, nr string, body VehicleReti
 	return writeRecord[Vehicle](ctx, s.c, http.MethodPost, itemPath("/v1/vehicles", nr, "/retire"), body)
 }
 
+// RetireLog reads the record's retired entries, what Retire wrote, newest first; limit: how many of the newest (50 when 0, at most 500): GET /v1/vehicles/{Nr}/retire.
+func (s *VehicleService) RetireLog(ctx context.Context, nr string, limit int) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/vehicles", nr, "/retire"), ChangeParams{Limit: limit})
+}
+
+// Changes reads the record's change log, newest first: an entry per write, a line's included (create line …); p.Action keeps one action's: GET /v1/vehicles/{Nr}/changes.
+func (s *VehicleService) Changes(ctx context.Context, nr string, p ChangeParams) ([]Change, error) {
+	return getChanges(ctx, s.c, itemPath("/v1/vehicles", nr, "/changes"), p)
+}
+
 // Location reads the record's stored position; opt.Locate recalculates it first: GET /v1/vehicles/{Nr}/location.
 func (s *VehicleService) Location(ctx context.Context, nr string, opt LocateOptions) (Location, error) {
 	return getLocation(ctx, s.c, itemPath("/v1/vehicles", nr, "/location"), opt)

@@ -29,5 +29,6 @@ const (
 
 // Actions of vehicles.
 const (
-	VehicleRetireAction = "retire" // POST /v1/vehicles/{Nr}/retire
+	VehicleRetireAction = "retire"  // POST /v1/vehicles/{Nr}/retire
+	VehicleRetireLog    = "retired" // its change-log entries: GET /v1/vehicles/{Nr}/retire
 )

@@ -29,7 +29,8 @@ import (
 )
 
 // TestMachinesOverHTTP drives the generated machines register: create,
-// read, change one field, list, and the strict decoders of its shapes.
+// read, change one field, list, read its change log, and the strict
+// decoders of its shapes.
 func TestMachinesOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	cat, err := catalog.LoadDir(os.Getenv("FIELDGEN_CATALOG"))
@@ -117,6 +118,17 @@ func TestMachinesOverHTTP(t *testing.T) {
 	}
 	wantFields(t, "GET list", found, map[string]any{"Hours": 20.0, "Name": "Heat pump"})
 
+	// The change log, generated for a register with writes: the PATCH,
+	// then the create, newest first.
+	status, changes := c.do("GET", "/v1/machines/"+nr+"/changes", "", "")
+	c.want(status, http.StatusOK, changes)
+	entries, _ := changes["items"].([]any)
+	if len(entries) != 2 || changes["count"] != 2.0 {
+		t.Fatalf("GET changes: %v, want the update and the create", changes)
+	}
+	wantFields(t, "GET changes", entries[0].(map[string]any), map[string]any{"Action": "update", "Detail": "Hours", "Sign": "API", "ClientId": "codegen-test", "ViaApi": true})
+	wantFields(t, "GET changes", entries[1].(map[string]any), map[string]any{"Action": "create"})
+
 	// The generated shapes: a create-only field is read only on PATCH, an
 	// unknown name lists the writable ones, a missing required field is named.
 	status, problem := c.do("PATCH", "/v1/machines/"+nr, "patch-2", `{"serial": "SN-2"}`)
@@ -145,12 +157,12 @@ func (c client) do(method, path, idempotencyKey, body string) (int, map[string]a
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set(runtime.HeaderAuthorization, "Bearer "+c.key)
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(runtime.HeaderContentType, "application/json")
 	}
 	if idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", idempotencyKey)
+		req.Header.Set(runtime.HeaderIdempotencyKey, idempotencyKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
