@@ -21,6 +21,9 @@ type pool struct {
 	stmts     map[string]*sql.Stmt
 	preparing map[string]bool // queries prepareLater is preparing
 	closed    bool
+	// background are prepareLater's goroutines: Close waits for them, so
+	// none holds a connection (or the database's files) after it.
+	background sync.WaitGroup
 }
 
 // maxCachedStatements bounds the cache; queries past it run unprepared.
@@ -71,7 +74,9 @@ func (p *pool) prepareLater(query string) {
 		return
 	}
 	p.preparing[query] = true
+	p.background.Add(1)
 	go func() {
+		defer p.background.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		p.stmt(ctx, query)
@@ -123,6 +128,7 @@ func (p *pool) Close() error {
 	p.stmts = map[string]*sql.Stmt{}
 	p.closed = true
 	p.mu.Unlock()
+	p.background.Wait()
 	return p.DB.Close()
 }
 
