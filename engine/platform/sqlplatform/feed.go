@@ -1,10 +1,13 @@
 package sqlplatform
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,61 +17,152 @@ import (
 	"fieldapi/engine/sqldb"
 )
 
-// Events are recorded in the write's own transaction (an outbox): a write
-// that rolls back has none, one that commits always has them.
+// Events are recorded in the write's own transaction, into an outbox:
+// a write that rolls back has none, one that commits always has them. A
+// write only inserts its events there (one statement, no row shared with
+// other writes), so writes of one company never queue on each other for
+// their events.
 //
-// Feed order is commit order. Each event takes its position from the
-// company's row in event_counters (UPDATE … RETURNING), as the last step
-// before commit; the row stays locked until the commit, so the next
-// writer of the company gets the next position only after this one's
-// events are visible. Positions are therefore gap-free per company (a
-// rolled-back write gives its positions back) and a reader that has seen
-// position n has seen every position below it: a cursor never skips an
-// event that commits later. The price: writers of one company queue on
-// the row for the length of their commit, not of their transaction.
+// Feed order is commit order. An event gets its feed position later,
+// when a reader of the feed or the webhook dispatcher sequences the
+// outbox: in one transaction per company, the sequencer locks the
+// company's event_counters row, takes the events committed to the
+// outbox so far, gives them the next positions in the order they were
+// recorded and moves them to the feed. The row lock orders sequencers
+// (in one process or many), so positions are gap-free per company and a
+// reader that has seen position n has seen every position below it: a
+// cursor never skips an event that commits later, since such an event
+// is sequenced later and gets a higher position. A reader sequences
+// before it reads, so it sees every event committed before its call.
 
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
 
-// record inserts the events with the company's next positions, each with
-// its payload (platform.Event.Payload) carrying its position.
+// record writes a write's events to the outbox, in order, in one row:
+// the events' payloads (platform.Event.Payload) without positions yet, as
+// a JSON array. One row keeps a write's events together: they get
+// consecutive positions.
 func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	last, err := takePositions(ctx, tx, company, len(events))
+	payloads := make([]json.RawMessage, len(events))
+	for i, ev := range events {
+		ev.Position = 0
+		var err error
+		if payloads[i], err = ev.Payload(); err != nil {
+			return err
+		}
+	}
+	batch, err := json.Marshal(payloads)
 	if err != nil {
 		return err
 	}
-	first := last - int64(len(events)) + 1
-	args := make([]any, 0, 8*len(events))
-	rows := make([]string, len(events))
-	for i, ev := range events {
-		ev.Position = first + int64(i)
-		payload, err := ev.Payload()
-		if err != nil {
-			return err
-		}
-		rows[i] = "(" + sqldb.Placeholders(8) + ")"
-		args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
-	}
-	// One statement for all of them: the counter row is locked already.
-	_, err = sqldb.Exec(ctx, tx, `INSERT INTO "events"
-		("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-		VALUES `+strings.Join(rows, ", "), args...)
+	_, err = sqldb.Exec(ctx, tx, `INSERT INTO "event_outbox" ("company", "events") VALUES (?, ?)`, company, string(batch))
 	return err
 }
 
-// takePositions reserves n feed positions of the company and returns the
-// last; the counter row stays locked until the transaction ends.
-func takePositions(ctx context.Context, tx *sqldb.Tx, company string, n int) (int64, error) {
+// sequence moves the events committed to the outbox to the feed, with
+// their positions: the company's, or every company's when company is "".
+// When the outbox holds none, it reads and writes nothing else.
+func (p *Platform) sequence(ctx context.Context, company string) error {
+	var companies []string
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+		if company == "" {
+			return sqldb.Select(ctx, q, &companies, `SELECT DISTINCT "company" FROM "event_outbox"`)
+		}
+		pending, err := sqldb.Exists(ctx, q, `SELECT 1 FROM "event_outbox" WHERE "company" = ? LIMIT 1`, company)
+		if pending {
+			companies = []string{company}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range companies {
+		if err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+			_, err := sequenceCompany(ctx, tx, c)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outboxRow is a write's events, recorded and not yet in the feed; Seq
+// orders the writes.
+type outboxRow struct {
+	Seq    int64  `db:"seq"`
+	Events string `db:"events"`
+}
+
+// maxEventRows bounds the rows of one INSERT into the feed (8 parameters
+// each, well under SQLite's and PostgreSQL's limits).
+const maxEventRows = 500
+
+// sequenceCompany moves the company's events from the outbox to the feed,
+// in the order they were recorded, with the positions after the last, and
+// returns the company's last position. The company's counter row stays
+// locked until the transaction ends.
+func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
+	last, err := lockCounter(ctx, tx, company)
+	if err != nil {
+		return 0, err
+	}
+	// Under the lock: the events committed until now, each taken by this
+	// sequencer alone (another waits for the lock, then finds them gone).
+	var pending []outboxRow
+	if err := sqldb.Select(ctx, tx, &pending, `DELETE FROM "event_outbox" WHERE "company" = ? RETURNING "seq", "events"`, company); err != nil {
+		return 0, err
+	}
+	if len(pending) == 0 {
+		return last, nil
+	}
+	slices.SortFunc(pending, func(a, b outboxRow) int { return cmp.Compare(a.Seq, b.Seq) })
+	var events []platform.Recorded
+	for _, row := range pending {
+		var written []platform.Recorded
+		if err := json.Unmarshal([]byte(row.Events), &written); err != nil {
+			return 0, fmt.Errorf("sqlplatform: outbox row %d: %w", row.Seq, err)
+		}
+		events = append(events, written...)
+	}
+	for chunk := range slices.Chunk(events, maxEventRows) {
+		args := make([]any, 0, 8*len(chunk))
+		rows := make([]string, len(chunk))
+		for i, ev := range chunk {
+			last++
+			ev.Position = last
+			payload, err := json.Marshal(ev)
+			if err != nil {
+				return 0, err
+			}
+			rows[i] = "(" + sqldb.Placeholders(8) + ")"
+			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
+		}
+		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "events"
+			("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
+			VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			return 0, err
+		}
+	}
+	_, err = sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company)
+	return last, err
+}
+
+// lockCounter locks the company's event counter row until the
+// transaction ends, making it on the company's first event, and returns
+// its last position.
+func lockCounter(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
 	var last int64
 	for range 2 {
-		err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" + ? WHERE "company" = ? RETURNING "last"`, n, company)
+		err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" WHERE "company" = ? RETURNING "last"`, company)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return last, err
 		}
-		// The company's first event: make its row (a parallel first
-		// writer may make it too; then the UPDATE above waits for it).
+		// A parallel first sequencer may make it too; then the UPDATE
+		// above waits for it.
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_counters" ("company", "last", "pruned_through") VALUES (?, 0, 0)
 			ON CONFLICT ("company") DO NOTHING`, company); err != nil {
 			return 0, err
@@ -90,6 +184,9 @@ const eventColumns = `"position", "id", "type", "register", "payload"`
 
 // Feed reads one page of the company's feed, oldest first.
 func (p *Platform) Feed(ctx context.Context, company string, q engine.EventQuery, readable []string) (engine.EventPage, error) {
+	if err := p.sequence(ctx, company); err != nil {
+		return engine.EventPage{}, err
+	}
 	page := engine.EventPage{Events: []engine.Event{}, Next: q.After}
 	err := p.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
 		// The committed counter first: every position up to it is
@@ -177,6 +274,9 @@ func typeCondition(types []string) (string, []any) {
 // per company, the last position pruned: a cursor below it has missed
 // events and answers engine.ErrCursorExpired.
 func (p *Platform) PruneEvents(ctx context.Context, before time.Time) (int, error) {
+	if err := p.sequence(ctx, ""); err != nil { // an event is kept for the retention in the feed, not the outbox
+		return 0, err
+	}
 	var n int64
 	cut := sqldb.FormatTime(before)
 	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {

@@ -46,6 +46,10 @@ var tables = []struct{ name, ddl string }{
 		"occurred_at" TEXT NOT NULL,
 		"payload" TEXT NOT NULL,
 		PRIMARY KEY ("company", "position"))`},
+	{"event_outbox", `CREATE TABLE IF NOT EXISTS "event_outbox" (
+		{seq},
+		"company" TEXT NOT NULL,
+		"events" TEXT NOT NULL)`},
 	{"event_counters", `CREATE TABLE IF NOT EXISTS "event_counters" (
 		"company" TEXT PRIMARY KEY,
 		"last" BIGINT NOT NULL,
@@ -91,6 +95,7 @@ var indexes = []string{
 	`CREATE INDEX IF NOT EXISTS "api_tokens_client" ON "api_tokens" ("client_id")`,
 	`CREATE INDEX IF NOT EXISTS "idempotency_created" ON "idempotency" ("state", "created")`,
 	`CREATE INDEX IF NOT EXISTS "events_occurred" ON "events" ("occurred_at")`,
+	`CREATE INDEX IF NOT EXISTS "event_outbox_company" ON "event_outbox" ("company", "seq")`,
 	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_due" ON "webhook_deliveries" ("state", "next_attempt_at")`,
 	`CREATE INDEX IF NOT EXISTS "webhook_deliveries_webhook" ON "webhook_deliveries" ("webhook_id", "seq")`,
 	`CREATE INDEX IF NOT EXISTS "webhook_attempts_delivery" ON "webhook_attempts" ("delivery_seq")`,

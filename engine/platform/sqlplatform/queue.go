@@ -27,6 +27,9 @@ const (
 // position order and positions are in commit order (feed.go), so a
 // cursor never passes an event that commits later.
 func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Readable) (int, error) {
+	if err := p.sequence(ctx, ""); err != nil {
+		return 0, err
+	}
 	// First, outside any transaction: which subscriptions are behind, and
 	// what their signatures may read. readable reads the records through
 	// connections of its own; asked while this holds the write

@@ -98,9 +98,8 @@ func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) e
 	return idempotencyStore{w.p}.store(ctx, w.tx, c, r)
 }
 
-// Record adds the events to the company's feed. Call it last, just before
-// the commit: the company's counter row stays locked from here to the
-// end of the transaction (see feed.go).
+// Record adds the events to the company's outbox, from where the feed's
+// readers move them to the feed with their positions (see feed.go).
 func (w writes) Record(ctx context.Context, company string, events []platform.Event) error {
 	return record(ctx, w.tx, company, events)
 }

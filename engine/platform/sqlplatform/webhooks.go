@@ -73,10 +73,10 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 	w.Created, w.Modified = now, now
 	var resp engine.Response
 	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
-		// Events committed before the subscription are not its business.
-		var cursor int64
-		err := sqldb.Get(ctx, tx, &cursor, `SELECT "last" FROM "event_counters" WHERE "company" = ?`, s.Company)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		// Events committed before the subscription are not its business:
+		// sequenced here, they all lie at or below its cursor.
+		cursor, err := sequenceCompany(ctx, tx, s.Company)
+		if err != nil {
 			return err
 		}
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "webhooks" (`+webhookColumns+`)
