@@ -3,7 +3,8 @@
 // (number series, idempotency, tokens, revocation, per-process rate
 // limits), and one serve process behind a TCP proxy that can cut, stall
 // or delay the database (503 engine_unreachable and recovery, connect
-// timeouts, 504 engine_timeout with a safe retry, graceful shutdown).
+// timeouts, a database gone silent under load, 504 engine_timeout with a
+// safe retry, graceful shutdown).
 //
 // The package holds tests only. They need FIELDAPI_TEST_POSTGRES (for
 // example postgres://postgres@127.0.0.1:5432/test?sslmode=disable) and are

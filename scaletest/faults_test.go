@@ -130,7 +130,8 @@ func TestDatabaseFaults(t *testing.T) {
 		}()
 
 		// /health from every 50 ms on: the first 503 marks the detection
-		// (calls that took a dead pooled connection end later, at their timeout).
+		// (calls that took a pooled connection end then too: see
+		// TestSilentDatabase).
 		detected := firstAnswer(srv, health, http.StatusServiceUnavailable, 1500*time.Millisecond, 50*time.Millisecond)
 		if detected.IsZero() {
 			t.Fatal("/health never answered 503 while the database answered nothing")

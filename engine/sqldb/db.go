@@ -108,8 +108,11 @@ func (db *DB) Stats() sql.DBStats { return db.pool.Stats() }
 type Querier = sqlx.ExtContext
 
 // Read runs fn on the pool, outside a transaction, under the call budget.
+// fn only reads, so it cannot have written: a fault is busy or unreachable
+// (503, safe to retry), never a "may have written" timeout, even when the
+// deadline passes or the server goes silent with its statement sent.
 func (db *DB) Read(ctx context.Context, fn func(ctx context.Context, q Querier) error) error {
-	return db.call(ctx, func(ctx context.Context) error { return fn(ctx, db.pool) })
+	return db.call(ctx, func(ctx context.Context) error { return nothingWritten(fn(ctx, db.pool)) })
 }
 
 // Autocommit runs fn on the pool for writes outside a transaction, each
@@ -134,18 +137,18 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 	return db.call(ctx, func(ctx context.Context) error {
 		leave, err := db.writers.enter(ctx)
 		if err != nil {
-			return notCommitted(err)
+			return nothingWritten(err)
 		}
 		defer leave()
 		sqlTx, err := db.pool.BeginTxx(ctx, nil)
 		if err != nil {
-			return notCommitted(err)
+			return nothingWritten(err)
 		}
 		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect}
 		if err := fn(ctx, tx); err != nil {
 			_ = tx.Rollback()
 			tx.undo()
-			return notCommitted(err)
+			return nothingWritten(err)
 		}
 		if err := tx.Commit(); err != nil {
 			tx.undo()
@@ -164,12 +167,19 @@ func (t *Tx) undo() {
 }
 
 // call runs one call under the statement timeout and turns driver faults
-// into the engine's errors. While the health probe finds the database not
-// answering, it answers engine.ErrUnreachable at once, without waiting on
-// a connection.
+// into the engine's errors. On PostgreSQL the health probe watches the
+// call: while it finds the server not answering, a call answers
+// engine.ErrUnreachable at once, without waiting on a connection, and a
+// call in flight when it marks the server ends then, within a second of
+// the server going silent, rather than at its statement timeout.
 func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) error {
-	if db.health != nil && db.health.down() {
-		return wrapFault(errUnreachable, db.health.why())
+	if db.health != nil {
+		var unwatch func()
+		var err error
+		if ctx, unwatch, err = db.health.watch(ctx); err != nil {
+			return err
+		}
+		defer unwatch()
 	}
 	if db.opt.StatementTimeout > 0 {
 		var cancel context.CancelFunc

@@ -21,16 +21,21 @@ var (
 // The engine's verdicts (a refusal, a permission denied, no such record, a
 // failed precondition) pass as they are.
 //
-// A write transaction that failed before its COMMIT was sent wrote nothing:
+// A call that cannot have written — a read, or a write transaction that
+// failed before its COMMIT was sent — is never a "may have written" 504:
 // a timeout there (a statement past the deadline, a connection that went
-// silent) is a 503, safe to retry, not a "may have written" 504.
+// silent) is unreachable while the health probe marks the server, busy
+// otherwise: a 503, safe to retry.
 func (db *DB) classify(ctx context.Context, err error) error {
 	if err == nil || isVerdict(err) {
 		return err
 	}
 	out := db.classifyFault(ctx, err)
-	var unsent beforeCommit
-	if errors.As(err, &unsent) && errors.Is(out, errTimeout) {
+	var unwritten wroteNothing
+	if errors.As(err, &unwritten) && errors.Is(out, errTimeout) {
+		if endedBySilence(ctx) {
+			return wrapFault(errUnreachable, fmt.Errorf("%w: %w", context.Cause(ctx), err))
+		}
 		if db.health != nil && db.health.down() {
 			return wrapFault(errUnreachable, err)
 		}
@@ -53,26 +58,34 @@ func isVerdict(err error) bool {
 		errors.Is(err, engine.ErrPreconditionFailed) || errors.Is(err, engine.ErrClaimLost)
 }
 
-// notCommitted marks a fault of a write that ended before its COMMIT was
-// sent; the engine's verdicts pass as they are.
-func notCommitted(err error) error {
+// nothingWritten marks a fault of a call that cannot have written: a read,
+// or a write transaction that ended before its COMMIT was sent (the
+// database rolled it back). The engine's verdicts pass as they are.
+func nothingWritten(err error) error {
 	if err == nil || isVerdict(err) {
 		return err
 	}
-	return beforeCommit{err}
+	return wroteNothing{err}
 }
 
-// beforeCommit marks an error of a write transaction that ended before
-// its COMMIT was sent: the database rolled it back.
-type beforeCommit struct{ err error }
+// wroteNothing marks an error of a call that cannot have written.
+type wroteNothing struct{ err error }
 
-func (b beforeCommit) Error() string { return b.err.Error() }
-func (b beforeCommit) Unwrap() error { return b.err }
+func (w wroteNothing) Error() string { return w.err.Error() }
+func (w wroteNothing) Unwrap() error { return w.err }
 
 // classifyFault maps a driver error to busy, unreachable or timeout.
 func (db *DB) classifyFault(ctx context.Context, err error) error {
 	fault := db.dialect.fault(err)
 	switch {
+	case endedBySilence(ctx):
+		// The health probe found the server silent and ended the call:
+		// unless nothing reached the server, what the call had sent may
+		// have run, as when its deadline passes.
+		if fault == errUnreachable {
+			return wrapFault(fault, err)
+		}
+		return wrapFault(errTimeout, fmt.Errorf("%w: %w", context.Cause(ctx), err))
 	case errors.Is(ctx.Err(), context.Canceled):
 		return wrapFault(context.Canceled, err) // the caller gave up; not an engine fault
 	case fault == errUnreachable:

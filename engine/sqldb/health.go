@@ -12,33 +12,58 @@ import (
 )
 
 // The health probe's rhythm: a server that stops answering is marked
-// unreachable within probeInterval + probeTimeout (0.7 s).
+// unreachable within probeInterval + probeTimeout (0.7 s), and the calls
+// waiting on it end then.
 const (
 	probeInterval = 200 * time.Millisecond
 	probeTimeout  = 500 * time.Millisecond
 )
 
 // healthProbe watches a PostgreSQL server from a connection of its own, so
-// a server that accepts connections but stops answering is noticed within
-// a second, rather than by each call waiting out its statement timeout on
-// a pooled connection. While it is marked unreachable every new call
-// answers engine.ErrUnreachable at once; the probe goes on trying and
-// clears the mark as soon as the server answers again. A probe that times
-// out while calls are being answered (a busy server, a loaded host) marks
-// nothing: the server is evidently alive.
+// a server that accepts connections but stops answering (its host drops
+// packets, a proxy in between forwards nothing) is noticed within a
+// second. Nothing below it would notice: a pooled connection waiting for
+// its answer has sent its statement and sees only silence, which TCP
+// keep-alive cannot tell from a slow statement while the path (a proxy, a
+// load balancer) still acknowledges, so a call would wait out its whole
+// statement timeout.
+//
+// When the probe marks the server unreachable it ends the calls in flight
+// on it (their contexts are cancelled, pgx closes their connections) and
+// every new call answers engine.ErrUnreachable at once; the probe goes on
+// trying and clears the mark as soon as the server answers again. A probe
+// that times out while calls are being answered (a busy server, a loaded
+// host) marks nothing: the server is evidently alive.
 type healthProbe struct {
-	cfg         *pgx.ConnConfig
-	unreachable atomic.Bool
-	lastAnswer  atomic.Int64                 // unix nanoseconds of the last call the server answered
-	failure     atomic.Pointer[probeFailure] // why the last probe failed, for the calls it turns away
-	stop        context.CancelFunc
-	done        chan struct{}
+	cfg        *pgx.ConnConfig
+	state      atomic.Pointer[probeState]
+	lastAnswer atomic.Int64 // unix nanoseconds of the last call the server answered
+	stop       context.CancelFunc
+	done       chan struct{}
+}
+
+// probeState is what the probe last found. It is swapped whole, so a call
+// that finds the server not marked is sure to be ended by the mark.
+type probeState struct {
+	// why the server is marked unreachable; nil while it answers.
+	why error
+	// calls ends, with why as its cause, when the server is marked
+	// unreachable; the calls in flight end with it. Nil while marked.
+	calls context.Context
+	end   context.CancelCauseFunc
+}
+
+// answering is the state of a server not marked.
+func answering() *probeState {
+	ctx, end := context.WithCancelCause(context.Background())
+	return &probeState{calls: ctx, end: end}
 }
 
 // startHealthProbe starts probing; stop it with close.
 func startHealthProbe(cfg *pgx.ConnConfig) *healthProbe {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &healthProbe{cfg: cfg, stop: cancel, done: make(chan struct{})}
+	p.state.Store(answering())
 	go p.run(ctx)
 	return p
 }
@@ -60,16 +85,25 @@ func (p *healthProbe) run(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			p.unreachable.Store(false)
+			if p.down() {
+				p.state.Store(answering())
+			}
 		case p.lastAnswer.Load() < started.UnixNano():
-			p.failure.Store(&probeFailure{err})
-			p.unreachable.Store(true)
+			p.mark(fmt.Errorf("%w: %w", errMarkedUnreachable, err))
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// mark marks the server unreachable for why, and ends the calls in flight.
+func (p *healthProbe) mark(why error) {
+	was := p.state.Swap(&probeState{why: why})
+	if was.end != nil {
+		was.end(why)
 	}
 }
 
@@ -111,11 +145,28 @@ func closeQuickly(conn *pgx.Conn) {
 	conn.Close(ctx)
 }
 
+// watch starts a call: it returns the call's context, which ends if the
+// server is marked unreachable while the call runs, and the function that
+// ends the watch. While the server is marked it returns the error the
+// call answers at once, engine.ErrUnreachable.
+func (p *healthProbe) watch(ctx context.Context) (context.Context, func(), error) {
+	s := p.state.Load()
+	if s.why != nil {
+		return nil, nil, wrapFault(errUnreachable, s.why)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.calls, func() { cancel(context.Cause(s.calls)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}, nil
+}
+
 // answered notes that the server answered a call.
 func (p *healthProbe) answered() { p.lastAnswer.Store(time.Now().UnixNano()) }
 
 // down reports whether the server is marked unreachable.
-func (p *healthProbe) down() bool { return p.unreachable.Load() }
+func (p *healthProbe) down() bool { return p.state.Load().why != nil }
 
 // close stops the probe and closes its connection.
 func (p *healthProbe) close() {
@@ -123,18 +174,12 @@ func (p *healthProbe) close() {
 	<-p.done
 }
 
-// probeFailure holds a probe's error.
-type probeFailure struct{ err error }
-
-// errMarkedUnreachable is why a call was not tried: the probe found the
-// server not answering.
+// errMarkedUnreachable is why a call was not tried, or was ended: the
+// probe found the server not answering. It comes with the probe's own
+// error, which names the server's address.
 var errMarkedUnreachable = errors.New("the database did not answer the health probe")
 
-// why is why calls are turned away while the server is marked: the
-// probe's own error, which names the server's address.
-func (p *healthProbe) why() error {
-	if f := p.failure.Load(); f != nil {
-		return fmt.Errorf("%w: %w", errMarkedUnreachable, f.err)
-	}
-	return errMarkedUnreachable
+// endedBySilence reports whether the probe ended the call of ctx.
+func endedBySilence(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errMarkedUnreachable)
 }

@@ -80,6 +80,13 @@ func cancelled() context.Context {
 	return ctx
 }
 
+// silenced is the context of a call the health probe ended.
+func silenced() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(fmt.Errorf("%w: %w", errMarkedUnreachable, context.DeadlineExceeded))
+	return ctx
+}
+
 // faultOf is the engine fault err carries, or nil.
 func faultOf(err error) error {
 	for _, fault := range []error{engine.ErrUnreachable, engine.ErrBusy, engine.ErrTimeout, context.Canceled} {
@@ -121,10 +128,18 @@ func TestClassifyPostgresFaults(t *testing.T) {
 		{"unique violation is no fault", live, pgCode("23505"), nil},
 		{"refusal passes", live, engine.Refuse("no"), nil},
 		// A write transaction that failed before its COMMIT was sent wrote nothing: 503.
-		{"deadline passed before COMMIT", expired(), notCommitted(wrapped(context.DeadlineExceeded)), engine.ErrBusy},
-		{"connection lost before COMMIT", live, notCommitted(wireError{false, io.ErrUnexpectedEOF}), engine.ErrBusy},
-		{"unreachable before COMMIT", live, notCommitted(&pgconn.ConnectError{}), engine.ErrUnreachable},
-		{"refusal before COMMIT passes", live, notCommitted(engine.Refuse("no")), nil},
+		{"deadline passed before COMMIT", expired(), nothingWritten(wrapped(context.DeadlineExceeded)), engine.ErrBusy},
+		{"connection lost before COMMIT", live, nothingWritten(wireError{false, io.ErrUnexpectedEOF}), engine.ErrBusy},
+		{"unreachable before COMMIT", live, nothingWritten(&pgconn.ConnectError{}), engine.ErrUnreachable},
+		{"refusal before COMMIT passes", live, nothingWritten(engine.Refuse("no")), nil},
+		// A read wrote nothing either: 503 whatever ended it.
+		{"read past the deadline", expired(), nothingWritten(wrapped(context.DeadlineExceeded)), engine.ErrBusy},
+		{"read lost its connection", live, nothingWritten(wireError{false, io.ErrUnexpectedEOF}), engine.ErrBusy},
+		// The health probe ended the call: the server went silent.
+		{"silent server mid-statement", silenced(), wrapped(context.Canceled), engine.ErrTimeout},
+		{"silent server before COMMIT", silenced(), nothingWritten(wrapped(context.Canceled)), engine.ErrUnreachable},
+		{"silent server mid-read", silenced(), nothingWritten(wrapped(context.Canceled)), engine.ErrUnreachable},
+		{"silent server while connecting", silenced(), &pgconn.ConnectError{}, engine.ErrUnreachable},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := db.classify(c.ctx, c.err)
@@ -146,7 +161,9 @@ func TestClassifyPostgresFaults(t *testing.T) {
 }
 
 // TestStatementTimeout: a call running past Options.StatementTimeout
-// answers engine.ErrTimeout, without waiting for the statement to end.
+// ends without waiting for the statement to end. One that may have
+// written answers engine.ErrTimeout; a read cannot have, and answers
+// engine.ErrBusy (503, safe to retry), never ErrTimeout.
 func TestStatementTimeout(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends(t) {
@@ -156,16 +173,26 @@ func TestStatementTimeout(t *testing.T) {
 			if db.Dialect().Postgres() {
 				slow = `SELECT CAST(pg_sleep(5) AS TEXT)`
 			}
-			start := time.Now()
-			err := db.Read(context.Background(), func(ctx context.Context, q Querier) error {
+			run := func(ctx context.Context, q Querier) error {
 				var out string
 				return Get(ctx, q, &out, slow)
-			})
-			if !errors.Is(err, engine.ErrTimeout) {
-				t.Errorf("a read past the statement timeout: %v; want engine.ErrTimeout", err)
 			}
-			if took := time.Since(start); took > 3*time.Second {
-				t.Errorf("the read answered after %s; want soon after the 100 ms timeout", took)
+			for _, c := range []struct {
+				name string
+				call func(context.Context, func(context.Context, Querier) error) error
+				want error
+			}{
+				{"read", db.Read, engine.ErrBusy},
+				{"autocommit", db.Autocommit, engine.ErrTimeout},
+			} {
+				start := time.Now()
+				err := c.call(context.Background(), run)
+				if faultOf(err) != c.want {
+					t.Errorf("a %s past the statement timeout: %v; want %v", c.name, err, c.want)
+				}
+				if took := time.Since(start); took > 3*time.Second {
+					t.Errorf("the %s answered after %s; want soon after the 100 ms timeout", c.name, took)
+				}
 			}
 		})
 	}
