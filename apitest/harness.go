@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,6 +73,25 @@ type Env struct {
 	OtherKey string
 
 	skipRequestValidation bool // SkipRequestValidation: every request of this Env is off the contract
+}
+
+// NextNumber checks that nr, the number of a record created after the
+// one numbered last, is the series' next — or, on PostgreSQL, whose
+// series do not give back the number of a create that rolled back, a
+// higher one (README: gaps can occur).
+func (e *Env) NextNumber(t testing.TB, nr string, last int) {
+	t.Helper()
+	n, err := strconv.Atoi(nr)
+	switch {
+	case err != nil:
+		t.Errorf("Nr %q is no number", nr)
+	case strings.HasPrefix(e.DSN, "postgres"):
+		if n <= last {
+			t.Errorf("Nr %d; want a number above %d: numbers increase", n, last)
+		}
+	case n != last+1:
+		t.Errorf("Nr %d; want %d: a create that rolled back used no number", n, last+1)
+	}
 }
 
 // Each runs fn once per backend as a subtest.

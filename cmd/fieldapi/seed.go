@@ -174,17 +174,17 @@ func (s *seeder) readReferences(ctx context.Context, session engine.Session) err
 
 // inBatches runs write for consecutive ranges [from, to) of n records,
 // at most plan.batch at a time, numbered from the register's series.
-func (s *seeder) inBatches(ctx context.Context, register string, n int, write func(first int64, from, to int) []dataset.Register) error {
+func (s *seeder) inBatches(ctx context.Context, register string, n int, write func(numbers []int64, from, to int) []dataset.Register) error {
 	if n == 0 {
 		return nil
 	}
-	first, err := s.eng.ReserveNumbers(ctx, s.company, register, int64(n))
+	numbers, err := s.eng.ReserveNumbers(ctx, s.company, register, n)
 	if err != nil {
 		return err
 	}
 	for from := 0; from < n; from += s.plan.batch {
 		to := min(from+s.plan.batch, n)
-		regs := write(first, from, to)
+		regs := write(numbers, from, to)
 		if err := s.eng.BulkInsert(ctx, s.company, regs); err != nil {
 			return err
 		}
@@ -196,22 +196,22 @@ func (s *seeder) inBatches(ctx context.Context, register string, n int, write fu
 	return nil
 }
 
-func nr(first int64, i int) string { return strconv.FormatInt(first+int64(i), 10) }
+func nr(numbers []int64, i int) string { return strconv.FormatInt(numbers[i], 10) }
 
 func (s *seeder) seedCustomers(ctx context.Context) error {
-	return s.inBatches(ctx, names.Customers, s.plan.customers, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Customers, s.plan.customers, func(numbers []int64, from, to int) []dataset.Register {
 		recs := make([]dataset.Record, 0, to-from)
 		for i := from; i < to; i++ {
 			name := s.companyName()
 			city := pick(s.rnd, seedCities)
-			s.customers = append(s.customers, customerRef{nr: nr(first, i), name: name})
+			s.customers = append(s.customers, customerRef{nr: nr(numbers, i), name: name})
 			recs = append(recs, dataset.Record{Values: map[string]any{
-				names.CustomerNr: nr(first, i), names.CustomerName: name, names.CustomerStatus: "Active", names.CustomerCategory: pick(s.rnd, seedCategories),
+				names.CustomerNr: nr(numbers, i), names.CustomerName: name, names.CustomerStatus: "Active", names.CustomerCategory: pick(s.rnd, seedCategories),
 				names.CustomerAddressLine1: fmt.Sprintf("%s %d", pick(s.rnd, seedStreets), 1+s.rnd.IntN(120)),
 				names.CustomerPostalCode:   fmt.Sprintf("%03d %02d", 100+s.rnd.IntN(900), s.rnd.IntN(100)),
 				names.CustomerCity:         city, names.CustomerCountry: "Sverige",
 				names.CustomerPhone: fmt.Sprintf("+46 %d %03d %02d %02d", 8+s.rnd.IntN(90), s.rnd.IntN(1000), s.rnd.IntN(100), s.rnd.IntN(100)),
-				names.CustomerEmail: fmt.Sprintf("info@kund%s.se", nr(first, i)),
+				names.CustomerEmail: fmt.Sprintf("info@kund%s.se", nr(numbers, i)),
 			}})
 		}
 		return []dataset.Register{{Name: names.Customers, Records: recs}}
@@ -220,13 +220,13 @@ func (s *seeder) seedCustomers(ctx context.Context) error {
 
 func (s *seeder) seedObjects(ctx context.Context) error {
 	s.objects = make([][]string, len(s.customers))
-	return s.inBatches(ctx, names.Objects1, s.plan.objects, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Objects1, s.plan.objects, func(numbers []int64, from, to int) []dataset.Register {
 		recs := make([]dataset.Record, 0, to-from)
 		for i := from; i < to; i++ {
 			c := i % len(s.customers)
-			s.objects[c] = append(s.objects[c], nr(first, i))
+			s.objects[c] = append(s.objects[c], nr(numbers, i))
 			recs = append(recs, dataset.Record{Values: map[string]any{
-				names.Object1Nr: nr(first, i), names.Object1Name: pick(s.rnd, seedSites) + " " + s.customers[c].name, names.Object1Status: "Active",
+				names.Object1Nr: nr(numbers, i), names.Object1Name: pick(s.rnd, seedSites) + " " + s.customers[c].name, names.Object1Status: "Active",
 				names.Object1Category: "Fastighet", names.Object1CustomerNr: s.customers[c].nr, names.Object1Level: 1.0,
 			}})
 		}
@@ -235,11 +235,11 @@ func (s *seeder) seedObjects(ctx context.Context) error {
 }
 
 func (s *seeder) seedTasks(ctx context.Context) error {
-	return s.inBatches(ctx, names.Tasks, s.plan.tasks, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Tasks, s.plan.tasks, func(numbers []int64, from, to int) []dataset.Register {
 		tasks := make([]dataset.Record, 0, to-from)
 		var materials, times []dataset.Record
 		for i := from; i < to; i++ {
-			taskNr := nr(first, i)
+			taskNr := nr(numbers, i)
 			c := s.rnd.IntN(len(s.customers))
 			owner := pick(s.rnd, s.users)
 			status := pick(s.rnd, seedTaskStatuses)
@@ -274,11 +274,11 @@ func (s *seeder) seedTasks(ctx context.Context) error {
 }
 
 func (s *seeder) seedOrders(ctx context.Context) error {
-	return s.inBatches(ctx, names.Orders, s.plan.orders, func(first int64, from, to int) []dataset.Register {
+	return s.inBatches(ctx, names.Orders, s.plan.orders, func(numbers []int64, from, to int) []dataset.Register {
 		orders := make([]dataset.Record, 0, to-from)
 		var lines []dataset.Record
 		for i := from; i < to; i++ {
-			orderNr := nr(first, i)
+			orderNr := nr(numbers, i)
 			c := s.customers[s.rnd.IntN(len(s.customers))]
 			date := s.day()
 			orders = append(orders, dataset.Record{Values: map[string]any{

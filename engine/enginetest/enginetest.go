@@ -145,6 +145,11 @@ type Harness struct {
 	// data) and a function that ends it. It returns a nil engine when this
 	// engine cannot be brought into that fault; that subtest is skipped.
 	Fault func(t *testing.T, kind error) (faulty engine.Engine, end func())
+	// NumbersMayGap says a create that rolls back may use up the number it
+	// took (the store's number series are not transactional, as
+	// PostgreSQL's sequences); the suite then checks numbers increase
+	// rather than that they follow without a gap.
+	NumbersMayGap bool
 }
 
 // Run runs the conformance suite. newEngine is called once per subtest,

@@ -137,11 +137,11 @@ func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]a
 // company, skipping numbers already used as keys given by hand.
 func (w *Writer) nextNumber(ctx context.Context, r *register) (string, error) {
 	for {
-		n, err := w.tx.NextNumbers(ctx, w.s.Company, r.reg.Name, 1)
+		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, r.reg.Name, 1)
 		if err != nil {
 			return "", err
 		}
-		key := strconv.FormatInt(n, 10)
+		key := strconv.FormatInt(numbers[0], 10)
 		taken, err := w.keyExists(ctx, r, key)
 		if err != nil || !taken {
 			return key, err

@@ -202,22 +202,23 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 	})
 }
 
-// ReserveNumbers takes n consecutive numbers of a register's number series
-// for a company and returns the first. Keys above the series' next (given
-// by hand) are the caller's to avoid: a bulk load takes its numbers here
-// before anyone else writes.
-func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int64) (int64, error) {
+// ReserveNumbers takes n numbers of a register's number series for a
+// company, in increasing order (consecutive where the store's series
+// are: store.Tx.NextNumbers). Keys above the series' next (given by hand)
+// are the caller's to avoid: a bulk load takes its numbers here before
+// anyone else writes.
+func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
 	r, err := e.register(register)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if !r.reg.NumberSeries || r.engineKeyed {
-		return 0, fmt.Errorf("%s has no number series", register)
+		return nil, fmt.Errorf("%s has no number series", register)
 	}
-	var first int64
+	var numbers []int64
 	err = e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		first, err = tx.NextNumbers(ctx, company, register, n)
+		numbers, err = tx.NextNumbers(ctx, company, register, n)
 		return err
 	})
-	return first, err
+	return numbers, err
 }

@@ -68,16 +68,16 @@ func TestBulkInsertCountsAndNumbers(t *testing.T) {
 			e := openDemo(t, dsn, cat, reference.Options{})
 			customers := func() int { return count(t, dsn, "customers", `"company" = 'demo'`) }
 			const n = 1234 // more rows than one statement takes
-			first, err := e.ReserveNumbers(ctx, "demo", "customers", n)
+			numbers, err := e.ReserveNumbers(ctx, "demo", "customers", n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if first != 1061 {
-				t.Errorf("ReserveNumbers = %d; want 1061, after the demo customers' 1060", first)
+			if len(numbers) != n || numbers[0] != 1061 || numbers[n-1] != 1061+n-1 {
+				t.Errorf("ReserveNumbers = %d numbers, %d to %d; want %d, from 1061, after the demo customers' 1060", len(numbers), numbers[0], numbers[len(numbers)-1], n)
 			}
 			records := make([]dataset.Record, n)
 			for i := range records {
-				records[i] = dataset.Record{Values: map[string]any{"Nr": strconv.FormatInt(first+int64(i), 10), "Name": "Bulk " + strconv.Itoa(i), "Status": "Active"}}
+				records[i] = dataset.Record{Values: map[string]any{"Nr": strconv.FormatInt(numbers[i], 10), "Name": "Bulk " + strconv.Itoa(i), "Status": "Active"}}
 			}
 			before := customers()
 			if err := e.BulkInsert(ctx, "demo", []dataset.Register{{Name: "customers", Records: records}}); err != nil {
@@ -101,7 +101,7 @@ func TestBulkInsertCountsAndNumbers(t *testing.T) {
 			if _, err := e.Create(ctx, demoAPI, "customers", engine.Input{Values: map[string]any{"Name": "Efter bulk AB"}}, c.receipt()); err != nil {
 				t.Fatal(err)
 			}
-			if want := strconv.FormatInt(first+n, 10); c.rec["Nr"] != want {
+			if want := strconv.FormatInt(numbers[n-1]+1, 10); c.rec["Nr"] != want {
 				t.Errorf("a customer created after the bulk load: Nr %v; want %s", c.rec["Nr"], want)
 			}
 		})

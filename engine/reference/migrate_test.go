@@ -96,8 +96,10 @@ func TestMigrateBackfillsRecordCounts(t *testing.T) {
 			cat := builtin(t)
 			e := openDemo(t, dsn, cat, reference.Options{})
 			db := rawDB(t, dsn)
-			if _, err := db.Exec(`DELETE FROM "record_counts"`); err != nil {
-				t.Fatal(err)
+			for _, table := range []string{"record_counts", "record_count_deltas"} {
+				if _, err := db.Exec(`DELETE FROM "` + table + `"`); err != nil {
+					t.Fatal(err)
+				}
 			}
 			db.Close()
 			for range 2 {

@@ -72,17 +72,29 @@ type Tx interface {
 	Upsert(ctx context.Context, table, company string, row Values, conflict, replace []string) error
 	// Delete removes the rows that match where and returns how many.
 	Delete(ctx context.Context, table, company string, where []Cond) (int64, error)
-	// NextNumbers takes n numbers of a company's number series and returns
-	// the first; they are unique within the series and each series starts
-	// at 1. Whether a rolled-back transaction gives them back is the
-	// store's choice (the README says which do).
-	NextNumbers(ctx context.Context, company, series string, n int64) (int64, error)
+	// NextNumbers takes n numbers of a company's number series, in
+	// increasing order; they are unique within the series, and a series
+	// starts at 1. Whether they are consecutive and whether a rolled-back
+	// transaction gives them back is the store's choice (the README says
+	// which do): a store that promises neither need hold no lock for them
+	// while the transaction runs.
+	NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error)
 	// AlignNumbers moves a series so that its next number is at least next.
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
 	// OnRollback registers fn to run if the transaction does not commit,
 	// for state kept beside the store (caches, another store sharing the
 	// transaction) to undo what it did in it. fn must not call the store.
 	OnRollback(fn func())
+}
+
+// Consecutive is n numbers from first on: NextNumbers of a store whose
+// series hand out blocks.
+func Consecutive(first int64, n int) []int64 {
+	numbers := make([]int64, n)
+	for i := range numbers {
+		numbers[i] = first + int64(i)
+	}
+	return numbers
 }
 
 // Values are the columns of one row by Field name.

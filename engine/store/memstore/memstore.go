@@ -344,13 +344,14 @@ func (tx *Tx) Delete(ctx context.Context, table, company string, where []store.C
 	return int64(len(found)), err
 }
 
-// NextNumbers takes n numbers of a company's series; a rollback gives them
-// back.
-func (tx *Tx) NextNumbers(ctx context.Context, company, series string, n int64) (int64, error) {
+// NextNumbers takes n consecutive numbers of a company's series; a
+// rollback gives them back.
+func (tx *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error) {
 	if n < 1 {
-		return 0, fmt.Errorf("memstore: %d numbers of series %q asked for", n, series)
+		return nil, fmt.Errorf("memstore: %d numbers of series %q asked for", n, series)
 	}
-	return tx.series(company, series, func(first int64) int64 { return first + n })
+	first, err := tx.series(company, series, func(first int64) int64 { return first + int64(n) })
+	return store.Consecutive(first, n), err
 }
 
 // AlignNumbers moves a series up so that its next number is at least next.

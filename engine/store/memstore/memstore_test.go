@@ -199,9 +199,9 @@ func TestPanicRollsBack(t *testing.T) {
 		t.Errorf("after the panic: %d rows, %v", n, err)
 	}
 	err := s.Write(ctx, func(ctx context.Context, tx store.Tx) error { // the lock is free again
-		first, err := tx.NextNumbers(ctx, "c", "s", 1)
-		if err == nil && first != 1 {
-			t.Errorf("the series after the panic starts at %d, want 1", first)
+		numbers, err := tx.NextNumbers(ctx, "c", "s", 1)
+		if err == nil && numbers[0] != 1 {
+			t.Errorf("the series after the panic starts at %d, want 1", numbers[0])
 		}
 		_, err = tx.Insert(ctx, "items", "c", []store.Values{{"Code": "gone"}}) // its key is free again
 		return err

@@ -3,14 +3,20 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
 )
 
 // The store's own tables: number series and row counts, one row per
-// company and series (or table).
+// company and series (or table), and the changes of the counts not yet
+// added to them.
 var ownTables = []struct{ name, ddl string }{
 	{"number_series", `CREATE TABLE IF NOT EXISTS "number_series" (
 		"company" TEXT NOT NULL,
@@ -22,23 +28,64 @@ var ownTables = []struct{ name, ddl string }{
 		"register" TEXT NOT NULL,
 		"n" BIGINT NOT NULL,
 		PRIMARY KEY ("company", "register"))`},
+	{"record_count_deltas", `CREATE TABLE IF NOT EXISTS "record_count_deltas" (
+		"company" TEXT NOT NULL,
+		"register" TEXT NOT NULL,
+		"n" BIGINT NOT NULL)`},
 }
 
-// NextNumbers takes n numbers of the company's series in one statement:
-// the series' first use starts it at 1, every other use advances it. The
-// row stays locked until the transaction ends (PostgreSQL; SQLite's write
-// lock covers the whole transaction), so parallel transactions never get
-// the same numbers, and a rolled-back one gives its numbers back.
-func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int64) (int64, error) {
+// ownIndexes are the indexes of the store's own tables.
+var ownIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS "record_count_deltas_company" ON "record_count_deltas" ("company", "register")`,
+}
+
+// Number series. On SQLite a series is its row in number_series: a
+// create takes its number by UPDATE … RETURNING, the row stays locked to
+// the end of the transaction (as does the whole database, SQLite having
+// one writer), and numbers are consecutive and gap-free: a rolled-back
+// transaction gives its numbers back. On PostgreSQL a series is a
+// sequence of its own: nextval locks nothing to the end of the
+// transaction, so parallel creates of one company never queue on their
+// series, but a rolled-back create leaves a gap and numbers taken
+// together by parallel transactions interleave. number_series holds
+// where a series stood before its sequence (a database from before the
+// sequences) and is not kept after.
+
+// NextNumbers takes n numbers of the company's series, in one statement.
+func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("sqlstore: %d numbers of series %q asked for", n, series)
+	}
+	if t.s.db.Dialect().Postgres() {
+		seq, err := t.sequence(ctx, company, series)
+		if err != nil {
+			return nil, err
+		}
+		var numbers []int64
+		err = sqldb.Select(ctx, t.tx, &numbers, `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, seq, n)
+		slices.Sort(numbers)
+		return numbers, err
+	}
 	var first int64
 	err := sqldb.Get(ctx, t.tx, &first, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, ?)
 		ON CONFLICT ("company", "register") DO UPDATE SET "next" = "number_series"."next" + ?
 		RETURNING "next" - ?`, company, series, 1+n, n, n)
-	return first, err
+	return store.Consecutive(first, n), err
 }
 
 // AlignNumbers moves the series' next number up to next, never down.
 func (t *Tx) AlignNumbers(ctx context.Context, company, series string, next int64) error {
+	if t.s.db.Dialect().Postgres() {
+		seq, err := t.sequence(ctx, company, series)
+		if err != nil {
+			return err
+		}
+		// The sequence's next number is last_value, or the one after once
+		// nextval has handed last_value out (is_called).
+		_, err = sqldb.Exec(ctx, t.tx, `SELECT setval(CAST(? AS regclass), ?, false) FROM `+sqldb.Quote(seq)+`
+			WHERE CASE WHEN is_called THEN last_value + 1 ELSE last_value END < ?`, seq, next, next)
+		return err
+	}
 	_, err := sqldb.Exec(ctx, t.tx, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, ?)
 		ON CONFLICT ("company", "register") DO UPDATE SET "next" =
 			CASE WHEN excluded."next" > "number_series"."next" THEN excluded."next" ELSE "number_series"."next" END`,
@@ -46,14 +93,72 @@ func (t *Tx) AlignNumbers(ctx context.Context, company, series string, next int6
 	return err
 }
 
-// Row counts of Counted tables: the total of a list is one row read
-// instead of a scan of the company's rows. A count changes in the
-// transaction that inserts or deletes the rows (a rollback or a crash
-// takes both away together): the transaction notes its changes and writes
-// them in one statement just before its commit, locking the count rows in
-// one order for every transaction. A missing count row means no rows:
-// Migrate counts the rows of a table that has none yet (a database from
-// before the counts) and never replaces a row.
+// sequence returns the name of the PostgreSQL sequence of a company's
+// series, creating it on the series' first use, from where number_series
+// left it. The creation is the transaction's: a parallel first use waits
+// for it, fails to create the same sequence and finds it made (the
+// savepoint keeps that failure from ending its transaction); a rollback
+// takes the sequence away with the numbers it gave.
+func (t *Tx) sequence(ctx context.Context, company, series string) (string, error) {
+	s, tx := t.s, t.tx
+	sum := sha256.Sum256([]byte(company + "\x00" + series))
+	name := "number_" + hex.EncodeToString(sum[:12])
+	if _, known := s.sequences.Load(name); known {
+		return name, nil
+	}
+	var exists bool
+	if err := sqldb.Get(ctx, tx, &exists, `SELECT to_regclass(?) IS NOT NULL`, name); err != nil {
+		return "", err
+	}
+	if !exists {
+		var start []int64
+		if err := sqldb.Select(ctx, tx, &start, `SELECT "next" FROM "number_series" WHERE "company" = ? AND "register" = ?`, company, series); err != nil {
+			return "", err
+		}
+		first := int64(1)
+		if len(start) == 1 {
+			first = max(start[0], 1)
+		}
+		if _, err := sqldb.Exec(ctx, tx, `SAVEPOINT "number_sequence"`); err != nil {
+			return "", err
+		}
+		_, err := sqldb.Exec(ctx, tx, fmt.Sprintf(`CREATE SEQUENCE IF NOT EXISTS %s START WITH %d`, sqldb.Quote(name), first))
+		undo := `RELEASE SAVEPOINT "number_sequence"`
+		if err != nil {
+			undo = `ROLLBACK TO SAVEPOINT "number_sequence"` // made by a parallel first use, which committed
+		}
+		if _, err := sqldb.Exec(ctx, tx, undo); err != nil {
+			return "", err
+		}
+		if err != nil {
+			if err := sqldb.Get(ctx, tx, &exists, `SELECT to_regclass(?) IS NOT NULL`, name); err != nil || !exists {
+				return "", fmt.Errorf("sqlstore: create the sequence of series %q: %w", series, err)
+			}
+		}
+		t.created = append(t.created, name) // known once committed: a rollback takes it away
+		return name, nil
+	}
+	s.sequences.Store(name, true)
+	return name, nil
+}
+
+// Row counts of Counted tables: the total of a list is one row read (and
+// a few deltas) instead of a scan of the company's rows. A count changes
+// in the transaction that inserts or deletes the rows (a rollback or a
+// crash takes both away together): the transaction notes its changes and
+// inserts them as delta rows in one statement just before its commit.
+// Inserting locks no row other transactions write, so creates of one
+// company never queue on their count (an UPDATE of a count row would
+// hold it to the commit). A count is its row plus its deltas; every
+// mergeEvery delta rows a store adds the deltas to the count rows, in one
+// short transaction. A missing count row means no rows: Migrate counts
+// the rows of a table that was never counted (a database from before the
+// counts) and never replaces a count.
+
+// mergeEvery is how many delta rows a store writes before it merges
+// them: few enough that reading a count sums a handful, many enough that
+// merging costs writes little.
+const mergeEvery = 256
 
 // countKey is one count row.
 type countKey struct{ table, company string }
@@ -65,8 +170,9 @@ func (t *Tx) addCount(table, company string, n int64) {
 	t.counts[countKey{table, company}] += n
 }
 
-// flushCounts writes the transaction's count changes.
-func (t *Tx) flushCounts(ctx context.Context) error {
+// flushCounts writes the transaction's count changes as delta rows and
+// returns how many.
+func (t *Tx) flushCounts(ctx context.Context) (int, error) {
 	keys := make([]countKey, 0, len(t.counts))
 	for k, n := range t.counts {
 		if n != 0 {
@@ -74,11 +180,8 @@ func (t *Tx) flushCounts(ctx context.Context) error {
 		}
 	}
 	if len(keys) == 0 {
-		return nil
+		return 0, nil
 	}
-	slices.SortFunc(keys, func(a, b countKey) int {
-		return cmp.Or(cmp.Compare(a.company, b.company), cmp.Compare(a.table, b.table))
-	})
 	values := make([]string, len(keys))
 	args := make([]any, 0, 3*len(keys))
 	for i, k := range keys {
@@ -86,29 +189,78 @@ func (t *Tx) flushCounts(ctx context.Context) error {
 		args = append(args, k.company, k.table, t.counts[k])
 	}
 	t.counts = nil
-	_, err := sqldb.Exec(ctx, t.tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+strings.Join(values, ", ")+`
-		ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`, args...)
-	return err
+	_, err := sqldb.Exec(ctx, t.tx, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+strings.Join(values, ", "), args...)
+	return len(keys), err
 }
 
-// counted reads a company's count row of a table.
-func (s *Store) counted(ctx context.Context, q sqldb.Querier, table, company string) (int64, error) {
-	var n []int64
-	err := sqldb.Select(ctx, q, &n, `SELECT "n" FROM "record_counts" WHERE "company" = ? AND "register" = ?`, company, table)
-	if err != nil || len(n) == 0 {
-		return 0, err
+// noteDeltas counts delta rows a committed transaction wrote, and merges
+// them into the counts once there are mergeEvery. A merge that fails is
+// left to the next: the deltas stay, and every count with them.
+func (s *Store) noteDeltas(ctx context.Context, n int) {
+	if n == 0 || s.unmerged.Add(int64(n)) < mergeEvery {
+		return
 	}
-	return n[0], nil
+	s.unmerged.Store(0)
+	_ = s.mergeCounts(context.WithoutCancel(ctx))
+}
+
+// mergeCounts adds every delta row to its count row and deletes it, in
+// one transaction. On PostgreSQL a parallel merge takes other rows (each
+// DELETE removes the rows it saw, which no other removes as well), and
+// writes go on inserting deltas meanwhile.
+func (s *Store) mergeCounts(ctx context.Context) error {
+	return s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+		var deltas []struct {
+			Company  string `db:"company"`
+			Register string `db:"register"`
+			N        int64  `db:"n"`
+		}
+		if err := sqldb.Select(ctx, tx, &deltas, `DELETE FROM "record_count_deltas" RETURNING "company", "register", "n"`); err != nil {
+			return err
+		}
+		sums := map[countKey]int64{}
+		for _, d := range deltas {
+			sums[countKey{d.Register, d.Company}] += d.N
+		}
+		keys := slices.SortedFunc(maps.Keys(sums), func(a, b countKey) int {
+			return cmp.Or(cmp.Compare(a.company, b.company), cmp.Compare(a.table, b.table))
+		})
+		// Sorted, so parallel merges lock the count rows in one order.
+		for chunk := range slices.Chunk(keys, 500) {
+			values := make([]string, len(chunk))
+			args := make([]any, 0, 3*len(chunk))
+			for i, k := range chunk {
+				values[i] = "(?, ?, ?)"
+				args = append(args, k.company, k.table, sums[k])
+			}
+			if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+strings.Join(values, ", ")+`
+				ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// counted reads a company's count of a table: its row and its deltas.
+func (s *Store) counted(ctx context.Context, q sqldb.Querier, table, company string) (int64, error) {
+	var n int64
+	err := sqldb.Get(ctx, q, &n, `SELECT
+		COALESCE((SELECT "n" FROM "record_counts" WHERE "company" = ? AND "register" = ?), 0) +
+		COALESCE((SELECT CAST(SUM("n") AS BIGINT) FROM "record_count_deltas" WHERE "company" = ? AND "register" = ?), 0)`,
+		company, table, company, table)
+	return n, err
 }
 
 // backfillCounts counts the rows of a Counted table that has never been
-// counted (no count row at all). The NOT EXISTS is evaluated once, before
-// any row is read; the WHERE also keeps SQLite's parser from reading ON
-// CONFLICT as a join clause.
+// counted (no count row and no delta at all). The NOT EXISTS is
+// evaluated once, before any row is read; the WHERE also keeps SQLite's
+// parser from reading ON CONFLICT as a join clause.
 func backfillCounts(ctx context.Context, tx *sqldb.Tx, t *table) error {
 	_, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n")
 		SELECT "company", ?, COUNT(*) FROM `+t.name+`
-		WHERE NOT EXISTS (SELECT 1 FROM "record_counts" WHERE "register" = ?) GROUP BY "company"
-		ON CONFLICT ("company", "register") DO NOTHING`, t.Name, t.Name)
+		WHERE NOT EXISTS (SELECT 1 FROM "record_counts" WHERE "register" = ?)
+			AND NOT EXISTS (SELECT 1 FROM "record_count_deltas" WHERE "register" = ?) GROUP BY "company"
+		ON CONFLICT ("company", "register") DO NOTHING`, t.Name, t.Name, t.Name)
 	return err
 }

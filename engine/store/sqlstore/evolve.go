@@ -429,8 +429,10 @@ func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *Plan) error {
 			}
 		}
 		if st.Kind == DropTable {
-			if _, err := sqldb.Exec(ctx, tx, `DELETE FROM "record_counts" WHERE "register" = ?`, st.Table); err != nil {
-				return err
+			for _, counts := range []string{`DELETE FROM "record_counts" WHERE "register" = ?`, `DELETE FROM "record_count_deltas" WHERE "register" = ?`} {
+				if _, err := sqldb.Exec(ctx, tx, counts, st.Table); err != nil {
+					return err
+				}
 			}
 		}
 	}

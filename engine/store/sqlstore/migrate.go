@@ -41,6 +41,11 @@ func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
 				return fmt.Errorf("create %s: %w", own.name, err)
 			}
 		}
+		for _, stmt := range ownIndexes {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", stmt, err)
+			}
+		}
 		if err := s.apply(ctx, tx, plan); err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package sqlstore_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"fieldapi/engine/sqldb"
@@ -89,7 +91,10 @@ func TestMigrateBackfillsCounts(t *testing.T) {
 			insertItems(t, s, "acme", store.Values{"Code": "a1"}, store.Values{"Code": "a2"})
 			insertItems(t, s, "other", store.Values{"Code": "o1"})
 			if err := s.DB().Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
-				_, err := tx.ExecContext(ctx, `DELETE FROM "record_counts"`)
+				if _, err := tx.ExecContext(ctx, `DELETE FROM "record_counts"`); err != nil {
+					return err
+				}
+				_, err := tx.ExecContext(ctx, `DELETE FROM "record_count_deltas"`)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -108,6 +113,55 @@ func TestMigrateBackfillsCounts(t *testing.T) {
 			insertItems(t, s, "acme", store.Values{"Code": "a3"})
 			if n := counted(t, s, "acme"); n != 3 {
 				t.Errorf("acme's count after one more row: %d; want 3", n)
+			}
+		})
+	}
+}
+
+// TestCountsStayExactAcrossMerges: creates and deletes from parallel
+// writers, many more than a merge takes, leave every company's count at
+// its rows, with the deltas merged into the counts as they go (never more
+// than a merge's worth plus what the writers added meanwhile).
+func TestCountsStayExactAcrossMerges(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, b.dsn(t), itemsSchema(false))
+			const writers, each = 8, 80
+			companies := []string{"acme", "other"}
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Go(func() {
+					company := companies[w%2]
+					for i := range each {
+						err := s.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+							if _, err := tx.Insert(ctx, "items", company, []store.Values{{"Code": fmt.Sprint(w, "-", i)}, {"Code": "gone"}}); err != nil {
+								return err
+							}
+							_, err := tx.Delete(ctx, "items", company, []store.Cond{store.Equal("Code", "gone")})
+							return err
+						})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for _, c := range companies {
+				if n := counted(t, s, c); n != writers/2*each {
+					t.Errorf("%s's count: %d; want %d, its rows", c, n, writers/2*each)
+				}
+			}
+			var deltas int64
+			if err := s.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+				return sqldb.Get(ctx, q, &deltas, `SELECT COUNT(*) FROM "record_count_deltas"`)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if deltas >= writers*each {
+				t.Errorf("%d delta rows after %d writes; want them merged into the counts as they come", deltas, writers*each)
 			}
 		})
 	}

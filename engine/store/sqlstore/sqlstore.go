@@ -13,6 +13,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"fieldapi/engine/sqldb"
 	"fieldapi/engine/store"
@@ -20,9 +22,11 @@ import (
 
 // Store is a store.Store on one SQL database. It is safe for concurrent use.
 type Store struct {
-	db     *sqldb.DB
-	schema *store.Schema
-	tables map[string]*table
+	db        *sqldb.DB
+	schema    *store.Schema
+	tables    map[string]*table
+	unmerged  atomic.Int64 // delta rows of the counts written since the last merge (counts.go)
+	sequences sync.Map     // names of the PostgreSQL sequences of number series known to exist (counts.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -88,20 +92,33 @@ func (s *Store) Counted(ctx context.Context, table, company string) (int64, erro
 
 // Write runs fn in one transaction of the database.
 func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
-	return s.db.Write(ctx, func(ctx context.Context, sqlTx *sqldb.Tx) error {
+	deltas := 0
+	var created []string
+	err := s.db.Write(ctx, func(ctx context.Context, sqlTx *sqldb.Tx) error {
 		tx := &Tx{s: s, tx: sqlTx}
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
-		return tx.flushCounts(ctx)
+		var err error
+		deltas, err = tx.flushCounts(ctx)
+		created = tx.created
+		return err
 	})
+	if err == nil {
+		for _, name := range created {
+			s.sequences.Store(name, true)
+		}
+		s.noteDeltas(ctx, deltas)
+	}
+	return err
 }
 
 // Tx is a write transaction of the store.
 type Tx struct {
-	s      *Store
-	tx     *sqldb.Tx
-	counts map[countKey]int64 // rows inserted and deleted, written to the counts once, just before the commit
+	s       *Store
+	tx      *sqldb.Tx
+	counts  map[countKey]int64 // rows inserted and deleted, written to the counts once, just before the commit
+	created []string           // sequences of number series it created (counts.go)
 }
 
 var _ store.Tx = (*Tx)(nil)

@@ -385,10 +385,15 @@ func rollbackLeavesNothing(t *testing.T, s store.Store) {
 
 func numberSeries(t *testing.T, s store.Store) {
 	var got []int64
-	take := func(company string, n int64) {
+	take := func(company string, n int) {
 		write(t, s, func(ctx context.Context, tx store.Tx) error {
-			first, err := tx.NextNumbers(ctx, company, "tasks", n)
-			got = append(got, first)
+			numbers, err := tx.NextNumbers(ctx, company, "tasks", n)
+			if err == nil && (len(numbers) != n || !slices.IsSorted(numbers)) {
+				err = fmt.Errorf("NextNumbers(%d) = %v; want %d numbers, increasing", n, numbers, n)
+			}
+			if err == nil {
+				got = append(got, numbers[0])
+			}
 			return err
 		})
 	}
@@ -405,8 +410,10 @@ func numberSeries(t *testing.T, s store.Store) {
 	got = nil
 	take(acme, 1)
 	write(t, s, func(ctx context.Context, tx store.Tx) error {
-		first, err := tx.NextNumbers(ctx, acme, "fresh", 1)
-		got = append(got, first)
+		numbers, err := tx.NextNumbers(ctx, acme, "fresh", 1)
+		if err == nil {
+			got = append(got, numbers...)
+		}
 		return err
 	})
 	if !slices.Equal(got, []int64{100, 10}) {
