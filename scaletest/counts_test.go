@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"fieldapi/internal/dbtest"
 )
 
 // TestRecordCountsExactAcrossProcesses checks the list totals the engine
@@ -18,7 +20,7 @@ import (
 // after "fieldapi init" on a database whose counters are missing.
 func TestRecordCountsExactAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "count-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}

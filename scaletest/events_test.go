@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"fieldapi/internal/dbtest"
 )
 
 // feedEvent is the part of an event the tests read.
@@ -46,7 +48,7 @@ func (s *server) readFeed(bearer, after string, limit int) ([]feedEvent, string,
 // At the end every committed write is in the feed exactly once.
 func TestFeedIsCompleteAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "feed-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}
@@ -196,7 +198,7 @@ func mustInt(s string) int64 {
 // same webhook-id.
 func TestKilledWorkerDeliveriesAreTakenOver(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "hook-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess, "--webhook-allow-private",

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldapi/internal/dbtest"
 )
 
 // TestDatabaseFaults runs one serve process whose PostgreSQL connections
@@ -14,7 +16,7 @@ import (
 // by itself; SIGTERM must still drain a call in flight.
 func TestDatabaseFaults(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "fault-client")
 	px := startProxy(t, dsn)

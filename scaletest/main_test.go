@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -93,35 +92,6 @@ func postgresBase(t *testing.T) string {
 			"(e.g. %s=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", postgresEnv, postgresEnv)
 	}
 	return base
-}
-
-// freshSchema creates a schema for one test on the server of dsn, dropped
-// when the test ends, and returns dsn with search_path set to it.
-func freshSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "scale_" + randomHex(6)
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		defer admin.Close()
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		t.Fatalf("%s must be a postgres:// URL: %v", postgresEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 func randomHex(n int) string {

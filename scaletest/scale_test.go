@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldapi/internal/dbtest"
 )
 
 // Each serve process gets a small pool: the test runs beside other
@@ -20,7 +22,7 @@ const poolPerProcess = "4"
 // tokens and key revocation.
 func TestTwoProcessesShareOneDatabase(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	const clientID = "scale-client"
 	key := createKey(t, dsn, clientID)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldapi/internal/dbtest"
 )
 
 // TestSilentDatabase: PostgreSQL's host goes silent (the proxy keeps
@@ -21,7 +23,7 @@ import (
 // calls succeed without a restart.
 func TestSilentDatabase(t *testing.T) {
 	t.Parallel()
-	dsn := freshSchema(t, postgresBase(t))
+	dsn := dbtest.Schema(t, postgresBase(t))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "silent-client")
 	px := startProxy(t, dsn)

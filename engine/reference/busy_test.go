@@ -17,9 +17,9 @@ import (
 // written", 504): record writes, documents and locations alike.
 func TestWriteThatTimesOutBeforeItsTransaction(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			openDemo(t, dsn, builtin(t), reference.Options{}).Close()
 			e := openEngine(t, dsn, builtin(t), reference.Options{}) // a fresh engine: no permissions cached
 			expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))

@@ -17,10 +17,10 @@ import (
 // written; totals read them.
 func TestRecordCountsStayExact(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			cat := builtin(t)
 			e := openDemo(t, dsn, cat, reference.Options{})
 			countsExact(t, dsn, cat)
@@ -60,10 +60,10 @@ func TestRecordCountsStayExact(t *testing.T) {
 // after its numbers.
 func TestBulkInsertCountsAndNumbers(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			cat := builtin(t)
 			e := openDemo(t, dsn, cat, reference.Options{})
 			customers := func() int { return count(t, dsn, "customers", `"company" = 'demo'`) }

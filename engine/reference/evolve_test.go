@@ -63,9 +63,9 @@ func demoDB(t *testing.T, dsn string) {
 
 func TestMisspeltFieldIsRefusedWithTheDataIntact(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			before := schemaOf(t, dsn)
 			misspelt := customersWith(t, custom1, "{name: Custm1, writable: true}", custom1Example, "")
@@ -100,9 +100,9 @@ register customers, field Custom1 (column customers.custom1) is not in catalog/c
 
 func TestEmptyLeftoverColumnIsOnlyNoted(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			misspelt := customersWith(t, custom4, "{name: Custm4, writable: true}")
 			for range 2 {
@@ -124,10 +124,10 @@ func TestEmptyLeftoverColumnIsOnlyNoted(t *testing.T) {
 
 func TestRenameCarriesTheValues(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			renamed := customersWith(t, custom1, "{name: Custm1, writable: true, renamedFrom: Custom1}", custom1Example, "")
 
@@ -160,10 +160,10 @@ func TestRenameCarriesTheValues(t *testing.T) {
 // old column dropped. Into a column holding values, the rename is refused.
 func TestRenameIntoAnExistingColumn(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			both := customersWith(t, custom1, custom1+"\n  - {name: Custm1, writable: true}")
 			if _, err := migrate(t, dsn, both); err != nil {
@@ -210,9 +210,9 @@ register customers, field Custm1 renamedFrom: Custom1 (catalog/customers.yaml): 
 
 func TestExplicitRemovalDrops(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			removed := customersWith(t, "  - "+custom1+"\n", "", custom1Example, "", "fields:\n", "removedFields: [Custom1]\nfields:\n")
 			m, err := migrate(t, dsn, removed)
@@ -237,9 +237,9 @@ func TestExplicitRemovalDrops(t *testing.T) {
 // TestAddingAFieldNeedsNothing: a new field is a column added, reported.
 func TestAddingAFieldNeedsNothing(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			m, err := migrate(t, dsn, customersWith(t, custom4, custom4+"\n  - {name: Custom5, writable: true}"))
 			want := "add column customers.custom5: field Custom5 of catalog/customers.yaml"
@@ -255,10 +255,10 @@ func TestAddingAFieldNeedsNothing(t *testing.T) {
 // name and removes its table and counts.
 func TestARemovedRegisterIsRefusedUntilDropped(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			withoutResources, err := catalogtest.BuiltinWith(func(files map[string]string) {
 				delete(files, "resources.yaml")
@@ -298,10 +298,10 @@ func TestARemovedRegisterIsRefusedUntilDropped(t *testing.T) {
 // and leaves the schema as it was.
 func TestPlanChangesNothing(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			demoDB(t, dsn)
 			for _, c := range []struct {
 				name string

@@ -16,10 +16,10 @@ import (
 // again adds nothing to any table.
 func TestMigrateAndLoadDemoAreIdempotent(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			e := openDemo(t, dsn, builtin(t), reference.Options{})
 			before := tableCounts(t, dsn)
 			if len(before) < 20 {
@@ -45,10 +45,10 @@ func TestMigrateAndLoadDemoAreIdempotent(t *testing.T) {
 // catalog that lacked a field: Migrate adds the column and keeps the rows.
 func TestMigrateAddsMissingColumns(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			older, err := catalogtest.BuiltinWith(func(files map[string]string) {
 				const fax = "  - {name: Fax, writable: true}\n"
 				if !strings.Contains(files["fieldsets/address.yaml"], fax) {
@@ -89,10 +89,10 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 // none: Migrate fills them from the rows, and running it again keeps them.
 func TestMigrateBackfillsRecordCounts(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			cat := builtin(t)
 			e := openDemo(t, dsn, cat, reference.Options{})
 			db := rawDB(t, dsn)

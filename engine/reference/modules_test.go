@@ -15,10 +15,10 @@ import (
 // engine opens the database with a catalog that has the register.
 func TestImportWaitsForARegister(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			company := dataset.Company{ID: "imp", Name: "Imported", Batches: []dataset.Batch{
 				{Name: "test.users", Registers: []dataset.Register{{Name: "users", Records: []dataset.Record{
 					{Values: map[string]any{"Sign": "API", "Name": "API", "Status": "Active"}, Permissions: "*"}}}}},
@@ -54,10 +54,10 @@ func TestImportWaitsForARegister(t *testing.T) {
 // Pending and stores nothing, so a later geocoder still runs.
 func TestGeocoderNone(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			e := openDemo(t, dsn, builtin(t), reference.Options{Geocoder: geocode.None{}})
 			const address = "Storgatan 1, 111 22 Stockholm, Sverige"
 			for _, opt := range []engine.Locate{{Locate: true, Force: true}, {}} {

@@ -64,9 +64,9 @@ func machinesCatalog(t *testing.T) *catalog.Catalog {
 func TestConformanceOtherCatalog(t *testing.T) {
 	cat := machinesCatalog(t)
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			enginetest.Run(t, func(t *testing.T) enginetest.Harness {
-				h := harnessOf(t, b.dsn(t), cat)
+				h := harnessOf(t, b.DSN(t), cat)
 				h.Register = "machines"
 				return h
 			})

@@ -2,11 +2,6 @@ package reference_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +12,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/enginetest"
 	"fieldapi/engine/reference"
+	"fieldapi/internal/dbtest"
 )
 
 // TestConformance runs the engine's conformance suite on the reference
@@ -24,8 +20,8 @@ import (
 // FIELDAPI_TEST_POSTGRES) and memory.
 func TestConformance(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			enginetest.Run(t, func(t *testing.T) enginetest.Harness { return harness(t, b.dsn(t)) })
+		t.Run(b.Name, func(t *testing.T) {
+			enginetest.Run(t, func(t *testing.T) enginetest.Harness { return harness(t, b.DSN(t)) })
 		})
 	}
 }
@@ -85,40 +81,8 @@ func harnessOf(t *testing.T, dsn string, cat *catalog.Catalog) enginetest.Harnes
 		Fault: faults(dsn, cat, clock), NumbersMayGap: strings.HasPrefix(dsn, "postgres")}
 }
 
-type backend struct {
-	name string
-	dsn  func(t *testing.T) string
-}
-
-func backends(t *testing.T) []backend {
-	list := []backend{
-		{"memory", func(t *testing.T) string { return reference.MemoryDSN }},
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "engine.db") }},
-	}
-	pg := os.Getenv("FIELDAPI_TEST_POSTGRES")
-	if pg == "" {
-		t.Log("FIELDAPI_TEST_POSTGRES is not set: PostgreSQL runs are skipped")
-		return list
-	}
-	return append(list, backend{"postgres", func(t *testing.T) string { return freshSchema(t, pg) }})
-}
-
-func freshSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var random [6]byte
-	rand.Read(random[:])
-	name := "engine_" + hex.EncodeToString(random[:])
-	if _, err := admin.Exec(`CREATE SCHEMA ` + name); err != nil {
-		admin.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
-		admin.Close()
-	})
-	return dsn + "&search_path=" + name
+// backends are memory, SQLite and, with FIELDAPI_TEST_POSTGRES, PostgreSQL.
+func backends(t *testing.T) []dbtest.Backend {
+	memory := dbtest.Backend{Name: "memory", DSN: func(testing.TB) string { return reference.MemoryDSN }}
+	return append([]dbtest.Backend{memory}, dbtest.SQL(t)...)
 }

@@ -9,6 +9,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/engine/demo"
 	"fieldapi/engine/reference"
+	"fieldapi/internal/dbtest"
 )
 
 // The reference engine over SQL: what its storage does beside the port
@@ -21,15 +22,7 @@ import (
 var demoAPI = engine.Session{Company: "demo", Sign: "API", ClientID: "reference_test"}
 
 // sqlBackends are the backends with a SQL database.
-func sqlBackends(t *testing.T) []backend {
-	var list []backend
-	for _, b := range backends(t) {
-		if b.name != "memory" {
-			list = append(list, b)
-		}
-	}
-	return list
-}
+func sqlBackends(t *testing.T) []dbtest.Backend { return dbtest.SQL(t) }
 
 // builtin is the builtin catalog.
 func builtin(t *testing.T) *catalog.Catalog {

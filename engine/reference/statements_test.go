@@ -50,14 +50,14 @@ func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.Stm
 // (counted through the database driver, on SQLite and PostgreSQL).
 func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 	for _, b := range sqlBackends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			cat, err := catalog.Builtin()
 			if err != nil {
 				t.Fatal(err)
 			}
 			counter := &statementCounter{}
-			e, err := reference.Open(ctx, b.dsn(t), cat, reference.Options{
+			e, err := reference.Open(ctx, b.DSN(t), cat, reference.Options{
 				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
 			if err != nil {
 				t.Fatal(err)

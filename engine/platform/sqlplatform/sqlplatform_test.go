@@ -2,15 +2,9 @@ package sqlplatform_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for the test schemas
 
 	"fieldapi/engine"
 	"fieldapi/engine/platform/platformtest"
@@ -20,6 +14,7 @@ import (
 	"fieldapi/engine/store/memstore"
 	"fieldapi/engine/store/sqlstore"
 	"fieldapi/engine/store/storetest"
+	"fieldapi/internal/dbtest"
 )
 
 // TestPlatform runs the platform conformance suite on SQLite and, with
@@ -27,10 +22,10 @@ import (
 // same database.
 func TestPlatform(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			platformtest.Run(t, func(t *testing.T) platformtest.Harness {
 				clock := platformtest.NewClock()
-				records, p := open(t, b.dsn(t), sqlplatform.Options{Now: clock.Now})
+				records, p := open(t, b.DSN(t), sqlplatform.Options{Now: clock.Now})
 				return platformtest.Harness{Platform: p, Store: records, Clock: clock}
 			})
 		})
@@ -41,8 +36,8 @@ func TestPlatform(t *testing.T) {
 // with the same DDL) migrated already changes nothing and fails nothing.
 func TestMigrateTwice(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			_, p := open(t, b.dsn(t), sqlplatform.Options{})
+		t.Run(b.Name, func(t *testing.T) {
+			_, p := open(t, b.DSN(t), sqlplatform.Options{})
 			if err := p.Migrate(context.Background()); err != nil {
 				t.Fatalf("Migrate again: %v", err)
 			}
@@ -56,9 +51,9 @@ func TestMigrateTwice(t *testing.T) {
 // replaces the row.
 func TestPendingRowsOfEarlierVersions(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			_, p := open(t, dsn, sqlplatform.Options{})
 			db, err := sqldb.Open(ctx, dsn, sqldb.Options{})
 			if err != nil {
@@ -127,47 +122,5 @@ func open(t *testing.T, dsn string, opt sqlplatform.Options) (*sqlstore.Store, *
 	return records, p
 }
 
-type backend struct {
-	name string
-	dsn  func(t *testing.T) string
-}
-
-// backends are SQLite in a temporary directory and, when
-// FIELDAPI_TEST_POSTGRES names a server, a fresh PostgreSQL schema.
-func backends(t *testing.T) []backend {
-	list := []backend{{"sqlite", func(t *testing.T) string {
-		return "sqlite:" + filepath.Join(t.TempDir(), "platform.db")
-	}}}
-	pg := os.Getenv("FIELDAPI_TEST_POSTGRES")
-	if pg == "" {
-		t.Log("FIELDAPI_TEST_POSTGRES is not set: PostgreSQL runs are skipped")
-		return list
-	}
-	return append(list, backend{"postgres", func(t *testing.T) string { return freshSchema(t, pg) }})
-}
-
-// freshSchema makes a PostgreSQL schema for one test, dropped after it,
-// and returns the DSN that uses it.
-func freshSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var random [6]byte
-	rand.Read(random[:])
-	name := "platform_" + hex.EncodeToString(random[:])
-	if _, err := admin.Exec(`CREATE SCHEMA ` + name); err != nil {
-		admin.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
-		admin.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + name
-}
+// backends are SQLite and, with FIELDAPI_TEST_POSTGRES, PostgreSQL.
+func backends(t *testing.T) []dbtest.Backend { return dbtest.SQL(t) }

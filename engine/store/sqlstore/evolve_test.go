@@ -60,9 +60,9 @@ func indexedColumns(t *testing.T, s *sqlstore.Store) []string {
 // column otherwise).
 func TestEvolveRenamesAndDropsIndexedColumns(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			s := open(t, dsn, itemsWith("note"))
 			insertItems(t, s, "acme", store.Values{"Code": "a1", "Note": "first"}, store.Values{"Code": "a2", "Note": "second"})
 			insertItems(t, s, "other", store.Values{"Code": "o1", "Note": "third"})
@@ -108,9 +108,9 @@ func TestEvolveRenamesAndDropsIndexedColumns(t *testing.T) {
 // platform's), or one not shaped like a compared table, is no leftover.
 func TestEvolveLeavesForeignAndUnlikeTablesAlone(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := open(t, b.dsn(t), itemsSchema(false))
+			s := open(t, b.DSN(t), itemsSchema(false))
 			if err := s.DB().Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 				for _, stmt := range []string{
 					`CREATE TABLE "keys" ("seq" INTEGER, "company" TEXT, "code" TEXT, "name" TEXT)`,

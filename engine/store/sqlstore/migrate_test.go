@@ -49,9 +49,9 @@ func counted(t *testing.T, s store.Store, company string) int64 {
 // changes nothing.
 func TestMigrateAddsMissingColumns(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := b.dsn(t)
+			dsn := b.DSN(t)
 			older := open(t, dsn, itemsSchema(false))
 			insertItems(t, older, "acme", store.Values{"Code": "a1", "Name": "Pump"}, store.Values{"Code": "a2", "Name": "Valve"})
 			insertItems(t, older, "other", store.Values{"Code": "o1", "Name": "Pipe"})
@@ -85,9 +85,9 @@ func TestMigrateAddsMissingColumns(t *testing.T) {
 // writes go on counting from there.
 func TestMigrateBackfillsCounts(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := open(t, b.dsn(t), itemsSchema(false))
+			s := open(t, b.DSN(t), itemsSchema(false))
 			insertItems(t, s, "acme", store.Values{"Code": "a1"}, store.Values{"Code": "a2"})
 			insertItems(t, s, "other", store.Values{"Code": "o1"})
 			if err := s.DB().Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
@@ -124,9 +124,9 @@ func TestMigrateBackfillsCounts(t *testing.T) {
 // than a merge's worth plus what the writers added meanwhile).
 func TestCountsStayExactAcrossMerges(t *testing.T) {
 	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := open(t, b.dsn(t), itemsSchema(false))
+			s := open(t, b.DSN(t), itemsSchema(false))
 			const writers, each = 8, 80
 			companies := []string{"acme", "other"}
 			var wg sync.WaitGroup
