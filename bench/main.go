@@ -95,8 +95,9 @@ func benchmark(cfg config) error {
 	}
 	fmt.Printf("dataset: %d tasks in company %s (%s)\n", data.total, cfg.company, cfg.db)
 
+	clientID := "bench-" + randomHex(4)
 	keyOut, err := exec.Command(cfg.fieldapi, "keys", "create", "--db", cfg.db, "--company", cfg.company, "--sign", "API",
-		"--scopes", "*", "--client-id", "bench-"+randomHex(4), "--json").Output()
+		"--scopes", "*", "--client-id", clientID, "--json").Output()
 	if err != nil {
 		return fmt.Errorf("keys create: %w", err)
 	}
@@ -135,7 +136,7 @@ func benchmark(cfg config) error {
 	}
 	defer fieldapi.stop()
 	base, err := startProcess(regexp.MustCompile(`^listening (http://\S+)`), self,
-		"baseline", "--db", cfg.db, "--addr", "127.0.0.1:0", "--key", key.Key, "--company", cfg.company)
+		"baseline", "--db", cfg.db, "--addr", "127.0.0.1:0", "--key", key.Key, "--company", cfg.company, "--client-id", clientID)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func readDataset(dsn, company string) (dataset, error) {
 	}
 	defer db.Close()
 	q := func(dest any, query string, args ...any) error { return db.Get(dest, db.Rebind(query), args...) }
-	if err := q(&d.total, `SELECT n FROM record_counts WHERE company = ? AND register = 'tasks'`, company); err != nil {
+	if err := q(&d.total, countQuery, company, company); err != nil {
 		return d, err
 	}
 	if err := q(&d.oldestSeq, `SELECT MIN(seq) FROM tasks WHERE company = ?`, company); err != nil {
