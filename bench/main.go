@@ -96,14 +96,28 @@ func benchmark(cfg config) error {
 	fmt.Printf("dataset: %d tasks in company %s (%s)\n", data.total, cfg.company, cfg.db)
 
 	clientID := "bench-" + randomHex(4)
-	keyOut, err := exec.Command(cfg.fieldapi, "keys", "create", "--db", cfg.db, "--company", cfg.company, "--sign", "API",
-		"--scopes", "*", "--client-id", clientID, "--json").Output()
+	bearer, err := createKey(cfg, cfg.company, clientID)
 	if err != nil {
-		return fmt.Errorf("keys create: %w", err)
+		return err
 	}
-	var key struct{ Key string }
-	if err := json.Unmarshal(keyOut, &key); err != nil {
-		return fmt.Errorf("keys create printed %q: %w", keyOut, err)
+	runID := randomHex(4)
+	var companies []company
+	if wants(cfg, "one-company") || wants(cfg, "eight-companies") {
+		if companies, err = benchCompanies(cfg); err != nil {
+			return err
+		}
+	}
+	// setup creates what the PATCH calls change, through fieldapi.
+	setup := func(t *target) error {
+		for _, n := range lineCounts {
+			if wants(cfg, fmt.Sprintf("patch-task-%d", n)) {
+				return createLinedTasks(t, &data, cfg.clients, runID)
+			}
+		}
+		return nil
+	}
+	all := func() []scenario {
+		return append(scenarios(data, runID), companyScenarios(companies, runID)...)
 	}
 
 	if cfg.profile != "" {
@@ -112,11 +126,14 @@ func benchmark(cfg config) error {
 			return err
 		}
 		defer stop()
-		t := &target{name: "fieldapi", url: url, bearer: key.Key, pid: os.Getpid()}
-		for _, sc := range selected(cfg, scenarios(data, randomHex(4))) {
+		t := &target{name: "fieldapi", url: url, bearer: bearer, pid: os.Getpid()}
+		if err := setup(t); err != nil {
+			return err
+		}
+		for _, sc := range selected(cfg, all()) {
 			err := profiled(cfg.profile, sc.name, func() {
 				r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
-				fmt.Printf("%-14s in-process %8.0f req/s  p50 %s  p99 %s  errors %d %s\n", r.scenario, r.rps, ms(r.p50), ms(r.p99), r.errors, r.firstError)
+				fmt.Printf("%-15s in-process %8.0f req/s  p50 %s  p99 %s  errors %d %s\n", r.scenario, r.rps, ms(r.p50), ms(r.p99), r.errors, r.firstError)
 			})
 			if err != nil {
 				return err
@@ -136,24 +153,27 @@ func benchmark(cfg config) error {
 	}
 	defer fieldapi.stop()
 	base, err := startProcess(regexp.MustCompile(`^listening (http://\S+)`), self,
-		"baseline", "--db", cfg.db, "--addr", "127.0.0.1:0", "--key", key.Key, "--company", cfg.company, "--client-id", clientID)
+		"baseline", "--db", cfg.db, "--addr", "127.0.0.1:0", "--key", bearer, "--company", cfg.company, "--client-id", clientID)
 	if err != nil {
 		return err
 	}
 	defer base.stop()
 	targets := []*target{
-		{name: "fieldapi", url: fieldapi.url, bearer: key.Key, pid: fieldapi.cmd.Process.Pid},
-		{name: "baseline", url: base.url, bearer: key.Key, pid: base.cmd.Process.Pid, baseline: true},
+		{name: "fieldapi", url: fieldapi.url, bearer: bearer, pid: fieldapi.cmd.Process.Pid},
+		{name: "baseline", url: base.url, bearer: bearer, pid: base.cmd.Process.Pid, baseline: true},
+	}
+	if err := setup(targets[0]); err != nil {
+		return err
 	}
 
 	var results []result
-	for _, sc := range selected(cfg, scenarios(data, randomHex(4))) {
+	for _, sc := range selected(cfg, all()) {
 		for _, t := range targets {
 			if sc.fieldapiOnly && t.baseline {
 				continue
 			}
 			r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
-			fmt.Printf("%-14s %-9s %8.0f req/s  p50 %-9s p99 %-9s max %-9s errors %d %s\n", r.scenario, r.target, r.rps,
+			fmt.Printf("%-15s %-9s %8.0f req/s  p50 %-9s p99 %-9s max %-9s errors %d %s\n", r.scenario, r.target, r.rps,
 				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(time.Millisecond), r.errors, r.firstError)
 			results = append(results, r)
 		}
@@ -175,11 +195,27 @@ func benchmark(cfg config) error {
 func selected(cfg config, all []scenario) []scenario {
 	var out []scenario
 	for _, sc := range all {
-		if cfg.only == "" || strings.Contains(","+cfg.only+",", ","+sc.name+",") {
+		if wants(cfg, sc.name) {
 			out = append(out, sc)
 		}
 	}
 	return out
+}
+
+// aliases are the names of calls before they came in sizes.
+var aliases = map[string]string{"post-task": "post-task-3", "patch-task": "patch-task-3"}
+
+// wants reports whether --only names the call (or is not given).
+func wants(cfg config, name string) bool {
+	if cfg.only == "" {
+		return true
+	}
+	for _, n := range strings.Split(cfg.only, ",") {
+		if n == name || aliases[n] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ensureSeeded runs "fieldapi seed" for the tasks the company lacks.
@@ -206,6 +242,7 @@ type dataset struct {
 	customers []string // customers of the sampled tasks
 	products  []string
 	timeType  string
+	lined     map[int][]string // tasks with 1, 3, 20 lines, one per client (createLinedTasks)
 }
 
 func readDataset(dsn, company string) (dataset, error) {
@@ -271,7 +308,7 @@ func scenarios(d dataset, runID string) []scenario {
 	// deepest page holds seeded tasks like the first page does.
 	deepPos := d.oldestSeq + 200
 	deepCursor := fieldapiCursor(deepPos, d.total/50, d.total)
-	return []scenario{
+	out := []scenario{
 		{name: "get-one", request: func(t *target, w, i int) *http.Request {
 			return get(t, "/v1/tasks/"+pick(d.taskNrs, w, i))
 		}},
@@ -287,18 +324,24 @@ func scenarios(d dataset, runID string) []scenario {
 		{name: "list-filtered", request: func(t *target, w, i int) *http.Request {
 			return get(t, "/v1/tasks?limit=50&customerNr="+pick(d.customers, w, i))
 		}},
-		{name: "post-task", write: true, request: func(t *target, w, i int) *http.Request {
-			body := map[string]any{"customerNr": pick(d.customers, w, i), "taskText": "Benchmark",
-				"materials": []map[string]any{{"productNr": d.products[0], "quantity": 1}, {"productNr": d.products[1], "quantity": 2}},
-				"times":     []map[string]any{{"timeType": d.timeType, "hours": 1.5}}}
-			return write(t, http.MethodPost, "/v1/tasks", body, fmt.Sprintf("bench-%s-%s-post-%d-%d", runID, t.name, w, i))
-		}},
-		{name: "patch-task", write: true, request: func(t *target, w, i int) *http.Request {
-			return write(t, http.MethodPatch, "/v1/tasks/"+pick(d.taskNrs, w, i), map[string]any{"taskNote": fmt.Sprintf("Bench %d/%d", w, i)},
-				fmt.Sprintf("bench-%s-%s-patch-%d-%d", runID, t.name, w, i))
-		}},
-		mixedScenario(d, runID, get, write, pick),
 	}
+	for _, n := range lineCounts {
+		name := fmt.Sprintf("post-task-%d", n)
+		out = append(out, scenario{name: name, write: true, request: func(t *target, w, i int) *http.Request {
+			body := taskWithLines(pick(d.customers, w, i), "Benchmark", d.products, d.timeType, n)
+			return write(t, http.MethodPost, "/v1/tasks", body, fmt.Sprintf("bench-%s-%s-%s-%d-%d", runID, t.name, name, w, i))
+		}})
+	}
+	for _, n := range lineCounts {
+		name := fmt.Sprintf("patch-task-%d", n)
+		out = append(out, scenario{name: name, write: true, request: func(t *target, w, i int) *http.Request {
+			nr := d.lined[n][w%len(d.lined[n])]
+			return write(t, http.MethodPatch, "/v1/tasks/"+nr, map[string]any{"taskNote": fmt.Sprintf("Bench %d/%d", w, i)},
+				fmt.Sprintf("bench-%s-%s-%s-%d-%d", runID, t.name, name, w, i))
+		}})
+	}
+	return append(out,
+		mixedScenario(d, runID, get, write, pick))
 }
 
 // mixedScenario is every kind of call at once (see the package comment):
