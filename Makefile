@@ -113,6 +113,8 @@ fuzz:
 		done
 
 ## bench: HTTP benchmark, fieldapi against a hand-written net/http + sqlx server (seeds $(BENCH_DB) first); table and chart in bench/results/
+# BENCH_DB is sqlite:PATH or a PostgreSQL address whose database exists, e.g.
+# BENCH_DB='postgres://postgres@127.0.0.1:5432/bench?sslmode=disable'.
 # BENCH_FLAGS takes more flags of ./bench, e.g. BENCH_FLAGS='--concurrency 32 --duration 20s'.
 bench: build
 	$(GO) run ./bench --fieldapi $(BIN) --db '$(BENCH_DB)' --tasks $(BENCH_TASKS) $(BENCH_FLAGS)

@@ -1,17 +1,26 @@
 // Command bench is fieldapi's HTTP-level benchmark (make bench): a
-// closed-loop load generator that drives, in one run and on one database,
-// "fieldapi serve" and a hand-written net/http + sqlx baseline server
-// (baseline.go, run as "bench baseline") doing the same reads and writes on
-// tasks:
+// closed-loop load generator that drives, in one run and on one database
+// (SQLite or PostgreSQL, --db), "fieldapi serve" and a hand-written
+// net/http + sqlx baseline server (baseline.go, run as "bench baseline")
+// doing the same reads and writes on tasks:
 //
 //   - get-one: GET /v1/tasks/{nr}, a random seeded task
 //   - list-first: the first page of 50 with its total
 //   - cursor-deep: a cursor page at the far end of the list (depth = the
 //     number of tasks, 1,000,000 when seeded that large)
 //   - list-filtered: the first page of one customer's tasks, with its total
-//   - post-task: POST a task with 3 lines and an Idempotency-Key (the
-//     baseline: one raw transaction)
-//   - patch-task: PATCH a task's note
+//   - post-task-1, post-task-3, post-task-20: POST a task with that many
+//     lines (materials and times) and an Idempotency-Key (the baseline:
+//     one raw transaction doing the same work, see baseline.go)
+//   - patch-task-1, patch-task-3, patch-task-20: PATCH the note of a task
+//     with that many lines (the answer is the task with its lines); the
+//     tasks are created through fieldapi before the calls, one per client.
+//     --only takes post-task and patch-task for the 3-line calls.
+//   - one-company, eight-companies: fieldapi alone, POST a task with 3
+//     lines, every client in one company, then the clients spread over 8
+//     companies (bench-c1 … bench-c8, made on first use); the target is
+//     one ≥ 0.9× eight: creates of one company must not queue on a row of
+//     the company.
 //   - mixed: fieldapi alone, every kind of call at once, each client
 //     going round them: get a customer, get a task, a step of a cursor
 //     walk, a customer's tasks, a task with 3 lines and a customer
@@ -20,12 +29,17 @@
 //     (writers must never stall readers; issue 20). Give it
 //     --duration 60s to see stalls that come every few seconds.
 //
+// The client does not ask for gzip (Accept-Encoding): fieldapi compresses
+// answers for clients that do and the baseline never does, so both are
+// measured on plain answers, like for like.
+//
 // It seeds the database first when it holds fewer tasks than --tasks
 // ("fieldapi seed"), prints a markdown table (req/s, p50, p99, ratio to the
 // baseline, peak RSS) and the issue's targets, and writes the table and an
 // SVG chart of it under --out.
 //
 //	go run ./bench --fieldapi bin/fieldapi --db sqlite:bin/bench.db --tasks 100000
+//	go run ./bench --fieldapi bin/fieldapi --db 'postgres://postgres@127.0.0.1:5432/bench?sslmode=disable'
 package main
 
 import (
