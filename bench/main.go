@@ -131,7 +131,10 @@ func benchmark(cfg config) error {
 		return nil
 	}
 	all := func() []scenario {
-		return append(scenarios(data, runID), companyScenarios(companies, runID)...)
+		// The company runs go before mixed, the last.
+		calls := scenarios(data, runID)
+		mixed := calls[len(calls)-1]
+		return append(append(calls[:len(calls)-1], companyScenarios(companies, runID)...), mixed)
 	}
 
 	if cfg.profile != "" {
