@@ -119,7 +119,6 @@ func benchCompanies(cfg config) ([]company, error) {
 		}
 		out = append(out, c)
 	}
-	eng.Close()
 	for i := range out {
 		if out[i].bearer, err = createKey(cfg, out[i].id, "bench-"+randomHex(4)); err != nil {
 			return nil, err
