@@ -107,6 +107,7 @@ func benchmark(cfg config) error {
 	if err != nil {
 		return err
 	}
+	data.lined = map[int][]string{} // filled by setup, before the first PATCH call
 	fmt.Printf("dataset: %d tasks in company %s (%s)\n", data.total, cfg.company, cfg.db)
 
 	clientID := "bench-" + randomHex(4)

@@ -40,8 +40,8 @@ func taskWithLines(customer, text string, products []string, timeType string, n 
 // task with N lines (a PATCH of a task carries no lines, but its answer
 // is the task with them). One task per client keeps concurrent PATCHes
 // off each other's rows, as the random picks of a large company do.
+// It fills d.lined, the map the PATCH scenarios already hold.
 func createLinedTasks(t *target, d *dataset, clients int, runID string) error {
-	d.lined = map[int][]string{}
 	for _, n := range lineCounts {
 		for w := range clients {
 			body, _ := json.Marshal(taskWithLines(d.customers[w%len(d.customers)], fmt.Sprintf("Bench %d lines", n), d.products, d.timeType, n))
