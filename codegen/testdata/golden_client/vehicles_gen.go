@@ -162,6 +162,11 @@ func (s *VehicleService) Update(ctx context.Context, nr string, body VehicleUpda
 	return writeRecord[Vehicle](ctx, s.c, http.MethodPatch, itemPath("/v1/vehicles", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/vehicles/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *VehicleService) Upsert(ctx context.Context, nr string, body VehicleCreate) (Upserted[VehicleCreated, Vehicle], error) {
+	return upsertRecord[VehicleCreated, Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr), body)
+}
+
 // ExtraFields describes the company's own fields of vehicles: GET /v1/vehicles/extra-fields.
 func (s *VehicleService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/vehicles/extra-fields")
