@@ -97,17 +97,18 @@ type Register struct {
 
 // Field is one field of a register.
 type Field struct {
-	Name        string    `yaml:"name"`        // PascalCase, as read
-	Type        FieldType `yaml:"type"`        // defaults to text
-	Writable    bool      `yaml:"writable"`    // may be sent on create and update
-	CreateOnly  bool      `yaml:"createOnly"`  // may be sent on create only (implies writable on create)
-	Required    bool      `yaml:"required"`    // must be sent on create
-	References  string    `yaml:"references"`  // register whose key this field holds; the engine checks it exists
-	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references; true: a lookup key (LookupKey)
-	DefaultFrom string    `yaml:"defaultFrom"` // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
-	Description string    `yaml:"description"` // one line for docs
-	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
-	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
+	Name         string    `yaml:"name"`         // PascalCase, as read
+	Type         FieldType `yaml:"type"`         // defaults to text
+	Writable     bool      `yaml:"writable"`     // may be sent on create and update
+	CreateOnly   bool      `yaml:"createOnly"`   // may be sent on create only (implies writable on create)
+	Required     bool      `yaml:"required"`     // must be sent on create
+	References   string    `yaml:"references"`   // register whose key this field holds; the engine checks it exists
+	ReferencesBy string    `yaml:"referencesBy"` // a lookup key of References: the field holds that value instead of the key; the engine checks a record has it
+	Lookup       string    `yaml:"lookup"`       // Ref.Field: the engine copies Field of the record that field Ref references; true: a lookup key (LookupKey)
+	DefaultFrom  string    `yaml:"defaultFrom"`  // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
+	Description  string    `yaml:"description"`  // one line for docs
+	Enum         []string  `yaml:"enum"`         // the values a text field can hold, where the engine fixes the set
+	NotNull      bool      `yaml:"notNull"`      // the engine always sets it, so it is never read as null (keys and defaults need not say so)
 	// RenamedFrom is the field's former name: the next migration carries
 	// the values stored under it over to this field. Once every database
 	// has migrated it does nothing and may be removed.

@@ -457,6 +457,14 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 				return nil, fmt.Errorf("field %s: a reference must be text or a list of text", f.Name)
 			}
 		}
+		if f.ReferencesBy != "" {
+			if f.References == "" || f.Type != Text {
+				return nil, fmt.Errorf("field %s: referencesBy names a lookup key of the register a text reference field references", f.Name)
+			}
+			if by := c.Register(f.References).Field(f.ReferencesBy); by == nil || !by.LookupKey {
+				return nil, fmt.Errorf("field %s: referencesBy %q: %s has no lookup key %s (lookup: true)", f.Name, f.ReferencesBy, f.References, f.ReferencesBy)
+			}
+		}
 	}
 	for _, f := range fields {
 		if f.LookupKey && (f.Type != Text || len(f.Enum) > 0) {

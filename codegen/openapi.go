@@ -230,7 +230,12 @@ func fieldNotes(f *catalog.Field) string {
 	if f.Description != "" {
 		notes = append(notes, f.Description)
 	}
-	if f.References != "" {
+	if f.LookupKey {
+		notes = append(notes, "A lookup key: unique in the company (409 already_exists); /by-"+f.WriteName+"/{"+f.WriteName+"} addresses the record by it.")
+	}
+	if f.References != "" && f.ReferencesBy != "" {
+		notes = append(notes, f.ReferencesBy+" of a record in "+f.References+" (a lookup key).")
+	} else if f.References != "" {
 		notes = append(notes, "Key of a record in "+f.References+".")
 	}
 	if f.Lookup != "" {

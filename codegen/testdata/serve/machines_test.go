@@ -180,6 +180,13 @@ func TestMachinesByLookupKey(t *testing.T) {
 	c.want(status, http.StatusConflict, problem)
 	wantFields(t, "PATCH to a taken externalId", problem, map[string]any{"title": "already_exists"})
 
+	// A reference may name a machine by its lookup key.
+	status, replacing := c.do("POST", "/v1/machines", "post-replacing", `{"name": "Chiller 2", "replacesExternalId": "ERP-1"}`)
+	c.want(status, http.StatusCreated, replacing)
+	status, problem = c.do("POST", "/v1/machines", "post-replacing-404", `{"name": "Chiller 3", "replacesExternalId": "ERP-404"}`)
+	c.want(status, http.StatusUnprocessableEntity, problem)
+	wantFields(t, "POST a reference to no ExternalId", problem, map[string]any{"detail": `Machine with ExternalId "ERP-404" does not exist`})
+
 	const n = 16
 	statuses := make(chan int, n)
 	for i := range n {
