@@ -70,6 +70,9 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *register, 
 				createdNow = true
 				create := in
 				create.Values = maps.Clone(in.Values)
+				if create.Values == nil {
+					create.Values = map[string]any{}
+				}
 				create.Values[f.Name] = value
 				c, err := w.create(ctx, r, create, nil, nil)
 				var taken *engine.KeyTakenError
