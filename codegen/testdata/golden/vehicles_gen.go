@@ -270,6 +270,22 @@ func upsertVehicle(c *runtime.Call) error {
 	}, vehicleUpsertShape, viewVehicleCreated, viewVehicle)
 }
 
+// getVehicleByVin serves GET /v1/vehicles/by-vin/{vin}.
+func getVehicleByVin(c *runtime.Call) error {
+	return runtime.GetBy(c, "vehicles", runtime.KeyParam{
+		Field: "Vin",
+		Name:  "vin",
+	}, viewVehicle)
+}
+
+// upsertVehicleByVin serves PUT /v1/vehicles/by-vin/{vin}.
+func upsertVehicleByVin(c *runtime.Call) error {
+	return runtime.Upsert[VehicleWrite](c, "vehicles", runtime.KeyParam{
+		Field: "Vin",
+		Name:  "vin",
+	}, vehicleUpsertShape, viewVehicleCreated, viewVehicle)
+}
+
 // vehicleExtraFields serves GET /v1/vehicles/extra-fields.
 func vehicleExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "vehicles")
@@ -344,5 +360,10 @@ func vehicleRoutes() []runtime.Route {
 		{Method: http.MethodPost, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:write", Handler: addVehicleDocument, Created: &runtime.Created{Member: "id"}},
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:read", Handler: listVehicleDocuments},
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents/:id", Scope: "vehicles:read", Handler: getVehicleDocument},
+		{Method: http.MethodGet, Path: "/v1/vehicles/by-vin/:key", Scope: "vehicles:read", Handler: getVehicleByVin},
+		{Method: http.MethodPut, Path: "/v1/vehicles/by-vin/:key", Scope: "vehicles:write", Handler: upsertVehicleByVin, Created: &runtime.Created{
+			Base:   "/v1/vehicles",
+			Member: "nr",
+		}},
 	}
 }
