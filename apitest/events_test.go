@@ -206,11 +206,12 @@ func eventTypes(events []feedEvent) []string {
 // updateBody is a body that changes something: for PATCH, the first
 // writable plain text field; for the other routes, eventBody.
 func updateBody(reg *catalog.Register, route runtime.Route) string {
-	if route.Method != http.MethodPatch {
+	upsert := route.Method == http.MethodPut && strings.HasSuffix(route.Path, "/:key") // PUT of a record that exists: an update
+	if route.Method != http.MethodPatch && !upsert {
 		return eventBody(route)
 	}
 	if f := plainTextField(reg); f != nil {
-		return fmt.Sprintf(`{%q: "changed by the event test"}`, f.WriteName)
+		return fmt.Sprintf(`{%q: "changed by the event test's %s"}`, f.WriteName, route.Method)
 	}
 	return "{}"
 }

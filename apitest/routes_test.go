@@ -80,6 +80,11 @@ func TestEveryRouteRefusesBadCallers(t *testing.T) {
 // TestEveryItemRouteHidesOtherCompanies addresses, for every route with a
 // record key, a record that exists only in company demo2 with a key of
 // company demo: 404, never the other company's data.
+// upsertsByKey reports whether a route is a PUT of a record by its key.
+func upsertsByKey(route runtime.Route) bool {
+	return route.Method == http.MethodPut && strings.HasSuffix(route.Path, "/:key")
+}
+
 func TestEveryItemRouteHidesOtherCompanies(t *testing.T) {
 	Each(t, func(t *testing.T, b Backend) {
 		env := Start(t, b, runtime.Config{})
@@ -91,12 +96,21 @@ func TestEveryItemRouteHidesOtherCompanies(t *testing.T) {
 			t.Run(route.Method+" "+route.Path, func(t *testing.T) {
 				is := is.New(t)
 				key := env.KeyOnlyIn(t, register, env.OtherKey, env.Key)
+				before := env.Do(Request{Method: http.MethodGet, Path: KeyPath(register, key), Key: env.OtherKey})
 				resp := env.Do(Request{Method: route.Method, Path: pathFor(route, escape(key)), Key: env.Key, Body: validBody(route)})
-				is.Equal(resp.Status, http.StatusNotFound)
-				is.Equal(resp.Problem(t).Title, "not_found")
-				// the owner still sees it
+				if upsertsByKey(route) {
+					// A PUT by key finds no record of the caller's company with
+					// it: it creates one there (or its create is refused), and
+					// the other company's record is untouched.
+					is.True(resp.Status == http.StatusCreated || resp.Status == http.StatusUnprocessableEntity)
+				} else {
+					is.Equal(resp.Status, http.StatusNotFound)
+					is.Equal(resp.Problem(t).Title, "not_found")
+				}
+				// the owner still sees it, as it was
 				own := env.Do(Request{Method: http.MethodGet, Path: KeyPath(register, key), Key: env.OtherKey})
 				is.Equal(own.Status, http.StatusOK)
+				is.Equal(string(own.Body), string(before.Body))
 			})
 		}
 	})

@@ -97,17 +97,18 @@ type Register struct {
 
 // Field is one field of a register.
 type Field struct {
-	Name        string    `yaml:"name"`        // PascalCase, as read
-	Type        FieldType `yaml:"type"`        // defaults to text
-	Writable    bool      `yaml:"writable"`    // may be sent on create and update
-	CreateOnly  bool      `yaml:"createOnly"`  // may be sent on create only (implies writable on create)
-	Required    bool      `yaml:"required"`    // must be sent on create
-	References  string    `yaml:"references"`  // register whose key this field holds; the engine checks it exists
-	Lookup      string    `yaml:"lookup"`      // Ref.Field: the engine copies Field of the record that field Ref references
-	DefaultFrom string    `yaml:"defaultFrom"` // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
-	Description string    `yaml:"description"` // one line for docs
-	Enum        []string  `yaml:"enum"`        // the values a text field can hold, where the engine fixes the set
-	NotNull     bool      `yaml:"notNull"`     // the engine always sets it, so it is never read as null (keys and defaults need not say so)
+	Name         string    `yaml:"name"`         // PascalCase, as read
+	Type         FieldType `yaml:"type"`         // defaults to text
+	Writable     bool      `yaml:"writable"`     // may be sent on create and update
+	CreateOnly   bool      `yaml:"createOnly"`   // may be sent on create only (implies writable on create)
+	Required     bool      `yaml:"required"`     // must be sent on create
+	References   string    `yaml:"references"`   // register whose key this field holds; the engine checks it exists
+	ReferencesBy string    `yaml:"referencesBy"` // a lookup key of References: the field holds that value instead of the key; the engine checks a record has it
+	Lookup       string    `yaml:"lookup"`       // Ref.Field: the engine copies Field of the record that field Ref references; true: a lookup key (LookupKey)
+	DefaultFrom  string    `yaml:"defaultFrom"`  // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
+	Description  string    `yaml:"description"`  // one line for docs
+	Enum         []string  `yaml:"enum"`         // the values a text field can hold, where the engine fixes the set
+	NotNull      bool      `yaml:"notNull"`      // the engine always sets it, so it is never read as null (keys and defaults need not say so)
 	// RenamedFrom is the field's former name: the next migration carries
 	// the values stored under it over to this field. Once every database
 	// has migrated it does nothing and may be removed.
@@ -118,8 +119,31 @@ type Field struct {
 	// place. The loader replaces the entry: a loaded Field never has one.
 	Use string `yaml:"use"`
 
+	// LookupKey (YAML lookup: true) makes the field a second key: unique
+	// per company, and GET and PUT /v1/<register>/by-<writeName>/{value}
+	// address a record by it.
+	LookupKey bool `yaml:"-"`
+
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
+}
+
+// LookupKeys are the register's fields declared lookup keys, in catalog order.
+func (r *Register) LookupKeys() []*Field {
+	var keys []*Field
+	for _, f := range r.Fields {
+		if f.LookupKey {
+			keys = append(keys, f)
+		}
+	}
+	return keys
+}
+
+// Upserts reports whether PUT may create or update a record by a value
+// of the field, which must be the key or a lookup key: the register
+// offers create and update, and a create may send the field.
+func (r *Register) Upserts(f *Field) bool {
+	return f != nil && r.Has(Create) && r.Has(Update) && (f.Writable || f.CreateOnly) && (f.Name == r.Key || f.LookupKey)
 }
 
 // Filter is a query parameter of the register's list.

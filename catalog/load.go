@@ -176,6 +176,14 @@ func (r *Register) complete() {
 
 // complete fills in a field's default type and its derived names.
 func (f *Field) complete() {
+	// lookup: true reads as the text "true" (the key also takes
+	// Ref.Field, which copies a referenced record's field).
+	switch f.Lookup {
+	case "true":
+		f.LookupKey, f.Lookup = true, ""
+	case "false":
+		f.Lookup = ""
+	}
 	if f.Type == "" {
 		f.Type = Text
 	}
@@ -229,6 +237,9 @@ func (r *Register) validate(c *Catalog) error {
 	}
 	if r.NumberSeries && !key.Writable && !key.CreateOnly {
 		return fmt.Errorf("numberSeries: key %s must be writable (an omitted key is numbered)", r.Key)
+	}
+	if key.LookupKey {
+		return fmt.Errorf("field %s: the key is a key already; lookup: true marks a second one", r.Key)
 	}
 	for _, m := range r.Methods {
 		if m != Create && m != Update {
@@ -446,8 +457,19 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 				return nil, fmt.Errorf("field %s: a reference must be text or a list of text", f.Name)
 			}
 		}
+		if f.ReferencesBy != "" {
+			if f.References == "" || f.Type != Text {
+				return nil, fmt.Errorf("field %s: referencesBy names a lookup key of the register a text reference field references", f.Name)
+			}
+			if by := c.Register(f.References).Field(f.ReferencesBy); by == nil || !by.LookupKey {
+				return nil, fmt.Errorf("field %s: referencesBy %q: %s has no lookup key %s (lookup: true)", f.Name, f.ReferencesBy, f.References, f.ReferencesBy)
+			}
+		}
 	}
 	for _, f := range fields {
+		if f.LookupKey && (f.Type != Text || len(f.Enum) > 0) {
+			return nil, fmt.Errorf("field %s: a lookup key must be text without enum", f.Name)
+		}
 		if f.Lookup == "" {
 			continue
 		}

@@ -31,8 +31,8 @@ func (r *Register) validateRuleKeys(c *Catalog, fields map[string]*Field) error 
 		}
 		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
 		rf := fields[ref]
-		if !ok || rf == nil || rf.References == "" || rf.Type != Text {
-			return fmt.Errorf("field %s: defaultFrom %q must be Ref.Field where Ref is a text reference field of this register", f.Name, f.DefaultFrom)
+		if !ok || rf == nil || rf.References == "" || rf.ReferencesBy != "" || rf.Type != Text {
+			return fmt.Errorf("field %s: defaultFrom %q must be Ref.Field where Ref is a text reference field of this register, by key", f.Name, f.DefaultFrom)
 		}
 		if c.Register(rf.References).Field(source) == nil {
 			return fmt.Errorf("field %s: defaultFrom %q: %s has no field %s", f.Name, f.DefaultFrom, rf.References, source)
@@ -57,8 +57,8 @@ func (r *Register) validateRuleKeys(c *Catalog, fields map[string]*Field) error 
 		if f == nil {
 			return fmt.Errorf("locateFrom: field %q is not declared", name)
 		}
-		if f.References == "" || f.Type != Text {
-			return fmt.Errorf("locateFrom: field %s is not a text reference field", name)
+		if f.References == "" || f.ReferencesBy != "" || f.Type != Text {
+			return fmt.Errorf("locateFrom: field %s is not a text reference field by key", name)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -43,6 +44,35 @@ func write[T any](ctx context.Context, c *Client, method, path string, body any)
 // a line post), sending the context's If-Match.
 func writeRecord[T any](ctx context.Context, c *Client, method, path string, body any) (T, error) {
 	return call[T](ctx, c, request{method: method, path: path, body: body, conditional: true})
+}
+
+// Upserted is the answer of an Upsert: Created says which write ran. A PUT
+// that created the record answers as Create does (New); one that found it
+// answers with the whole record after the change (Record), as Update does.
+type Upserted[C, R any] struct {
+	Created bool
+	New     C // when Created: the answer of the create
+	Record  R // when not Created: the record after the change
+}
+
+// upsertRecord is a PUT by key: it creates the record or changes it,
+// sending the context's If-Match or create-only condition.
+func upsertRecord[C, R any](ctx context.Context, c *Client, path string, body any) (Upserted[C, R], error) {
+	var out Upserted[C, R]
+	req := request{method: http.MethodPut, path: path, body: body, conditional: true, upsert: true}
+	resp, err := c.do(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	var into any = &out.Record
+	if out.Created = resp.StatusCode == http.StatusCreated; out.Created {
+		into = &out.New
+	}
+	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+		return out, fmt.Errorf("fieldapi: decoding the answer to %s %s: %w", req.method, req.path, err)
+	}
+	return out, nil
 }
 
 // listPage reads one page of a list.

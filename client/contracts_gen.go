@@ -189,6 +189,11 @@ func (s *ContractService) Update(ctx context.Context, nr string, body ContractUp
 	return writeRecord[Contract](ctx, s.c, http.MethodPatch, itemPath("/v1/contracts", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/contracts/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *ContractService) Upsert(ctx context.Context, nr string, body ContractCreate) (Upserted[Contract, Contract], error) {
+	return upsertRecord[Contract, Contract](ctx, s.c, itemPath("/v1/contracts", nr), body)
+}
+
 // ExtraFields describes the company's own fields of contracts: GET /v1/contracts/extra-fields.
 func (s *ContractService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/contracts/extra-fields")

@@ -148,6 +148,11 @@ func (s *CustomerService) Update(ctx context.Context, nr string, body CustomerUp
 	return writeRecord[Customer](ctx, s.c, http.MethodPatch, itemPath("/v1/customers", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/customers/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *CustomerService) Upsert(ctx context.Context, nr string, body CustomerCreate) (Upserted[Customer, Customer], error) {
+	return upsertRecord[Customer, Customer](ctx, s.c, itemPath("/v1/customers", nr), body)
+}
+
 // ExtraFields describes the company's own fields of customers: GET /v1/customers/extra-fields.
 func (s *CustomerService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/customers/extra-fields")

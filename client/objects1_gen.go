@@ -112,6 +112,11 @@ func (s *Object1Service) Update(ctx context.Context, nr string, body Object1Upda
 	return writeRecord[Object1](ctx, s.c, http.MethodPatch, itemPath("/v1/objects1", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/objects1/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *Object1Service) Upsert(ctx context.Context, nr string, body Object1Create) (Upserted[Object1, Object1], error) {
+	return upsertRecord[Object1, Object1](ctx, s.c, itemPath("/v1/objects1", nr), body)
+}
+
 // ExtraFields describes the company's own fields of objects1: GET /v1/objects1/extra-fields.
 func (s *Object1Service) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/objects1/extra-fields")

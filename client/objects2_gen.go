@@ -112,6 +112,11 @@ func (s *Object2Service) Update(ctx context.Context, nr string, body Object2Upda
 	return writeRecord[Object2](ctx, s.c, http.MethodPatch, itemPath("/v1/objects2", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/objects2/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *Object2Service) Upsert(ctx context.Context, nr string, body Object2Create) (Upserted[Object2, Object2], error) {
+	return upsertRecord[Object2, Object2](ctx, s.c, itemPath("/v1/objects2", nr), body)
+}
+
 // ExtraFields describes the company's own fields of objects2: GET /v1/objects2/extra-fields.
 func (s *Object2Service) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/objects2/extra-fields")

@@ -112,6 +112,11 @@ func (s *Object4Service) Update(ctx context.Context, nr string, body Object4Upda
 	return writeRecord[Object4](ctx, s.c, http.MethodPatch, itemPath("/v1/objects4", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/objects4/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *Object4Service) Upsert(ctx context.Context, nr string, body Object4Create) (Upserted[Object4, Object4], error) {
+	return upsertRecord[Object4, Object4](ctx, s.c, itemPath("/v1/objects4", nr), body)
+}
+
 // ExtraFields describes the company's own fields of objects4: GET /v1/objects4/extra-fields.
 func (s *Object4Service) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/objects4/extra-fields")

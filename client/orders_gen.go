@@ -181,6 +181,11 @@ func (s *OrderService) Update(ctx context.Context, nr string, body OrderUpdate) 
 	return writeRecord[Order](ctx, s.c, http.MethodPatch, itemPath("/v1/orders", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/orders/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *OrderService) Upsert(ctx context.Context, nr string, body OrderCreate) (Upserted[Order, Order], error) {
+	return upsertRecord[Order, Order](ctx, s.c, itemPath("/v1/orders", nr), body)
+}
+
 // ExtraFields describes the company's own fields of orders: GET /v1/orders/extra-fields.
 func (s *OrderService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/orders/extra-fields")

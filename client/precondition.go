@@ -24,6 +24,17 @@ type ifMatchContext struct{}
 
 type ifNoneMatchContext struct{}
 
+type createOnlyContext struct{}
+
+// WithCreateOnly makes an Upsert made with ctx create the record only: it
+// fails with ErrPreconditionFailed, and changes nothing, when a record has
+// the key already (If-None-Match: *). Its opposite, update only, is
+// WithIfMatch(ctx, "*"): ErrPreconditionFailed when no record has the key.
+// Other calls refuse such a context.
+func WithCreateOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, createOnlyContext{}, true)
+}
+
 // WithIfMatch makes Update, the actions (Tasks.SetStatus, ...) and the line
 // posts (Tasks.AddMaterial, ...) made with ctx change the record only while
 // it is still at etag, the ETag of a Get or an earlier write (a line post
@@ -60,7 +71,14 @@ func quoteETag(etag string) string {
 func preconditions(ctx context.Context, req request) (ifMatch, ifNoneMatch string, err error) {
 	ifMatch, conditional := ctx.Value(ifMatchContext{}).(string)
 	ifNoneMatch, _ = ctx.Value(ifNoneMatchContext{}).(string)
+	createOnly, _ := ctx.Value(createOnlyContext{}).(bool)
 	switch {
+	case createOnly && !req.upsert:
+		return "", "", errors.New("fieldapi: " + req.method + " " + req.path + " cannot be create-only: WithCreateOnly is for Upsert")
+	case createOnly && conditional:
+		return "", "", errors.New("fieldapi: WithCreateOnly and WithIfMatch together never write: choose one")
+	case createOnly:
+		return "", "*", nil
 	case !req.isWrite():
 		if req.conditional {
 			return "", ifNoneMatch, nil

@@ -118,6 +118,11 @@ func (s *ProductService) Update(ctx context.Context, nr string, body ProductUpda
 	return writeRecord[Product](ctx, s.c, http.MethodPatch, itemPath("/v1/products", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/products/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *ProductService) Upsert(ctx context.Context, nr string, body ProductCreate) (Upserted[Product, Product], error) {
+	return upsertRecord[Product, Product](ctx, s.c, itemPath("/v1/products", nr), body)
+}
+
 // ExtraFields describes the company's own fields of products: GET /v1/products/extra-fields.
 func (s *ProductService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/products/extra-fields")

@@ -139,6 +139,11 @@ func (s *ProjectService) Update(ctx context.Context, nr string, body ProjectUpda
 	return writeRecord[Project](ctx, s.c, http.MethodPatch, itemPath("/v1/projects", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/projects/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *ProjectService) Upsert(ctx context.Context, nr string, body ProjectCreate) (Upserted[Project, Project], error) {
+	return upsertRecord[Project, Project](ctx, s.c, itemPath("/v1/projects", nr), body)
+}
+
 // ExtraFields describes the company's own fields of projects: GET /v1/projects/extra-fields.
 func (s *ProjectService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/projects/extra-fields")

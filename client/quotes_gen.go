@@ -201,6 +201,11 @@ func (s *QuoteService) Update(ctx context.Context, nr string, body QuoteUpdate) 
 	return writeRecord[Quote](ctx, s.c, http.MethodPatch, itemPath("/v1/quotes", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/quotes/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *QuoteService) Upsert(ctx context.Context, nr string, body QuoteCreate) (Upserted[Quote, Quote], error) {
+	return upsertRecord[Quote, Quote](ctx, s.c, itemPath("/v1/quotes", nr), body)
+}
+
 // ExtraFields describes the company's own fields of quotes: GET /v1/quotes/extra-fields.
 func (s *QuoteService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/quotes/extra-fields")

@@ -112,6 +112,11 @@ func (s *ResourceService) Update(ctx context.Context, nr string, body ResourceUp
 	return writeRecord[Resource](ctx, s.c, http.MethodPatch, itemPath("/v1/resources", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/resources/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *ResourceService) Upsert(ctx context.Context, nr string, body ResourceCreate) (Upserted[Resource, Resource], error) {
+	return upsertRecord[Resource, Resource](ctx, s.c, itemPath("/v1/resources", nr), body)
+}
+
 // ExtraFields describes the company's own fields of resources: GET /v1/resources/extra-fields.
 func (s *ResourceService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/resources/extra-fields")

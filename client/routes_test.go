@@ -91,7 +91,7 @@ func TestClientCoversEveryRoute(t *testing.T) {
 
 // TestPreconditionsGoWhereTheServerHonoursThem calls every method with a
 // context asking for both preconditions: If-Match goes exactly with the
-// writes the server checks it on (Update, actions, line posts: the route
+// writes the server checks it on (Update, Upsert, actions, line posts: the route
 // kinds the OpenAPI document gives If-Match), If-None-Match exactly with
 // Get, and no other write is sent at all, since it would run blind.
 func TestPreconditionsGoWhereTheServerHonoursThem(t *testing.T) {
@@ -106,9 +106,9 @@ func TestPreconditionsGoWhereTheServerHonoursThem(t *testing.T) {
 	}
 	conditional := func(kind codegen.RouteKind) (ifMatch, ifNoneMatch bool) {
 		switch kind {
-		case codegen.KindUpdate, codegen.KindAction, codegen.KindAddLine:
+		case codegen.KindUpdate, codegen.KindUpsert, codegen.KindAction, codegen.KindAddLine:
 			return true, false
-		case codegen.KindGet:
+		case codegen.KindGet, codegen.KindGetBy:
 			return false, true
 		}
 		return false, false

@@ -148,6 +148,11 @@ func (s *SupplierService) Update(ctx context.Context, nr string, body SupplierUp
 	return writeRecord[Supplier](ctx, s.c, http.MethodPatch, itemPath("/v1/suppliers", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/suppliers/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *SupplierService) Upsert(ctx context.Context, nr string, body SupplierCreate) (Upserted[Supplier, Supplier], error) {
+	return upsertRecord[Supplier, Supplier](ctx, s.c, itemPath("/v1/suppliers", nr), body)
+}
+
 // ExtraFields describes the company's own fields of suppliers: GET /v1/suppliers/extra-fields.
 func (s *SupplierService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/suppliers/extra-fields")

@@ -244,6 +244,11 @@ func (s *TaskService) Update(ctx context.Context, nr string, body TaskUpdate) (T
 	return writeRecord[Task](ctx, s.c, http.MethodPatch, itemPath("/v1/tasks", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/tasks/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *TaskService) Upsert(ctx context.Context, nr string, body TaskCreate) (Upserted[TaskCreated, Task], error) {
+	return upsertRecord[TaskCreated, Task](ctx, s.c, itemPath("/v1/tasks", nr), body)
+}
+
 // ExtraFields describes the company's own fields of tasks: GET /v1/tasks/extra-fields.
 func (s *TaskService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/tasks/extra-fields")

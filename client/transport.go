@@ -24,6 +24,9 @@ type request struct {
 	// conditional marks a call on one record that honours the context's
 	// preconditions: a Get sends If-None-Match, a write If-Match.
 	conditional bool
+	// upsert marks a PUT by key, which also honours WithCreateOnly
+	// (If-None-Match: *) and takes WithIfMatch's "*" (update only).
+	upsert bool
 }
 
 // isWrite reports whether the call needs an Idempotency-Key.

@@ -424,10 +424,15 @@ func fieldRow(r *Register, f *Field, row docsField, required bool) docsField {
 	if f.Name == r.Key {
 		row.Notes = append(row.Notes, "The key.")
 	}
+	if f.LookupKey {
+		row.Notes = append(row.Notes, "A lookup key: unique in the company (409 already_exists), and "+code("/by-"+f.WriteName+"/{"+f.WriteName+"}")+" addresses the record by it.")
+	}
 	if f.Description != "" {
 		row.Notes = append(row.Notes, text(f.Description))
 	}
-	if f.References != "" {
+	if f.References != "" && f.ReferencesBy != "" {
+		row.Notes = append(row.Notes, code(f.ReferencesBy)+" (a lookup key) of a record in "+registerLink(f.References)+"; the engine refuses an unknown one (422).")
+	} else if f.References != "" {
 		row.Notes = append(row.Notes, "Key of a record in "+registerLink(f.References)+"; the engine refuses an unknown one (422).")
 	}
 	if ref, field, ok := strings.Cut(f.Lookup, "."); ok {

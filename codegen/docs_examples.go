@@ -164,6 +164,14 @@ func schemaExample(schemas map[string]*Schema, schema, anchor string, order func
 	return &docsJSON{Schema: schema, JSON: indentJSON(v), Anchor: anchor}
 }
 
+// lookupExamplePath is a lookup key's path with the example's value in it.
+func lookupExamplePath(r *Register, lk *Lookup) string {
+	if v, ok := r.Example[lk.Field.Name].(string); ok && v != "" {
+		return strings.Replace(lk.DocPath, "{"+lk.Field.WriteName+"}", v, 1)
+	}
+	return lk.DocPath
+}
+
 // examplePath is a record's path with the example's key in it.
 func examplePath(r *Register, docPath string) string {
 	if key, ok := r.Example[r.Key].(string); ok {
@@ -196,6 +204,22 @@ func registerExamples(r *Register, schemas map[string]*Schema) []docsExample {
 		if body := schemaExample(schemas, r.UpdateSchema, exampleAnchor(r.UpdateSchema), writeOrder(r, nil)); body != nil {
 			examples = append(examples, docsExample{Title: "Change", Method: "PATCH", Path: item, Request: body, Status: ok,
 				Text: "The whole record after the change. Fields not sent, and fields sent as null, are left as they were; \"\" clears a field."})
+		}
+	}
+	if r.Upserts() {
+		if body := schemaExample(schemas, r.UpsertSchema, exampleAnchor(r.UpsertSchema), writeOrder(r, r.Lines)); body != nil {
+			// A key no record has: the example creates, lines and all.
+			path := strings.Replace(r.ItemDocPath, "{"+r.Key+"}", "ERP-4711", 1)
+			if r.UpsertFunc == "" { // by a lookup key only
+				for _, lk := range r.Lookups {
+					if lk.UpsertFunc != "" {
+						path = lookupExamplePath(r, lk)
+						break
+					}
+				}
+			}
+			examples = append(examples, docsExample{Title: "Create or change by key", Method: "PUT", Path: path, Request: body, Status: created,
+				Text: "When no record has the key, it is created with it: 201, Location, the answer of the create above. When one has it, the fields sent change as with PATCH: 200 and the whole record."})
 		}
 	}
 	for _, l := range r.Lines {

@@ -425,6 +425,26 @@ func clientService(f *jen.File, r *clientRegister) {
 			[]jen.Code{ctx, key, jen.Id("body").Id(r.UpdateType)}, answer(jen.Id(rec)),
 			generic("writeRecord", rec, jen.Id("ctx"), c, httpMethod("MethodPatch"), item(), jen.Id("body")))
 	}
+	upsertDoc := "%s writes the record whose %s is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT %s. " +
+		"Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or \"*\") it only updates, else ErrPreconditionFailed."
+	upserted := jen.Id("Upserted").Index(jen.List(jen.Id(r.CreateAnswer), jen.Id(rec)))
+	if r.UpsertFunc != "" {
+		method(fmt.Sprintf(upsertDoc, "Upsert", r.Key, r.ItemDocPath), "Upsert",
+			[]jen.Code{ctx, key, jen.Id("body").Id(r.CreateType)}, answer(upserted),
+			jen.Id("upsertRecord").Index(jen.List(jen.Id(r.CreateAnswer), jen.Id(rec))).Call(jen.Id("ctx"), c, item(), jen.Id("body")))
+	}
+	for _, lk := range r.Lookups {
+		param := goParam(lk.Field.Name, "value")
+		by := jen.Id("itemPath").Call(jen.Lit(r.CollectionPath+"/by-"+lk.Field.WriteName), jen.Id(param))
+		method(fmt.Sprintf("GetBy%s reads the record whose %s is the value: GET %s. %s", lk.Field.Name, lk.Field.Name, lk.DocPath, conditionalGetDoc), "GetBy"+lk.Field.Name,
+			[]jen.Code{ctx, jen.Id(param).String()}, answer(jen.Id(rec)),
+			generic("getRecord", rec, jen.Id("ctx"), c, by))
+		if lk.UpsertFunc != "" {
+			method(fmt.Sprintf(upsertDoc, "UpsertBy"+lk.Field.Name, lk.Field.Name, lk.DocPath), "UpsertBy"+lk.Field.Name,
+				[]jen.Code{ctx, jen.Id(param).String(), jen.Id("body").Id(r.CreateType)}, answer(upserted),
+				jen.Id("upsertRecord").Index(jen.List(jen.Id(r.CreateAnswer), jen.Id(rec))).Call(jen.Id("ctx"), c, by, jen.Id("body")))
+		}
+	}
 	if r.ExtraFields {
 		method(fmt.Sprintf("ExtraFields describes the company's own fields of %s: GET %s/extra-fields.", r.Name, r.CollectionPath), "ExtraFields",
 			[]jen.Code{ctx}, answer(jen.Index().Id("ExtraFieldDef")),

@@ -31,12 +31,15 @@ const (
 //	func (w *CustomerWrite) Input() engine.Input     // inputMethod         with a body
 //	var customerCreateShape = runtime.Shape{...}     // createShapeVar      with create
 //	var customerUpdateShape = runtime.Shape{...}     // updateShapeVar      with update
+//	var customerUpsertShape = runtime.Shape{...}     // upsertShapeVar      with a PUT by key or lookup key
 //	var customerContactsShape = runtime.Shape{...}   // lineShapeVar        per line list
 //	var customerFilters = []runtime.Filter{...}      // filtersVar
 //	func listCustomers(c *runtime.Call) error        // listHandler
 //	func getCustomer(c *runtime.Call) error          // getHandler
 //	func createCustomer(c *runtime.Call) error       // createHandler       with create
 //	func updateCustomer(c *runtime.Call) error       // updateHandler       with update
+//	func upsertCustomer(c *runtime.Call) error       // upsertHandler       with a PUT by key
+//	func getProductByBarcode(c *runtime.Call) error  // getByHandler        per lookup key (and upsertByHandler)
 //	func customerExtraFields(c *runtime.Call) error  // extraFieldsHandler  with extra fields
 //	func addTaskMaterials(c *runtime.Call) error     // addLineHandler      per line list posted
 //	func actTaskNotes(c *runtime.Call) error         // actionHandler       per action
@@ -66,6 +69,9 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	if r.Has(catalog.Update) {
 		emit(updateShapeVar)
 	}
+	if r.Upserts() {
+		emit(upsertShapeVar)
+	}
 	for _, l := range r.Lines {
 		lineShapeVar(f, r, l)
 		f.Line()
@@ -86,6 +92,17 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	}
 	if r.Has(catalog.Update) {
 		emit(updateHandler)
+	}
+	if r.UpsertFunc != "" {
+		emit(upsertHandler)
+	}
+	for _, lk := range r.Lookups {
+		getByHandler(f, r, lk)
+		f.Line()
+		if lk.UpsertFunc != "" {
+			upsertByHandler(f, r, lk)
+			f.Line()
+		}
 	}
 	if r.ExtraFields {
 		emit(extraFieldsHandler)
@@ -431,6 +448,18 @@ func updateShapeVar(f *jen.File, r *Register) {
 	f.Var().Id(r.UpdateShapeVar).Op("=").Add(shapeValue(r.UpdateNames(), sortedUnique(append(r.ReadOnlyNames(), r.CreateOnlyNames()...)), nil))
 }
 
+// upsertShapeVar emits what PUT /v1/<register>/{key} (and by a lookup key)
+// accepts: what a create accepts, none of it required, since a PUT that
+// finds the record updates it (the engine refuses a create that lacks a
+// required field):
+//
+//	// customerUpsertShape is what PUT /v1/customers/{Nr} accepts.
+//	var customerUpsertShape = runtime.Shape{Writable: ..., ReadOnly: ..., Required: nil}
+func upsertShapeVar(f *jen.File, r *Register) {
+	f.Commentf("%s is what PUT %s accepts.", r.UpsertShapeVar, r.ItemDocPath)
+	f.Var().Id(r.UpsertShapeVar).Op("=").Add(shapeValue(r.CreateNames(), r.ReadOnlyNames(), nil))
+}
+
 // lineShapeVar emits what one line of a line list accepts: the line
 // register's create names less the parent key and the fixed values, which
 // the owner sets and a line refuses as read only:
@@ -537,6 +566,39 @@ func createHandler(f *jen.File, r *Register) {
 func updateHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.UpdateFunc, "PATCH", r.ItemDocPath,
 		jen.Qual(runtimePkg, "Update").Types(jen.Id(r.WriteType)).Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.UpdateShapeVar), jen.Id(r.ViewFunc)))
+}
+
+// keyParam emits the runtime.KeyParam of a field: runtime.KeyParam{Field: "Nr", Name: "nr"}.
+func keyParam(f *Field) jen.Code {
+	return jen.Qual(runtimePkg, "KeyParam").Values(jen.Dict{jen.Id("Field"): jen.Lit(f.Name), jen.Id("Name"): jen.Lit(f.WriteName)})
+}
+
+// upsertCall emits runtime.Upsert[CustomerWrite](c, "customers", runtime.KeyParam{...}, customerUpsertShape, viewCustomer, viewCustomer).
+func upsertCall(r *Register, by *Field) jen.Code {
+	return jen.Qual(runtimePkg, "Upsert").Types(jen.Id(r.WriteType)).Call(jen.Id("c"), jen.Lit(r.Name), keyParam(by),
+		jen.Id(r.UpsertShapeVar), jen.Id(r.CreateView()), jen.Id(r.ViewFunc))
+}
+
+// upsertHandler emits: func upsertCustomer(c *runtime.Call) error { return runtime.Upsert[CustomerWrite](c, "customers", runtime.KeyParam{Field: "Nr", Name: "nr"}, customerUpsertShape, viewCustomer, viewCustomer) }
+func upsertHandler(f *jen.File, r *Register) {
+	var key *Field
+	for _, fd := range r.Fields {
+		if fd.Name == r.Key {
+			key = fd
+		}
+	}
+	handlerFunc(f, r.UpsertFunc, "PUT", r.ItemDocPath, upsertCall(r, key))
+}
+
+// getByHandler emits: func getProductByBarcode(c *runtime.Call) error { return runtime.GetBy(c, "products", runtime.KeyParam{Field: "Barcode", Name: "barcode"}, viewProduct) }
+func getByHandler(f *jen.File, r *Register, lk *Lookup) {
+	handlerFunc(f, lk.GetFunc, "GET", lk.DocPath,
+		jen.Qual(runtimePkg, "GetBy").Call(jen.Id("c"), jen.Lit(r.Name), keyParam(lk.Field), jen.Id(r.ViewFunc)))
+}
+
+// upsertByHandler emits: func upsertProductByBarcode(c *runtime.Call) error { return runtime.Upsert[ProductWrite](c, "products", runtime.KeyParam{Field: "Barcode", Name: "barcode"}, ...) }
+func upsertByHandler(f *jen.File, r *Register, lk *Lookup) {
+	handlerFunc(f, lk.UpsertFunc, "PUT", lk.DocPath, upsertCall(r, lk.Field))
 }
 
 // extraFieldsHandler emits: func customerExtraFields(c *runtime.Call) error { return runtime.ExtraFields(c, "customers") }

@@ -268,6 +268,10 @@ func partRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/parts/:key", Scope: "parts:read", Handler: getPart},
 		{Method: http.MethodPost, Path: "/v1/parts", Scope: "parts:write", Handler: createPart, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/parts/:key", Scope: "parts:write", Handler: updatePart},
+		{Method: http.MethodPut, Path: "/v1/parts/:key", Scope: "parts:write", Handler: upsertPart, Created: &runtime.Created{
+			Base:   "/v1/parts",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/parts/:key/changes", Scope: "parts:read", Handler: listPartChanges},
 	}
 }

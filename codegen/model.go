@@ -34,16 +34,19 @@ type Register struct {
 	FiltersVar     string // customerFilters
 	CreateShapeVar string // customerCreateShape
 	UpdateShapeVar string // customerUpdateShape
+	UpsertShapeVar string // customerUpsertShape, with a PUT by key or lookup key
 
 	// OpenAPI schema names, one per intent (the read shape is RecordType).
 	CreateSchema string // CustomerCreate: the body of POST /v1/customers
 	UpdateSchema string // CustomerUpdate: the body of PATCH /v1/customers/{Nr}
+	UpsertSchema string // CustomerUpsert: the body of PUT /v1/customers/{Nr}
 	PageSchema   string // CustomerPage: one page of GET /v1/customers
 
 	ListFunc        string // listCustomers
 	GetFunc         string // getCustomer
 	CreateFunc      string // createCustomer
 	UpdateFunc      string // updateCustomer
+	UpsertFunc      string // upsertCustomer, when PUT /v1/customers/{Nr} creates or updates (catalog Register.Upserts)
 	ExtraFieldsFunc string // customerExtraFields
 	RoutesFunc      string // customerRoutes
 
@@ -69,7 +72,44 @@ type Register struct {
 	ListDocumentsFunc string // listTaskDocuments
 	GetDocumentFunc   string // getTaskDocument
 
+	Lookups []*Lookup // the lookup keys, each a second way to address a record
+
 	Names *RegisterNames // its constants in the engine's names package (model_names.go)
+}
+
+// Lookup is a field declared a lookup key (catalog lookup: true) and the
+// routes that address a record by it.
+type Lookup struct {
+	Field      *Field
+	Path       string // /v1/products/by-barcode/:key
+	DocPath    string // /v1/products/by-barcode/{barcode}
+	GetFunc    string // getProductByBarcode
+	UpsertFunc string // upsertProductByBarcode; "" when the register cannot upsert by it
+}
+
+// Upserts reports whether the register has a PUT that creates or updates:
+// by its key, or by a lookup key.
+func (r *Register) Upserts() bool {
+	if r.UpsertFunc != "" {
+		return true
+	}
+	for _, lk := range r.Lookups {
+		if lk.UpsertFunc != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// KeyDocName is the name of the path parameter of an OpenAPI path: the
+// record's key ({Nr}), or a lookup key's camelCase name ({barcode}).
+func KeyDocName(docPath string) string {
+	_, rest, ok := strings.Cut(docPath, "{")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "}")
+	return name
 }
 
 // RouteSpec is one route of a register.
@@ -95,6 +135,8 @@ const (
 	KindGet           RouteKind = "get"
 	KindCreate        RouteKind = "create"
 	KindUpdate        RouteKind = "update"
+	KindUpsert        RouteKind = "upsert" // PUT by key or lookup key: creates or updates
+	KindGetBy         RouteKind = "getBy"  // GET by a lookup key
 	KindAddLine       RouteKind = "addLine"
 	KindAction        RouteKind = "action"
 	KindGetLocation   RouteKind = "getLocation"
@@ -247,6 +289,18 @@ func (r *Register) declNames() []string {
 	if r.Has(catalog.Update) {
 		names = append(names, r.UpdateShapeVar, r.UpdateFunc)
 	}
+	if r.UpsertFunc != "" {
+		names = append(names, r.UpsertFunc)
+	}
+	if r.Upserts() {
+		names = append(names, r.UpsertShapeVar)
+	}
+	for _, lk := range r.Lookups {
+		names = append(names, lk.GetFunc)
+		if lk.UpsertFunc != "" {
+			names = append(names, lk.UpsertFunc)
+		}
+	}
 	if r.ExtraFields {
 		names = append(names, r.ExtraFieldsFunc)
 	}
@@ -297,6 +351,8 @@ func newRegister(cr *catalog.Register) *Register {
 		FiltersVar:      unexported(rec) + "Filters",
 		CreateShapeVar:  unexported(rec) + "CreateShape",
 		UpdateShapeVar:  unexported(rec) + "UpdateShape",
+		UpsertShapeVar:  unexported(rec) + "UpsertShape",
+		UpsertSchema:    rec + "Upsert",
 		CreateSchema:    rec + "Create",
 		UpdateSchema:    rec + "Update",
 		PageSchema:      rec + "Page",
@@ -316,6 +372,25 @@ func newRegister(cr *catalog.Register) *Register {
 		_, defaulted := cr.Defaults[cf.Name]
 		r.Fields = append(r.Fields, &Field{Field: cf, GoName: cf.Name, NeverNull: cf.Name == cr.Key || cf.NotNull || defaulted})
 	}
+	if cr.Upserts(cr.KeyField()) {
+		r.UpsertFunc = "upsert" + rec
+	}
+	for _, f := range r.Fields {
+		if !f.LookupKey {
+			continue
+		}
+		segment := "by-" + f.WriteName
+		lk := &Lookup{
+			Field:   f,
+			Path:    r.CollectionPath + "/" + segment + "/:key",
+			DocPath: r.CollectionPath + "/" + segment + "/{" + f.WriteName + "}",
+			GetFunc: "get" + rec + "By" + f.Name,
+		}
+		if cr.Upserts(f.Field) {
+			lk.UpsertFunc = "upsert" + rec + "By" + f.Name
+		}
+		r.Lookups = append(r.Lookups, lk)
+	}
 	return r
 }
 
@@ -333,9 +408,9 @@ func pluralName(name, record string) string {
 }
 
 // routes lists the routes of a register in a fixed order: list, extra
-// fields, get, create, update, line posts, actions (each followed by the
-// GET of its entries when it declares log), the change log, location,
-// documents.
+// fields, get, create, update, PUT by key, line posts, actions (each
+// followed by the GET of its entries when it declares log), the change
+// log, location, documents, then GET and PUT by each lookup key.
 func (r *Register) routes() []RouteSpec {
 	read, write := r.ReadScope, r.WriteScope
 	routes := []RouteSpec{
@@ -355,6 +430,10 @@ func (r *Register) routes() []RouteSpec {
 	}
 	if r.Has(catalog.Update) {
 		routes = append(routes, RouteSpec{"PATCH", r.ItemPath, r.ItemDocPath, write, r.UpdateFunc, "Change the fields sent of a record of " + r.Name, KindUpdate, r.UpdateSchema, r.RecordType})
+	}
+	if r.UpsertFunc != "" {
+		routes = append(routes, RouteSpec{"PUT", r.ItemPath, r.ItemDocPath, write, r.UpsertFunc,
+			"Create the record with this " + r.Key + ", or change the fields sent of the one that has it", KindUpsert, r.UpsertSchema, r.RecordType})
 	}
 	for _, l := range r.Lines {
 		if l.Post {
@@ -390,6 +469,15 @@ func (r *Register) routes() []RouteSpec {
 			RouteSpec{"POST", r.ItemPath + "/documents", r.ItemDocPath + "/documents", write, r.AddDocumentFunc, "Upload a document", KindAddDocument, "", ""},
 			RouteSpec{"GET", r.ItemPath + "/documents", r.ItemDocPath + "/documents", read, r.ListDocumentsFunc, "List documents without content", KindListDocuments, "", ""},
 			RouteSpec{"GET", r.ItemPath + "/documents/:id", r.ItemDocPath + "/documents/{id}", read, r.GetDocumentFunc, "Download a document's content", KindGetDocument, "", ""})
+	}
+	// By lookup key, after every route of the key: the server asks the
+	// routes a conflict puts apart latest first (runtime Server.handle).
+	for _, lk := range r.Lookups {
+		routes = append(routes, RouteSpec{"GET", lk.Path, lk.DocPath, read, lk.GetFunc, "Read one record of " + r.Name + " by its " + lk.Field.Name, KindGetBy, "", r.RecordType})
+		if lk.UpsertFunc != "" {
+			routes = append(routes, RouteSpec{"PUT", lk.Path, lk.DocPath, write, lk.UpsertFunc,
+				"Create the record with this " + lk.Field.Name + ", or change the fields sent of the one that has it", KindUpsert, r.UpsertSchema, r.RecordType})
+		}
 	}
 	return routes
 }

@@ -159,6 +159,8 @@ func (r *Register) CreatedAt(rt RouteSpec) (base, member string, ok bool) {
 	switch rt.Kind {
 	case KindCreate:
 		return "", replyMember(r, r.CreateReply), true
+	case KindUpsert: // the record's address by its key, whichever key the PUT named
+		return r.CollectionPath, replyMember(r, r.CreateReply), true
 	case KindAddDocument:
 		return "", "id", true
 	case KindAddLine:

@@ -58,6 +58,7 @@ func TestModelRoutes(t *testing.T) {
 		{"GET", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:read", "getPart", "Read one record of parts", KindGet, "", "Part"},
 		{"POST", "/v1/parts", "/v1/parts", "parts:write", "createPart", "Create a record of parts", KindCreate, "PartCreate", "Part"},
 		{"PATCH", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "updatePart", "Change the fields sent of a record of parts", KindUpdate, "PartUpdate", "Part"},
+		{"PUT", "/v1/parts/:key", "/v1/parts/{Nr}", "parts:write", "upsertPart", "Create the record with this Nr, or change the fields sent of the one that has it", KindUpsert, "PartUpsert", "Part"},
 		{"GET", "/v1/parts/:key/changes", "/v1/parts/{Nr}/changes", "parts:read", "listPartChanges", "List the record's change log, newest first", KindChanges, "", "ChangeList"},
 	})
 	is.Equal(len(notes.Routes), 2) // list and get only: no writes, no change log

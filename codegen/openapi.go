@@ -165,6 +165,9 @@ func (b *docBuilder) register(r *Register) {
 	if r.Has(catalog.Update) {
 		b.schema(r.UpdateSchema, updateSchema(r))
 	}
+	if r.Upserts() {
+		b.schema(r.UpsertSchema, upsertSchema(r))
+	}
 	for _, l := range r.Lines {
 		b.schema(l.Schema, itemSchema(l))
 	}
@@ -227,7 +230,12 @@ func fieldNotes(f *catalog.Field) string {
 	if f.Description != "" {
 		notes = append(notes, f.Description)
 	}
-	if f.References != "" {
+	if f.LookupKey {
+		notes = append(notes, "A lookup key: unique in the company (409 already_exists); /by-"+f.WriteName+"/{"+f.WriteName+"} addresses the record by it.")
+	}
+	if f.References != "" && f.ReferencesBy != "" {
+		notes = append(notes, f.ReferencesBy+" of a record in "+f.References+" (a lookup key).")
+	} else if f.References != "" {
 		notes = append(notes, "Key of a record in "+f.References+".")
 	}
 	if f.Lookup != "" {
@@ -355,6 +363,29 @@ func updateSchema(r *Register) *Schema {
 	return s
 }
 
+// upsertSchema is the body of PUT: what a create takes, nothing required
+// (a PUT that finds the record updates it).
+func upsertSchema(r *Register) *Schema {
+	s := createSchema(r)
+	s.Required = nil
+	for _, name := range r.RequiredNames() {
+		s.Properties[name] = orNull(s.Properties[name])
+	}
+	var keys []string
+	if r.UpsertFunc != "" {
+		keys = append(keys, "PUT "+r.ItemDocPath)
+	}
+	for _, lk := range r.Lookups {
+		if lk.UpsertFunc != "" {
+			keys = append(keys, "PUT "+lk.DocPath)
+		}
+	}
+	s.Description = "The body of " + strings.Join(keys, " and ") + ". When no record has the path's key, the record is created with it as POST " + r.CollectionPath +
+		" creates one (its required fields, lines and defaults); when one has it, the fields sent change as with PATCH (create-only fields and lines are refused, " +
+		"a value equal to the stored one is no change). The key may be sent, equal to the path's." + leaveClear
+	return s
+}
+
 func extraFieldsProperty() *Schema {
 	return &Schema{Type: types("object"), AdditionalProperties: &Schema{Type: types("string")},
 		Description: "Extra-field values by key, as strings; \"\" clears one."}
@@ -463,16 +494,25 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	// filter value it does not know, a link document it cannot fetch).
 	statuses := []int{400, 401, 403, 422, 429, 500, 503, 504}
 	if strings.Contains(rt.Path, ":key") {
-		op.Parameters = append(op.Parameters, &Parameter{Name: r.Key, In: "path", Required: true, Schema: &Schema{Type: types("string")},
-			Description: "The record's " + r.Key + ", path-escaped whole."})
-		statuses = append(statuses, 404)
+		name := KeyDocName(rt.DocPath)
+		param := &Parameter{Name: name, In: "path", Required: true, Schema: &Schema{Type: types("string")},
+			Description: "The record's " + name + ", path-escaped whole."}
+		if rt.Kind == KindUpsert || rt.Kind == KindGetBy {
+			param.Schema.MinLength = ptr(1)
+			param.Schema.MaxLength = ptr(runtime.MaxKeyLength)
+			param.Description += " Not empty, at most " + strconv.Itoa(runtime.MaxKeyLength) + " characters, no control characters, no space at either end (else 400 invalid_parameter naming it)."
+		}
+		op.Parameters = append(op.Parameters, param)
+		if rt.Kind != KindUpsert { // a PUT that finds no record creates it
+			statuses = append(statuses, 404)
+		}
 	}
 	if write {
 		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIdempotencyKey))
 		statuses = append(statuses, 409, 413, 415)
 	}
 	switch rt.Kind {
-	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument, KindChanges, KindActionLog:
+	case KindAddLine, KindAction, KindGetLocation, KindPinLocation, KindAddDocument, KindListDocuments, KindGetDocument, KindChanges, KindActionLog, KindUpsert, KindGetBy:
 		statuses = append(statuses, 501) // optional engine capabilities
 	}
 	// Optimistic concurrency: a write on a record may name the version it
@@ -482,7 +522,15 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	case KindUpdate, KindAction, KindAddLine:
 		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfMatch))
 		statuses = append(statuses, 412)
-	case KindGet:
+	case KindUpsert:
+		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfMatch), headerParamRef(runtime.HeaderIfNoneMatch))
+		statuses = append(statuses, 412)
+		op.Description = "Creates the record when the company has none with this key (201, Location, the answer of POST " + r.CollectionPath + "), " +
+			"or changes the fields sent of the one that has it (200, the whole record; a PUT that changes nothing writes nothing and emits no event). " +
+			"Exactly once: parallel PUTs of one new key create one record, the others update it. " +
+			"If-None-Match: * creates only and If-Match (* or the ETag) updates only: 412 precondition_failed when the record is, or is not, there. " +
+			"409 already_exists when a lookup key sent is another record's. " + op.Description
+	case KindGet, KindGetBy:
 		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfNoneMatch))
 		notModified := &Response{Description: "Not modified: the record is still at the version If-None-Match names", Headers: responseHeaders(false)}
 		notModified.Headers[runtime.HeaderETag] = headerRef(runtime.HeaderETag)
@@ -494,7 +542,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	ok := func(status int, desc string, schema *Schema) {
 		resp := successResponse(status, desc, write, schema)
 		switch rt.Kind {
-		case KindGet, KindUpdate, KindAction, KindCreate, KindAddLine: // a record of a register
+		case KindGet, KindGetBy, KindUpdate, KindUpsert, KindAction, KindCreate, KindAddLine: // a record of a register
 			resp.Headers[runtime.HeaderETag] = headerRef(runtime.HeaderETag)
 		}
 		op.Responses[strconv.Itoa(status)] = resp
@@ -507,8 +555,15 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 		ok(200, "The extra fields the company defines for "+r.Name, ref("ExtraFieldList"))
 	case KindListDocuments:
 		ok(200, "The record's documents, without content", ref("DocumentList"))
-	case KindGet, KindUpdate, KindAction:
+	case KindGet, KindGetBy, KindUpdate, KindAction:
 		ok(200, "The record", ref(rt.Reply))
+	case KindUpsert:
+		ok(200, "Found and updated: the whole record", ref(rt.Reply))
+		created := r.RecordType
+		if r.CreateReply != nil {
+			created = r.CreateReply.Type
+		}
+		ok(201, "Created with the path's key; Location is its address", ref(created))
 	case KindCreate, KindAddLine:
 		ok(201, "Created; Location is its address", ref(rt.Reply))
 	case KindGetLocation:

@@ -198,6 +198,13 @@ var contractUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// contractUpsertShape is what PUT /v1/contracts/{Nr} accepts.
+var contractUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "customerNr", "customerRef", "customerOrderer", "startDate", "stopDate", "generatedStartDate", "generatedStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields", "materials", "times"},
+	ReadOnly: []string{"status", "customerName", "lastGenerationDate", "isGenerated", "object1Name", "object2Name", "object3Name", "object4Name", "modified"},
+	Required: nil,
+}
+
 // contractMaterialsShape is what one line of materials accepts in POST /v1/contracts.
 var contractMaterialsShape = runtime.Shape{
 	Writable: []string{"productNr", "note", "userSign", "quantity", "invoiceQuantity", "price", "discountPct", "invoice", "deliveryDate", "supplierNr", "purchasePriceListNr", "purchasePrice", "costPerUnit", "totalCost", "custom1", "custom2", "custom3", "sign1By", "sign1Date", "sign2By", "sign2Date"},
@@ -238,6 +245,14 @@ func updateContract(c *runtime.Call) error {
 	return runtime.Update[ContractWrite](c, "contracts", contractUpdateShape, viewContract)
 }
 
+// upsertContract serves PUT /v1/contracts/{Nr}.
+func upsertContract(c *runtime.Call) error {
+	return runtime.Upsert[ContractWrite](c, "contracts", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, contractUpsertShape, viewContract, viewContract)
+}
+
 // contractExtraFields serves GET /v1/contracts/extra-fields.
 func contractExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "contracts")
@@ -266,6 +281,10 @@ func contractRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/contracts/:key", Scope: "contracts:read", Handler: getContract},
 		{Method: http.MethodPost, Path: "/v1/contracts", Scope: "contracts:write", Handler: createContract, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/contracts/:key", Scope: "contracts:write", Handler: updateContract},
+		{Method: http.MethodPut, Path: "/v1/contracts/:key", Scope: "contracts:write", Handler: upsertContract, Created: &runtime.Created{
+			Base:   "/v1/contracts",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/contracts/:key/changes", Scope: "contracts:read", Handler: listContractChanges},
 		{Method: http.MethodGet, Path: "/v1/contracts/:key/location", Scope: "contracts:read", Handler: getContractLocation},
 		{Method: http.MethodPut, Path: "/v1/contracts/:key/location", Scope: "contracts:write", Handler: pinContractLocation},

@@ -173,6 +173,13 @@ var customerUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// customerUpsertShape is what PUT /v1/customers/{Nr} accepts.
+var customerUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields", "contacts"},
+	ReadOnly: []string{"status", "modified"},
+	Required: nil,
+}
+
 // customerContactsShape is what one line of contacts accepts in POST /v1/customers.
 var customerContactsShape = runtime.Shape{
 	Writable: []string{"name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
@@ -206,6 +213,14 @@ func updateCustomer(c *runtime.Call) error {
 	return runtime.Update[CustomerWrite](c, "customers", customerUpdateShape, viewCustomer)
 }
 
+// upsertCustomer serves PUT /v1/customers/{Nr}.
+func upsertCustomer(c *runtime.Call) error {
+	return runtime.Upsert[CustomerWrite](c, "customers", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, customerUpsertShape, viewCustomer, viewCustomer)
+}
+
 // customerExtraFields serves GET /v1/customers/extra-fields.
 func customerExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "customers")
@@ -234,6 +249,10 @@ func customerRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/customers/:key", Scope: "customers:read", Handler: getCustomer},
 		{Method: http.MethodPost, Path: "/v1/customers", Scope: "customers:write", Handler: createCustomer, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/customers/:key", Scope: "customers:write", Handler: updateCustomer},
+		{Method: http.MethodPut, Path: "/v1/customers/:key", Scope: "customers:write", Handler: upsertCustomer, Created: &runtime.Created{
+			Base:   "/v1/customers",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/customers/:key/changes", Scope: "customers:read", Handler: listCustomerChanges},
 		{Method: http.MethodGet, Path: "/v1/customers/:key/location", Scope: "customers:read", Handler: getCustomerLocation},
 		{Method: http.MethodPut, Path: "/v1/customers/:key/location", Scope: "customers:write", Handler: pinCustomerLocation},

@@ -126,6 +126,13 @@ var object1UpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// object1UpsertShape is what PUT /v1/objects1/{Nr} accepts.
+var object1UpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "level", "modified"},
+	Required: nil,
+}
+
 // object1Filters are the query filters of GET /v1/objects1.
 var object1Filters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -151,6 +158,14 @@ func createObject1(c *runtime.Call) error {
 // updateObject1 serves PATCH /v1/objects1/{Nr}.
 func updateObject1(c *runtime.Call) error {
 	return runtime.Update[Object1Write](c, "objects1", object1UpdateShape, viewObject1)
+}
+
+// upsertObject1 serves PUT /v1/objects1/{Nr}.
+func upsertObject1(c *runtime.Call) error {
+	return runtime.Upsert[Object1Write](c, "objects1", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, object1UpsertShape, viewObject1, viewObject1)
 }
 
 // object1ExtraFields serves GET /v1/objects1/extra-fields.
@@ -181,6 +196,10 @@ func object1Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects1/:key", Scope: "objects1:read", Handler: getObject1},
 		{Method: http.MethodPost, Path: "/v1/objects1", Scope: "objects1:write", Handler: createObject1, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects1/:key", Scope: "objects1:write", Handler: updateObject1},
+		{Method: http.MethodPut, Path: "/v1/objects1/:key", Scope: "objects1:write", Handler: upsertObject1, Created: &runtime.Created{
+			Base:   "/v1/objects1",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/objects1/:key/changes", Scope: "objects1:read", Handler: listObject1Changes},
 		{Method: http.MethodGet, Path: "/v1/objects1/:key/location", Scope: "objects1:read", Handler: getObject1Location},
 		{Method: http.MethodPut, Path: "/v1/objects1/:key/location", Scope: "objects1:write", Handler: pinObject1Location},

@@ -126,6 +126,13 @@ var object2UpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// object2UpsertShape is what PUT /v1/objects2/{Nr} accepts.
+var object2UpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "level", "modified"},
+	Required: nil,
+}
+
 // object2Filters are the query filters of GET /v1/objects2.
 var object2Filters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -151,6 +158,14 @@ func createObject2(c *runtime.Call) error {
 // updateObject2 serves PATCH /v1/objects2/{Nr}.
 func updateObject2(c *runtime.Call) error {
 	return runtime.Update[Object2Write](c, "objects2", object2UpdateShape, viewObject2)
+}
+
+// upsertObject2 serves PUT /v1/objects2/{Nr}.
+func upsertObject2(c *runtime.Call) error {
+	return runtime.Upsert[Object2Write](c, "objects2", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, object2UpsertShape, viewObject2, viewObject2)
 }
 
 // object2ExtraFields serves GET /v1/objects2/extra-fields.
@@ -181,6 +196,10 @@ func object2Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects2/:key", Scope: "objects2:read", Handler: getObject2},
 		{Method: http.MethodPost, Path: "/v1/objects2", Scope: "objects2:write", Handler: createObject2, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects2/:key", Scope: "objects2:write", Handler: updateObject2},
+		{Method: http.MethodPut, Path: "/v1/objects2/:key", Scope: "objects2:write", Handler: upsertObject2, Created: &runtime.Created{
+			Base:   "/v1/objects2",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/objects2/:key/changes", Scope: "objects2:read", Handler: listObject2Changes},
 		{Method: http.MethodGet, Path: "/v1/objects2/:key/location", Scope: "objects2:read", Handler: getObject2Location},
 		{Method: http.MethodPut, Path: "/v1/objects2/:key/location", Scope: "objects2:write", Handler: pinObject2Location},

@@ -126,6 +126,13 @@ var object3UpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// object3UpsertShape is what PUT /v1/objects3/{Nr} accepts.
+var object3UpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "level", "modified"},
+	Required: nil,
+}
+
 // object3Filters are the query filters of GET /v1/objects3.
 var object3Filters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -151,6 +158,14 @@ func createObject3(c *runtime.Call) error {
 // updateObject3 serves PATCH /v1/objects3/{Nr}.
 func updateObject3(c *runtime.Call) error {
 	return runtime.Update[Object3Write](c, "objects3", object3UpdateShape, viewObject3)
+}
+
+// upsertObject3 serves PUT /v1/objects3/{Nr}.
+func upsertObject3(c *runtime.Call) error {
+	return runtime.Upsert[Object3Write](c, "objects3", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, object3UpsertShape, viewObject3, viewObject3)
 }
 
 // object3ExtraFields serves GET /v1/objects3/extra-fields.
@@ -181,6 +196,10 @@ func object3Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects3/:key", Scope: "objects3:read", Handler: getObject3},
 		{Method: http.MethodPost, Path: "/v1/objects3", Scope: "objects3:write", Handler: createObject3, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects3/:key", Scope: "objects3:write", Handler: updateObject3},
+		{Method: http.MethodPut, Path: "/v1/objects3/:key", Scope: "objects3:write", Handler: upsertObject3, Created: &runtime.Created{
+			Base:   "/v1/objects3",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/objects3/:key/changes", Scope: "objects3:read", Handler: listObject3Changes},
 		{Method: http.MethodGet, Path: "/v1/objects3/:key/location", Scope: "objects3:read", Handler: getObject3Location},
 		{Method: http.MethodPut, Path: "/v1/objects3/:key/location", Scope: "objects3:write", Handler: pinObject3Location},

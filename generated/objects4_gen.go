@@ -126,6 +126,13 @@ var object4UpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// object4UpsertShape is what PUT /v1/objects4/{Nr} accepts.
+var object4UpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "customerNr", "parentNr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "level", "modified"},
+	Required: nil,
+}
+
 // object4Filters are the query filters of GET /v1/objects4.
 var object4Filters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -151,6 +158,14 @@ func createObject4(c *runtime.Call) error {
 // updateObject4 serves PATCH /v1/objects4/{Nr}.
 func updateObject4(c *runtime.Call) error {
 	return runtime.Update[Object4Write](c, "objects4", object4UpdateShape, viewObject4)
+}
+
+// upsertObject4 serves PUT /v1/objects4/{Nr}.
+func upsertObject4(c *runtime.Call) error {
+	return runtime.Upsert[Object4Write](c, "objects4", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, object4UpsertShape, viewObject4, viewObject4)
 }
 
 // object4ExtraFields serves GET /v1/objects4/extra-fields.
@@ -181,6 +196,10 @@ func object4Routes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/objects4/:key", Scope: "objects4:read", Handler: getObject4},
 		{Method: http.MethodPost, Path: "/v1/objects4", Scope: "objects4:write", Handler: createObject4, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/objects4/:key", Scope: "objects4:write", Handler: updateObject4},
+		{Method: http.MethodPut, Path: "/v1/objects4/:key", Scope: "objects4:write", Handler: upsertObject4, Created: &runtime.Created{
+			Base:   "/v1/objects4",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/objects4/:key/changes", Scope: "objects4:read", Handler: listObject4Changes},
 		{Method: http.MethodGet, Path: "/v1/objects4/:key/location", Scope: "objects4:read", Handler: getObject4Location},
 		{Method: http.MethodPut, Path: "/v1/objects4/:key/location", Scope: "objects4:write", Handler: pinObject4Location},

@@ -211,6 +211,13 @@ var orderUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// orderUpsertShape is what PUT /v1/orders/{Nr} accepts.
+var orderUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "customerNr", "customerOrderer", "supplierNr", "userSign", "orderDate", "deliveryDate", "deliveryName", "internalNote", "note", "deliveryAddressLine1", "deliveryAddressLine2", "deliveryPostalCode", "deliveryCity", "deliveryState", "deliveryCountry", "deliveryAddressId", "priceListNr", "custom1", "custom2", "custom3", "custom4", "extraFields", "lines"},
+	ReadOnly: []string{"status", "customerName", "createdBy", "createdDate", "modified"},
+	Required: nil,
+}
+
 // orderLinesShape is what one line of lines accepts in POST /v1/orders.
 var orderLinesShape = runtime.Shape{
 	Writable: []string{"productNr", "quantity", "unit", "price", "purchasePrice", "priceListNr", "purchasePriceListNr", "supplierNr", "discountPct", "discountPrice", "deliveryDate", "note", "internalNote", "custom1", "custom2", "custom3"},
@@ -264,6 +271,14 @@ func updateOrder(c *runtime.Call) error {
 	return runtime.Update[OrderWrite](c, "orders", orderUpdateShape, viewOrder)
 }
 
+// upsertOrder serves PUT /v1/orders/{Nr}.
+func upsertOrder(c *runtime.Call) error {
+	return runtime.Upsert[OrderWrite](c, "orders", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, orderUpsertShape, viewOrder, viewOrder)
+}
+
 // orderExtraFields serves GET /v1/orders/extra-fields.
 func orderExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "orders")
@@ -287,6 +302,10 @@ func orderRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/orders/:key", Scope: "orders:read", Handler: getOrder},
 		{Method: http.MethodPost, Path: "/v1/orders", Scope: "orders:write", Handler: createOrder, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/orders/:key", Scope: "orders:write", Handler: updateOrder},
+		{Method: http.MethodPut, Path: "/v1/orders/:key", Scope: "orders:write", Handler: upsertOrder, Created: &runtime.Created{
+			Base:   "/v1/orders",
+			Member: "Nr",
+		}},
 		{Method: http.MethodPost, Path: "/v1/orders/:key/lines", Scope: "orders:write", Handler: addOrderLines, Created: &runtime.Created{
 			Base:   "/v1/orderlines",
 			Member: "id",

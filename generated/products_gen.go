@@ -142,6 +142,13 @@ var productUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// productUpsertShape is what PUT /v1/products/{Nr} accepts.
+var productUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "unit", "basePrice", "purchasePrice", "costPrice", "barcode", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "modified"},
+	Required: nil,
+}
+
 // productFilters are the query filters of GET /v1/products.
 var productFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -168,6 +175,14 @@ func updateProduct(c *runtime.Call) error {
 	return runtime.Update[ProductWrite](c, "products", productUpdateShape, viewProduct)
 }
 
+// upsertProduct serves PUT /v1/products/{Nr}.
+func upsertProduct(c *runtime.Call) error {
+	return runtime.Upsert[ProductWrite](c, "products", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, productUpsertShape, viewProduct, viewProduct)
+}
+
 // productExtraFields serves GET /v1/products/extra-fields.
 func productExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "products")
@@ -186,6 +201,10 @@ func productRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/products/:key", Scope: "products:read", Handler: getProduct},
 		{Method: http.MethodPost, Path: "/v1/products", Scope: "products:write", Handler: createProduct, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/products/:key", Scope: "products:write", Handler: updateProduct},
+		{Method: http.MethodPut, Path: "/v1/products/:key", Scope: "products:write", Handler: upsertProduct, Created: &runtime.Created{
+			Base:   "/v1/products",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/products/:key/changes", Scope: "products:read", Handler: listProductChanges},
 	}
 }

@@ -180,6 +180,13 @@ var projectUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// projectUpsertShape is what PUT /v1/projects/{Nr} accepts.
+var projectUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "customerNr", "customerRef", "customerOrderer", "owner", "planStartDate", "planStopDate", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "note", "extraFields"},
+	ReadOnly: []string{"status", "customerName", "object1Name", "object2Name", "object3Name", "object4Name", "createdBy", "createdDate", "modified"},
+	Required: nil,
+}
+
 // projectFilters are the query filters of GET /v1/projects.
 var projectFilters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
@@ -205,6 +212,14 @@ func createProject(c *runtime.Call) error {
 // updateProject serves PATCH /v1/projects/{Nr}.
 func updateProject(c *runtime.Call) error {
 	return runtime.Update[ProjectWrite](c, "projects", projectUpdateShape, viewProject)
+}
+
+// upsertProject serves PUT /v1/projects/{Nr}.
+func upsertProject(c *runtime.Call) error {
+	return runtime.Upsert[ProjectWrite](c, "projects", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, projectUpsertShape, viewProject, viewProject)
 }
 
 // projectExtraFields serves GET /v1/projects/extra-fields.
@@ -235,6 +250,10 @@ func projectRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/projects/:key", Scope: "projects:read", Handler: getProject},
 		{Method: http.MethodPost, Path: "/v1/projects", Scope: "projects:write", Handler: createProject, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/projects/:key", Scope: "projects:write", Handler: updateProject},
+		{Method: http.MethodPut, Path: "/v1/projects/:key", Scope: "projects:write", Handler: upsertProject, Created: &runtime.Created{
+			Base:   "/v1/projects",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/projects/:key/changes", Scope: "projects:read", Handler: listProjectChanges},
 		{Method: http.MethodGet, Path: "/v1/projects/:key/location", Scope: "projects:read", Handler: getProjectLocation},
 		{Method: http.MethodPut, Path: "/v1/projects/:key/location", Scope: "projects:write", Handler: pinProjectLocation},

@@ -222,6 +222,13 @@ var quoteUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// quoteUpsertShape is what PUT /v1/quotes/{Nr} accepts.
+var quoteUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "customerNr", "customerOrderer", "customerRef", "description", "note", "ownerSign", "quoteDate", "validUntilDate", "acceptedDate", "planStartDate", "planStopDate", "planDateType", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "custom1", "custom2", "custom3", "custom4", "extraFields", "materials", "times"},
+	ReadOnly: []string{"status", "customerName", "object1Name", "object2Name", "object3Name", "object4Name", "createdBy", "createdDate", "modified"},
+	Required: nil,
+}
+
 // quoteMaterialsShape is what one line of materials accepts in POST /v1/quotes.
 var quoteMaterialsShape = runtime.Shape{
 	Writable: []string{"productNr", "note", "userSign", "quantity", "invoiceQuantity", "price", "discountPct", "invoice", "deliveryDate", "supplierNr", "purchasePriceListNr", "purchasePrice", "costPerUnit", "totalCost", "custom1", "custom2", "custom3", "sign1By", "sign1Date", "sign2By", "sign2Date"},
@@ -262,6 +269,14 @@ func updateQuote(c *runtime.Call) error {
 	return runtime.Update[QuoteWrite](c, "quotes", quoteUpdateShape, viewQuote)
 }
 
+// upsertQuote serves PUT /v1/quotes/{Nr}.
+func upsertQuote(c *runtime.Call) error {
+	return runtime.Upsert[QuoteWrite](c, "quotes", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, quoteUpsertShape, viewQuote, viewQuote)
+}
+
 // quoteExtraFields serves GET /v1/quotes/extra-fields.
 func quoteExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "quotes")
@@ -280,6 +295,10 @@ func quoteRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/quotes/:key", Scope: "quotes:read", Handler: getQuote},
 		{Method: http.MethodPost, Path: "/v1/quotes", Scope: "quotes:write", Handler: createQuote, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/quotes/:key", Scope: "quotes:write", Handler: updateQuote},
+		{Method: http.MethodPut, Path: "/v1/quotes/:key", Scope: "quotes:write", Handler: upsertQuote, Created: &runtime.Created{
+			Base:   "/v1/quotes",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/quotes/:key/changes", Scope: "quotes:read", Handler: listQuoteChanges},
 	}
 }

@@ -130,6 +130,13 @@ var resourceUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// resourceUpsertShape is what PUT /v1/resources/{Nr} accepts.
+var resourceUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "productNr", "logUnit", "basePrice", "costPrice", "custom1", "custom2", "custom3", "note", "extraFields"},
+	ReadOnly: []string{"status", "modified"},
+	Required: nil,
+}
+
 // resourceFilters are the query filters of GET /v1/resources.
 var resourceFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -154,6 +161,14 @@ func createResource(c *runtime.Call) error {
 // updateResource serves PATCH /v1/resources/{Nr}.
 func updateResource(c *runtime.Call) error {
 	return runtime.Update[ResourceWrite](c, "resources", resourceUpdateShape, viewResource)
+}
+
+// upsertResource serves PUT /v1/resources/{Nr}.
+func upsertResource(c *runtime.Call) error {
+	return runtime.Upsert[ResourceWrite](c, "resources", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, resourceUpsertShape, viewResource, viewResource)
 }
 
 // resourceExtraFields serves GET /v1/resources/extra-fields.
@@ -184,6 +199,10 @@ func resourceRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/resources/:key", Scope: "resources:read", Handler: getResource},
 		{Method: http.MethodPost, Path: "/v1/resources", Scope: "resources:write", Handler: createResource, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/resources/:key", Scope: "resources:write", Handler: updateResource},
+		{Method: http.MethodPut, Path: "/v1/resources/:key", Scope: "resources:write", Handler: upsertResource, Created: &runtime.Created{
+			Base:   "/v1/resources",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/resources/:key/changes", Scope: "resources:read", Handler: listResourceChanges},
 		{Method: http.MethodGet, Path: "/v1/resources/:key/location", Scope: "resources:read", Handler: getResourceLocation},
 		{Method: http.MethodPut, Path: "/v1/resources/:key/location", Scope: "resources:write", Handler: pinResourceLocation},

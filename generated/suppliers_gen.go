@@ -173,6 +173,13 @@ var supplierUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// supplierUpsertShape is what PUT /v1/suppliers/{Nr} accepts.
+var supplierUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "name", "category", "addressLine1", "addressLine2", "postalCode", "city", "state", "country", "phone", "fax", "email", "custom1", "custom2", "custom3", "custom4", "note", "extraFields", "contacts"},
+	ReadOnly: []string{"status", "modified"},
+	Required: nil,
+}
+
 // supplierContactsShape is what one line of contacts accepts in POST /v1/suppliers.
 var supplierContactsShape = runtime.Shape{
 	Writable: []string{"name", "position", "phone", "mobile", "fax", "email", "mostImportant", "custom1", "custom2", "custom3", "custom4", "note"},
@@ -206,6 +213,14 @@ func updateSupplier(c *runtime.Call) error {
 	return runtime.Update[SupplierWrite](c, "suppliers", supplierUpdateShape, viewSupplier)
 }
 
+// upsertSupplier serves PUT /v1/suppliers/{Nr}.
+func upsertSupplier(c *runtime.Call) error {
+	return runtime.Upsert[SupplierWrite](c, "suppliers", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, supplierUpsertShape, viewSupplier, viewSupplier)
+}
+
 // supplierExtraFields serves GET /v1/suppliers/extra-fields.
 func supplierExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "suppliers")
@@ -234,6 +249,10 @@ func supplierRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key", Scope: "suppliers:read", Handler: getSupplier},
 		{Method: http.MethodPost, Path: "/v1/suppliers", Scope: "suppliers:write", Handler: createSupplier, Created: &runtime.Created{Member: "Nr"}},
 		{Method: http.MethodPatch, Path: "/v1/suppliers/:key", Scope: "suppliers:write", Handler: updateSupplier},
+		{Method: http.MethodPut, Path: "/v1/suppliers/:key", Scope: "suppliers:write", Handler: upsertSupplier, Created: &runtime.Created{
+			Base:   "/v1/suppliers",
+			Member: "Nr",
+		}},
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key/changes", Scope: "suppliers:read", Handler: listSupplierChanges},
 		{Method: http.MethodGet, Path: "/v1/suppliers/:key/location", Scope: "suppliers:read", Handler: getSupplierLocation},
 		{Method: http.MethodPut, Path: "/v1/suppliers/:key/location", Scope: "suppliers:write", Handler: pinSupplierLocation},

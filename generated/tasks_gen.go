@@ -311,6 +311,13 @@ var taskUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// taskUpsertShape is what PUT /v1/tasks/{Nr} accepts.
+var taskUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "status", "customerNr", "taskText", "taskNote", "actionText", "actionNote", "customerOrderer", "customerRef", "ownerSign", "userSigns", "planStartDate", "planStopDate", "planDateType", "estimatedTime", "projectNr", "priorityName", "priceListNr", "object1Nr", "object2Nr", "object3Nr", "object4Nr", "customT1", "customT2", "customT3", "customA1", "customA2", "customA3", "extraFields", "materials", "times"},
+	ReadOnly: []string{"id", "customerName", "assigneeStatuses", "object1Name", "object2Name", "object3Name", "object4Name", "createdBy", "createdDate", "modified"},
+	Required: nil,
+}
+
 // taskMaterialsShape is what one line of materials accepts in POST /v1/tasks.
 var taskMaterialsShape = runtime.Shape{
 	Writable: []string{"productNr", "note", "userSign", "quantity", "invoiceQuantity", "price", "discountPct", "invoice", "deliveryDate", "supplierNr", "purchasePriceListNr", "purchasePrice", "costPerUnit", "totalCost", "custom1", "custom2", "custom3", "sign1By", "sign1Date", "sign2By", "sign2Date"},
@@ -409,6 +416,14 @@ func updateTask(c *runtime.Call) error {
 	return runtime.Update[TaskWrite](c, "tasks", taskUpdateShape, viewTask)
 }
 
+// upsertTask serves PUT /v1/tasks/{Nr}.
+func upsertTask(c *runtime.Call) error {
+	return runtime.Upsert[TaskWrite](c, "tasks", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, taskUpsertShape, viewTaskCreated, viewTask)
+}
+
 // taskExtraFields serves GET /v1/tasks/extra-fields.
 func taskExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "tasks")
@@ -477,6 +492,10 @@ func taskRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/tasks/:key", Scope: "tasks:read", Handler: getTask},
 		{Method: http.MethodPost, Path: "/v1/tasks", Scope: "tasks:write", Handler: createTask, Created: &runtime.Created{Member: "nr"}},
 		{Method: http.MethodPatch, Path: "/v1/tasks/:key", Scope: "tasks:write", Handler: updateTask},
+		{Method: http.MethodPut, Path: "/v1/tasks/:key", Scope: "tasks:write", Handler: upsertTask, Created: &runtime.Created{
+			Base:   "/v1/tasks",
+			Member: "nr",
+		}},
 		{Method: http.MethodPost, Path: "/v1/tasks/:key/materials", Scope: "tasks:write", Handler: addTaskMaterials, Created: &runtime.Created{
 			Base:   "/v1/materials",
 			Member: "Id",

@@ -157,7 +157,7 @@ func TestHealthFollowsTheEngine(t *testing.T) {
 }
 
 // TestEngineVerdictsReplay: a write the engine ran is replayed with the
-// same Idempotency-Key, and so is its refusal (422); other content with
+// same Idempotency-Key, and so is its refusal (409); other content with
 // the same key is 409 idempotency_mismatch.
 func TestEngineVerdictsReplay(t *testing.T) {
 	is := is.New(t)
@@ -175,10 +175,10 @@ func TestEngineVerdictsReplay(t *testing.T) {
 	resp, _ = client.do(http.MethodPost, "/v1/customers", "taken-1", `{"name": ""}`)
 	is.Equal(resp.StatusCode, http.StatusCreated)
 	resp, refused := client.do(http.MethodPost, "/v1/customers", "taken-2", `{"name": ""}`)
-	is.Equal(resp.StatusCode, http.StatusUnprocessableEntity) // the key "taken" exists
-	is.Equal(problemTitle(t, refused), "command_failed")
+	is.Equal(resp.StatusCode, http.StatusConflict) // the key "taken" exists
+	is.Equal(problemTitle(t, refused), "already_exists")
 	resp, replayed := client.do(http.MethodPost, "/v1/customers", "taken-2", `{"name": ""}`)
-	is.Equal(resp.StatusCode, http.StatusUnprocessableEntity)
+	is.Equal(resp.StatusCode, http.StatusConflict)
 	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 	// The same problem, carrying the replay's own request id (header and body agree).
 	var stored, answered runtime.Problem

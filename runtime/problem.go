@@ -58,6 +58,7 @@ var (
 	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
 	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
+	codeAlreadyExists          = ProblemCode{http.StatusConflict, "already_exists", "Another record of the company has the key or lookup key the write gives (a POST of a taken Nr, a lookup-key value in use); nothing was written. PUT writes a record by its key whether it exists or not.", false}
 	codeIdempotencyClaimLost   = ProblemCode{http.StatusConflict, "idempotency_claim_lost", "Another call with the same Idempotency-Key answered first while this one ran, and its answer could not be read back; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
 	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
 	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
@@ -81,7 +82,7 @@ func ProblemCodes() []ProblemCode {
 		codeInsufficientScope, codeIPNotAllowed, codePermissionDenied,
 		codeNotFound,
 		codeMethodNotAllowed,
-		codeIdempotencyMismatch, codeIdempotencyClaimLost,
+		codeAlreadyExists, codeIdempotencyMismatch, codeIdempotencyClaimLost,
 		codeCursorExpired,
 		codePreconditionFailed,
 		codePayloadTooLarge,
@@ -168,6 +169,11 @@ func NotFound(detail string) *Problem {
 // MethodNotAllowed: the path exists but not with this method.
 func MethodNotAllowed(method string, allowed []string) *Problem {
 	return problem(codeMethodNotAllowed, fmt.Sprintf("%s is not offered here; allowed: %s", method, strings.Join(allowed, ", ")))
+}
+
+// AlreadyExists: another record has the key or lookup key a write gives.
+func AlreadyExists(detail string) *Problem {
+	return problem(codeAlreadyExists, detail)
 }
 
 // IdempotencyMismatch: the Idempotency-Key was used before with other content.
@@ -265,11 +271,14 @@ func AsProblem(err error) *Problem {
 	var p *Problem
 	var cmd *engine.CommandError
 	var perm *engine.PermissionError
+	var taken *engine.KeyTakenError
 	switch {
 	case errors.As(err, &p):
 		return p
 	case errors.As(err, &cmd):
 		return CommandFailed(cmd.Detail, cmd.ValidValues)
+	case errors.As(err, &taken):
+		return AlreadyExists(taken.Error())
 	case errors.As(err, &perm):
 		return PermissionDenied(perm.Error())
 	case errors.Is(err, engine.ErrNotFound):

@@ -158,7 +158,7 @@ type Server struct {
 	engine  engine.Engine
 	cfg     Config
 	static  map[string]map[string]*Route // path → method → route: paths without parameters
-	router  *httprouter.Router           // paths with parameters
+	routers []*httprouter.Router         // paths with parameters (see handle)
 	methods []string                     // every method some route uses, for 405
 	scopes  []string
 	auth    *authenticator
@@ -176,7 +176,6 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		engine: eng,
 		cfg:    cfg,
 		static: map[string]map[string]*Route{},
-		router: httprouter.New(),
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
@@ -215,9 +214,48 @@ func (s *Server) add(r Route) {
 		s.static[r.Path][r.Method] = route
 		return
 	}
-	s.router.Handle(r.Method, r.Path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	s.handle(r.Method, r.Path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		s.serveRoute(w, req, route, ps)
 	})
+}
+
+// handle adds a path with parameters to the first router that takes it.
+// httprouter (v1.3) refuses a static segment where another path of it has
+// a parameter (/v1/products/by-barcode/:key beside /v1/products/:key), so
+// such a path goes to a router of its own; lookup asks the later routers,
+// which hold the more specific paths, first.
+func (s *Server) handle(method, path string, h httprouter.Handle) {
+	for _, router := range s.routers {
+		if tryHandle(router, method, path, h) {
+			return
+		}
+	}
+	router := httprouter.New()
+	router.Handle(method, path, h)
+	s.routers = append(s.routers, router)
+}
+
+// tryHandle adds the path to router, reporting false when it conflicts
+// with one there (httprouter panics on a conflict, before it changes
+// anything).
+func tryHandle(router *httprouter.Router, method, path string, h httprouter.Handle) (added bool) {
+	defer func() {
+		if recover() != nil {
+			added = false
+		}
+	}()
+	router.Handle(method, path, h)
+	return true
+}
+
+// lookup finds the handler of a method and path with parameters.
+func (s *Server) lookup(method, path string) (httprouter.Handle, httprouter.Params) {
+	for i := len(s.routers) - 1; i >= 0; i-- {
+		if h, ps, _ := s.routers[i].Lookup(method, path); h != nil {
+			return h, ps
+		}
+	}
+	return nil, nil
 }
 
 // routeParam is a parameter of an httprouter path (:key).
@@ -248,13 +286,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveMethodNotAllowed(w, r, slices.Collect(maps.Keys(byMethod)))
 		return
 	}
-	if h, ps, _ := s.router.Lookup(r.Method, path); h != nil {
+	if h, ps := s.lookup(r.Method, path); h != nil {
 		h(w, r, ps)
 		return
 	}
 	var allowed []string
 	for _, m := range s.methods {
-		if h, _, _ := s.router.Lookup(m, path); h != nil {
+		if h, _ := s.lookup(m, path); h != nil {
 			allowed = append(allowed, m)
 		}
 	}
@@ -263,6 +301,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := s.newCall(w, r, nil, nil)
+	if h, _ := s.lookup(r.Method, path+"-"); h != nil && strings.HasSuffix(path, "/") {
+		// A route takes a key here, and the path's last segment is empty.
+		c.fail(InvalidParameter("key", "empty: the path must end with the record's key"))
+		return
+	}
 	c.fail(NotFound("no such path: " + r.URL.Path))
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,7 +34,8 @@ var binary string
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
 func runTests(m *testing.M) int {
-	if os.Getenv(postgresEnv) == "" {
+	flag.Parse() // for -short and -run, read before m.Run
+	if os.Getenv(postgresEnv) == "" && !sqliteTestsRun() {
 		return m.Run()
 	}
 	dir, err := os.MkdirTemp("", "fieldapi-scaletest-")
@@ -77,6 +79,31 @@ func noteSources() error {
 		}
 	}
 	return nil
+}
+
+// sqliteTestsRun reports whether tests that need the binary but no
+// PostgreSQL run: unless -short, or -run selects none of them (their names
+// end in OnSQLite).
+func sqliteTestsRun() bool {
+	if testing.Short() {
+		return false
+	}
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() != "" {
+		re, err := regexp.Compile(f.Value.String())
+		return err != nil || re.MatchString("OnSQLite")
+	}
+	return true
+}
+
+// binaryFor skips a test that needs the binary when it was not built.
+func binaryFor(t *testing.T) {
+	t.Helper()
+	if binary == "" {
+		t.Skip("the fieldapi binary was not built (-short)")
+	}
+	if err := noted(); err != nil {
+		t.Fatal("note the binary's sources:", err)
+	}
 }
 
 // postgresBase is the FIELDAPI_TEST_POSTGRES DSN; the test is skipped when

@@ -28,7 +28,8 @@
 //   - errors: the error kinds (busy, unreachable, timeout, refused, denied);
 //   - keys: the key and token store;
 //   - capabilities: the optional engine.Commands, engine.Locations,
-//     engine.Documents and engine.Events, when the engine offers them;
+//     engine.Documents, engine.Events and engine.Upserts (PUT by key,
+//     exactly once under parallel calls), when the engine offers them;
 //   - rules: the reference engine's business rules and catalog semantics
 //     on the demo companies (number series, references and lookups,
 //     required fields, lines, updates, extra fields, permissions,

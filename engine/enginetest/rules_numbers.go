@@ -2,11 +2,14 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
 	"testing"
+
+	"fieldapi/engine"
 )
 
 // testNumberSeries: a create without a key takes the next number of the
@@ -44,7 +47,10 @@ func testNumberSeries(t *testing.T, s *suite) {
 		t.Errorf("the next create: Nr %q; want 1063 (the series skips the 1062 given by hand)", nr)
 	}
 	_, err = create(map[string]any{"Nr": "1001", "Name": "Dubblett AB"})
-	refusedWith(t, err, "Create with a taken key", "Customer Nr 1001 already exists")
+	var taken *engine.KeyTakenError
+	if !errors.As(err, &taken) || taken.Error() != "Customer Nr 1001 already exists" {
+		t.Errorf("Create with a taken key: %v; want KeyTakenError Customer Nr 1001 already exists", err)
+	}
 
 	_, err = create(map[string]any{"Name": "Återställd AB", "Category": 5.0})
 	refused(t, err, "Create with a number for a text field")

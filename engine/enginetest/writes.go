@@ -132,7 +132,7 @@ func testCreateRendersRecord(t *testing.T, s *suite) {
 }
 
 // testGivenKey: a key the client may choose is kept as given; a key in use
-// is refused.
+// is refused with an *engine.KeyTakenError (409 already_exists).
 func testGivenKey(t *testing.T, s *suite) {
 	sub := s.subject
 	if !sub.chosenKey {
@@ -151,7 +151,10 @@ func testGivenKey(t *testing.T, s *suite) {
 	in = sub.input(uniqueName("Keyed again"))
 	in.Values[sub.key] = key
 	_, err = s.create(s.Company, in)
-	refusalDetail(t, err, "Create with a key in use")
+	var taken *engine.KeyTakenError
+	if !errors.As(err, &taken) || taken.Field != sub.key || taken.Value != key {
+		t.Errorf("Create with a key in use: %v; want an *engine.KeyTakenError naming %s %s (409)", err, sub.key, key)
+	}
 }
 
 // testLinesAllOrNothing: a create with lines writes the record and every

@@ -272,7 +272,7 @@ func (m *Module) addressOf(ctx context.Context, q store.Reader, company, registe
 	}
 	for _, f := range locateFrom(reg) {
 		key, _ := rec[f.Name].(string)
-		if f.References == "" || key == "" {
+		if f.References == "" || f.ReferencesBy != "" || key == "" {
 			continue
 		}
 		referenced, _, err := m.e.Row(ctx, q, company, f.References, key)

@@ -35,13 +35,23 @@ func acceptValues(r *register, sent map[string]any, writable func(*catalog.Field
 		if r.engineKeyed && f == r.key {
 			return nil, engine.Refuse("%s is assigned by the engine", name)
 		}
-		n, err := f.Normalize(v)
+		n, err := normalize(f, v)
 		if err != nil {
 			return nil, err
 		}
 		values[name] = n
 	}
 	return values, nil
+}
+
+// normalize is a value sent in the field's type; an empty lookup key is
+// none (NULL), so records without one never collide in its unique index.
+func normalize(f *catalog.Field, v any) (any, error) {
+	n, err := f.Normalize(v)
+	if f.LookupKey && n == "" {
+		return nil, err
+	}
+	return n, err
 }
 
 func writableOnCreate(f *catalog.Field) bool { return f.Writable || f.CreateOnly }
@@ -161,7 +171,7 @@ func (w *Writer) keyExists(ctx context.Context, r *register, key string) (bool, 
 
 // alreadyExists is the refusal of a key that is taken.
 func alreadyExists(r *register, key string) error {
-	return engine.Refuse("%s %s %s already exists", r.reg.Record, r.key.Name, key)
+	return &engine.KeyTakenError{Record: r.reg.Record, Field: r.key.Name, Value: key}
 }
 
 // checkExtra validates extra-field values sent against the company's

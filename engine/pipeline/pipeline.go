@@ -106,6 +106,7 @@ type register struct {
 	key         *catalog.Field
 	engineKeyed bool             // the key is the decimal text of the row's Seq, not a column
 	stored      []*catalog.Field // fields with a column, in catalog order
+	lookups     []*catalog.Field // lookup keys: unique per company
 	owners      []ownerLink      // where this register is a line list of another
 }
 
@@ -122,7 +123,7 @@ func registersOf(cat *catalog.Catalog) (map[string]*register, error) {
 	regs := map[string]*register{}
 	reserved := []string{"seq", "company", "modified"}
 	for _, r := range cat.Registers {
-		reg := &register{reg: r, key: r.KeyField(), engineKeyed: r.EngineKeyed()}
+		reg := &register{reg: r, key: r.KeyField(), engineKeyed: r.EngineKeyed(), lookups: r.LookupKeys()}
 		for _, f := range r.Fields {
 			if reg.engineKeyed && f == reg.key {
 				continue

@@ -108,6 +108,11 @@ func (e *Engine) record(ctx context.Context, q store.Reader, r *register, compan
 	if !ok {
 		return nil, 0, engine.ErrNotFound
 	}
+	return e.recordWhere(ctx, q, r, company, cond, forUpdate)
+}
+
+// recordWhere is record by a condition on a unique field.
+func (e *Engine) recordWhere(ctx context.Context, q store.Reader, r *register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
 	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
 	if err != nil {
 		return nil, 0, err

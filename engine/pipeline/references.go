@@ -6,12 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/store"
 )
 
 // References: a reference field holds the key of a record of another
-// register of the same company, which must exist; lookup fields copy a
+// register of the same company (or a lookup key of it: ReferencesBy),
+// which must exist; lookup fields copy a
 // field of the record referenced; a defaultFrom field takes one when the
 // create leaves it empty. A write reads each register it references once:
 // prefetch reads every key its input names, one query per register, and
@@ -23,10 +25,13 @@ import (
 // referenced register, however many lines there are. A key it misses
 // (one a rule or a default computes) is read when asked for.
 func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) error {
-	wanted := map[string][]string{} // register → keys
-	add := func(register, key string) {
-		if key != "" && !slices.Contains(wanted[register], key) && !w.cached(register, key) {
-			wanted[register] = append(wanted[register], key)
+	wanted := map[string][]string{} // refCache name → keys
+	targets := map[string]refTarget{}
+	add := func(t refTarget, key string) {
+		name := t.cacheName()
+		targets[name] = t
+		if key != "" && !slices.Contains(wanted[name], key) && !w.cached(name, key) {
+			wanted[name] = append(wanted[name], key)
 		}
 	}
 	var collect func(r *register, in engine.Input)
@@ -35,21 +40,22 @@ func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) err
 			if f.References == "" {
 				continue
 			}
+			t := w.e.refTargetOf(f)
 			switch v := in.Values[f.Name].(type) {
 			case string:
-				add(f.References, v)
+				add(t, v)
 			case []string:
 				for _, key := range v {
-					add(f.References, key)
+					add(t, key)
 				}
 			case []any:
 				for _, item := range v {
 					key, _ := item.(string)
-					add(f.References, key)
+					add(t, key)
 				}
 			}
 			if r.reg.Defaults[f.Name] == "$sign" {
-				add(f.References, w.s.Sign)
+				add(t, w.s.Sign)
 			}
 		}
 		for name, lines := range in.Lines {
@@ -61,19 +67,47 @@ func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) err
 		}
 	}
 	collect(r, in)
-	for _, register := range slices.Sorted(maps.Keys(wanted)) {
-		if err := w.fetchReferenced(ctx, w.e.registers[register], wanted[register]); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(wanted)) {
+		if err := w.fetchReferenced(ctx, targets[name], wanted[name]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fetchReferenced reads records of rt by key into the cache, noting the
-// keys that name none.
-func (w *Writer) fetchReferenced(ctx context.Context, rt *register, keys []string) error {
+// refTarget is where a reference names its record: the register, and the
+// lookup key it names it by (catalog Field.ReferencesBy; nil: the key).
+type refTarget struct {
+	rt *register
+	by *catalog.Field
+}
+
+// refTargetOf is the target of a reference field.
+func (e *Engine) refTargetOf(f *catalog.Field) refTarget {
+	rt := e.registers[f.References]
+	if f.ReferencesBy == "" {
+		return refTarget{rt: rt}
+	}
+	return refTarget{rt: rt, by: rt.reg.Field(f.ReferencesBy)}
+}
+
+// cacheName is the writer's cache of the records a target finds: the
+// register's name, by key; the register and the lookup key, else.
+func (t refTarget) cacheName() string {
+	if t.by == nil {
+		return t.rt.reg.Name
+	}
+	return t.rt.reg.Name + "/by-" + t.by.Name
+}
+
+// fetchReferenced reads records of a target by key (or lookup key) into
+// the cache, noting the keys that name none.
+func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string) error {
+	rt := t.rt
 	var cond store.Cond
-	if rt.engineKeyed {
+	if t.by != nil {
+		cond = store.OneOf(t.by.Name, keys)
+	} else if rt.engineKeyed {
 		var seqs []int64
 		for _, key := range keys {
 			if c, ok := rt.keyCond(key); ok {
@@ -91,16 +125,20 @@ func (w *Writer) fetchReferenced(ctx context.Context, rt *register, keys []strin
 	if w.refs == nil {
 		w.refs = map[string]map[string]engine.Record{}
 	}
-	found := w.refs[rt.reg.Name]
+	found := w.refs[t.cacheName()]
 	if found == nil {
 		found = map[string]engine.Record{}
-		w.refs[rt.reg.Name] = found
+		w.refs[t.cacheName()] = found
 	}
 	for _, key := range keys {
 		found[key] = nil
 	}
 	for _, row := range rows {
-		found[rt.keyOf(row)] = rt.asRecord(row)
+		key := rt.keyOf(row)
+		if t.by != nil {
+			key, _ = row.Values[t.by.Name].(string)
+		}
+		found[key] = rt.asRecord(row)
 	}
 	return nil
 }
@@ -114,15 +152,23 @@ func (w *Writer) cached(register, key string) bool {
 // referenced reads the record a reference names, or refuses the write with
 // the engine's text, such as `Customer "X" does not exist`.
 func (w *Writer) referenced(ctx context.Context, rt *register, key string) (engine.Record, error) {
-	if !w.cached(rt.reg.Name, key) {
-		if err := w.fetchReferenced(ctx, rt, []string{key}); err != nil {
+	return w.referencedBy(ctx, refTarget{rt: rt}, key)
+}
+
+// referencedBy is referenced by the target's key or lookup key.
+func (w *Writer) referencedBy(ctx context.Context, t refTarget, key string) (engine.Record, error) {
+	if !w.cached(t.cacheName(), key) {
+		if err := w.fetchReferenced(ctx, t, []string{key}); err != nil {
 			return nil, err
 		}
 	}
-	if rec := w.refs[rt.reg.Name][key]; rec != nil {
+	if rec := w.refs[t.cacheName()][key]; rec != nil {
 		return rec, nil
 	}
-	return nil, w.unknownReference(ctx, rt, key)
+	if t.by != nil {
+		return nil, engine.Refuse("%s with %s %q does not exist", t.rt.reg.Record, t.by.Name, key)
+	}
+	return nil, w.unknownReference(ctx, t.rt, key)
 }
 
 // unknownReference is the refusal of a key that names no record of rt,
@@ -149,21 +195,21 @@ func (w *Writer) resolveReferences(ctx context.Context, r *register, values map[
 		if f.References == "" || !present {
 			continue
 		}
-		rt := w.e.registers[f.References]
+		t := w.e.refTargetOf(f)
 		var referenced engine.Record
 		switch x := v.(type) {
 		case string:
 			if x == "" {
 				break
 			}
-			rec, err := w.referenced(ctx, rt, x)
+			rec, err := w.referencedBy(ctx, t, x)
 			if err != nil {
 				return err
 			}
 			referenced = rec
 		case []string:
 			for _, item := range x {
-				if _, err := w.referenced(ctx, rt, item); err != nil {
+				if _, err := w.referencedBy(ctx, t, item); err != nil {
 					return err
 				}
 			}

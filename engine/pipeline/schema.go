@@ -74,6 +74,11 @@ func (r *register) storeTable() *store.Table {
 	if !r.engineKeyed {
 		t.Indexes = append(t.Indexes, index(true, "key", r.key.Name))
 	}
+	// A lookup key is unique per company; a record without one stores
+	// NULL, which no unique index compares.
+	for _, f := range r.lookups {
+		t.Indexes = append(t.Indexes, index(true, "lookup_"+f.Column, f.Name))
+	}
 	// A line register is read by its owner: one index on the parent and
 	// the list's fixed values finds an owner's lines exactly. Without it
 	// the planner may pick a filter's index on a fixed value alone
@@ -94,6 +99,9 @@ func (r *register) storeTable() *store.Table {
 	// Each filtered field gets an index, which also serves its filtered
 	// totals; a "contains" filter cannot use one (it scans).
 	indexed := map[string]bool{r.key.Name: true}
+	for _, f := range r.lookups {
+		indexed[f.Name] = true
+	}
 	for _, fl := range r.reg.Filters {
 		f := r.reg.Field(fl.Field)
 		if fl.Match == catalog.Contains || indexed[f.Name] || (r.engineKeyed && f == r.key) {

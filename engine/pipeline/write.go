@@ -404,6 +404,9 @@ func (w *Writer) prepare(ctx context.Context, r *register, in engine.Input, fixe
 	if p.key, err = w.assignKey(ctx, r, values); err != nil {
 		return nil, err
 	}
+	if err := w.checkLookupsFree(ctx, r, values, 0); err != nil {
+		return nil, err
+	}
 	if err := w.resolveReferences(ctx, r, values); err != nil {
 		return nil, err
 	}
@@ -442,11 +445,23 @@ func (w *Writer) row(r *register, values map[string]any) store.Values {
 	return row
 }
 
-// duplicateKey is the refusal of an insert whose key a parallel create
-// took between the check and the insert.
+// duplicateKey is the refusal of an insert whose key (or lookup key) a
+// parallel write took between the check and the insert. It keeps the
+// store's error, so an upsert can tell the race from a refusal.
 func (w *Writer) duplicateKey(r *register, key string, err error) error {
-	if store.IsDuplicate(err) && !r.engineKeyed {
-		return alreadyExists(r, key)
+	if !store.IsDuplicate(err) {
+		return err
+	}
+	if !r.engineKeyed && len(r.lookups) == 0 {
+		return errors.Join(alreadyExists(r, key), err)
+	}
+	if len(r.lookups) > 0 {
+		// The store does not say which unique index it was: name them all.
+		fields := r.key.Name
+		for _, f := range r.lookups {
+			fields += " or " + f.Name
+		}
+		return errors.Join(&engine.KeyTakenError{Record: r.reg.Record, Field: fields}, err)
 	}
 	return err
 }
@@ -486,6 +501,9 @@ func (w *Writer) update(ctx context.Context, r *register, key string, in engine.
 		return current, nil, nil
 	}
 	sent := fieldNames(r, values)
+	if err := w.checkLookupsFree(ctx, r, values, seq); err != nil {
+		return nil, nil, err
+	}
 	if err := w.resolveReferences(ctx, r, values); err != nil {
 		return nil, nil, err
 	}
@@ -502,7 +520,7 @@ func (w *Writer) update(ctx context.Context, r *register, key string, in engine.
 		}
 	}
 	if _, err := w.tx.Update(ctx, r.reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
-		return nil, nil, err
+		return nil, nil, w.duplicateKey(r, key, err)
 	}
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, seq, in.Extra); err != nil {
 		return nil, nil, err

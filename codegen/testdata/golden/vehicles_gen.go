@@ -168,6 +168,13 @@ var vehicleUpdateShape = runtime.Shape{
 	Required: nil,
 }
 
+// vehicleUpsertShape is what PUT /v1/vehicles/{Nr} accepts.
+var vehicleUpsertShape = runtime.Shape{
+	Writable: []string{"nr", "plate", "vin", "driverNr", "inspectionDate", "registeredDate", "fuel", "mileage", "electric", "equipment", "settings", "extraFields", "services"},
+	ReadOnly: []string{"status", "driverName", "modified"},
+	Required: nil,
+}
+
 // vehicleServicesShape is what one line of services accepts in POST /v1/vehicles.
 var vehicleServicesShape = runtime.Shape{
 	Writable: []string{"date", "cost", "note"},
@@ -255,6 +262,30 @@ func updateVehicle(c *runtime.Call) error {
 	return runtime.Update[VehicleWrite](c, "vehicles", vehicleUpdateShape, viewVehicle)
 }
 
+// upsertVehicle serves PUT /v1/vehicles/{Nr}.
+func upsertVehicle(c *runtime.Call) error {
+	return runtime.Upsert[VehicleWrite](c, "vehicles", runtime.KeyParam{
+		Field: "Nr",
+		Name:  "nr",
+	}, vehicleUpsertShape, viewVehicleCreated, viewVehicle)
+}
+
+// getVehicleByVin serves GET /v1/vehicles/by-vin/{vin}.
+func getVehicleByVin(c *runtime.Call) error {
+	return runtime.GetBy(c, "vehicles", runtime.KeyParam{
+		Field: "Vin",
+		Name:  "vin",
+	}, viewVehicle)
+}
+
+// upsertVehicleByVin serves PUT /v1/vehicles/by-vin/{vin}.
+func upsertVehicleByVin(c *runtime.Call) error {
+	return runtime.Upsert[VehicleWrite](c, "vehicles", runtime.KeyParam{
+		Field: "Vin",
+		Name:  "vin",
+	}, vehicleUpsertShape, viewVehicleCreated, viewVehicle)
+}
+
 // vehicleExtraFields serves GET /v1/vehicles/extra-fields.
 func vehicleExtraFields(c *runtime.Call) error {
 	return runtime.ExtraFields(c, "vehicles")
@@ -313,6 +344,10 @@ func vehicleRoutes() []runtime.Route {
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key", Scope: "vehicles:read", Handler: getVehicle},
 		{Method: http.MethodPost, Path: "/v1/vehicles", Scope: "vehicles:write", Handler: createVehicle, Created: &runtime.Created{Member: "nr"}},
 		{Method: http.MethodPatch, Path: "/v1/vehicles/:key", Scope: "vehicles:write", Handler: updateVehicle},
+		{Method: http.MethodPut, Path: "/v1/vehicles/:key", Scope: "vehicles:write", Handler: upsertVehicle, Created: &runtime.Created{
+			Base:   "/v1/vehicles",
+			Member: "nr",
+		}},
 		{Method: http.MethodPost, Path: "/v1/vehicles/:key/services", Scope: "vehicles:write", Handler: addVehicleServices, Created: &runtime.Created{
 			Base:   "/v1/services",
 			Member: "id",
@@ -325,5 +360,10 @@ func vehicleRoutes() []runtime.Route {
 		{Method: http.MethodPost, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:write", Handler: addVehicleDocument, Created: &runtime.Created{Member: "id"}},
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents", Scope: "vehicles:read", Handler: listVehicleDocuments},
 		{Method: http.MethodGet, Path: "/v1/vehicles/:key/documents/:id", Scope: "vehicles:read", Handler: getVehicleDocument},
+		{Method: http.MethodGet, Path: "/v1/vehicles/by-vin/:key", Scope: "vehicles:read", Handler: getVehicleByVin},
+		{Method: http.MethodPut, Path: "/v1/vehicles/by-vin/:key", Scope: "vehicles:write", Handler: upsertVehicleByVin, Created: &runtime.Created{
+			Base:   "/v1/vehicles",
+			Member: "nr",
+		}},
 	}
 }

@@ -162,6 +162,21 @@ func (s *VehicleService) Update(ctx context.Context, nr string, body VehicleUpda
 	return writeRecord[Vehicle](ctx, s.c, http.MethodPatch, itemPath("/v1/vehicles", nr), body)
 }
 
+// Upsert writes the record whose Nr is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/vehicles/{Nr}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *VehicleService) Upsert(ctx context.Context, nr string, body VehicleCreate) (Upserted[VehicleCreated, Vehicle], error) {
+	return upsertRecord[VehicleCreated, Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr), body)
+}
+
+// GetByVin reads the record whose Vin is the value: GET /v1/vehicles/by-vin/{vin}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *VehicleService) GetByVin(ctx context.Context, vin string) (Vehicle, error) {
+	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles/by-vin", vin))
+}
+
+// UpsertByVin writes the record whose Vin is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/vehicles/by-vin/{vin}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.
+func (s *VehicleService) UpsertByVin(ctx context.Context, vin string, body VehicleCreate) (Upserted[VehicleCreated, Vehicle], error) {
+	return upsertRecord[VehicleCreated, Vehicle](ctx, s.c, itemPath("/v1/vehicles/by-vin", vin), body)
+}
+
 // ExtraFields describes the company's own fields of vehicles: GET /v1/vehicles/extra-fields.
 func (s *VehicleService) ExtraFields(ctx context.Context) ([]ExtraFieldDef, error) {
 	return getItems[ExtraFieldDef](ctx, s.c, "/v1/vehicles/extra-fields")
