@@ -73,8 +73,10 @@ demo-key: demo-db
 	fi
 
 ## test: fetch the modules go.mod pins (tools too), check the generated code is current, vet, run every test
+# -timeout: apitest runs every call on three stores; on a loaded 2-core
+# machine it can take longer than go test's default of 10 minutes.
 test: deps check-generated vet
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 ## deps: fetch every module go.mod pins, the tools of its tool directives included, from the Go module proxy
 # Tests that build generated code in a temporary module run the go command

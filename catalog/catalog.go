@@ -104,7 +104,7 @@ type Field struct {
 	Required     bool      `yaml:"required"`     // must be sent on create
 	References   string    `yaml:"references"`   // register whose key this field holds; the engine checks it exists
 	ReferencesBy string    `yaml:"referencesBy"` // a lookup key of References: the field holds that value instead of the key; the engine checks a record has it
-	Lookup       string    `yaml:"lookup"`       // Ref.Field: the engine copies Field of the record that field Ref references; true: a lookup key (LookupKey)
+	Lookup       string    `yaml:"lookup"`       // Ref.Field: the engine copies Field of the record that field Ref references
 	DefaultFrom  string    `yaml:"defaultFrom"`  // Ref.Field: a create that leaves this field empty takes Field of the record Ref references (rulekeys.go)
 	Description  string    `yaml:"description"`  // one line for docs
 	Enum         []string  `yaml:"enum"`         // the values a text field can hold, where the engine fixes the set
@@ -119,10 +119,9 @@ type Field struct {
 	// place. The loader replaces the entry: a loaded Field never has one.
 	Use string `yaml:"use"`
 
-	// LookupKey (YAML lookup: true) makes the field a second key: unique
-	// per company, and GET and PUT /v1/<register>/by-<writeName>/{value}
-	// address a record by it.
-	LookupKey bool `yaml:"-"`
+	// LookupKey makes the field a second key: unique per company, and GET
+	// and PUT /v1/<register>/by-<writeName>/{value} address a record by it.
+	LookupKey bool `yaml:"lookupKey"`
 
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column

@@ -176,14 +176,6 @@ func (r *Register) complete() {
 
 // complete fills in a field's default type and its derived names.
 func (f *Field) complete() {
-	// lookup: true reads as the text "true" (the key also takes
-	// Ref.Field, which copies a referenced record's field).
-	switch f.Lookup {
-	case "true":
-		f.LookupKey, f.Lookup = true, ""
-	case "false":
-		f.Lookup = ""
-	}
 	if f.Type == "" {
 		f.Type = Text
 	}
@@ -239,7 +231,7 @@ func (r *Register) validate(c *Catalog) error {
 		return fmt.Errorf("numberSeries: key %s must be writable (an omitted key is numbered)", r.Key)
 	}
 	if key.LookupKey {
-		return fmt.Errorf("field %s: the key is a key already; lookup: true marks a second one", r.Key)
+		return fmt.Errorf("field %s: the key is a key already; lookupKey: true marks a second one", r.Key)
 	}
 	for _, m := range r.Methods {
 		if m != Create && m != Update {
@@ -462,7 +454,7 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 				return nil, fmt.Errorf("field %s: referencesBy names a lookup key of the register a text reference field references", f.Name)
 			}
 			if by := c.Register(f.References).Field(f.ReferencesBy); by == nil || !by.LookupKey {
-				return nil, fmt.Errorf("field %s: referencesBy %q: %s has no lookup key %s (lookup: true)", f.Name, f.ReferencesBy, f.References, f.ReferencesBy)
+				return nil, fmt.Errorf("field %s: referencesBy %q: %s has no lookup key %s (lookupKey: true)", f.Name, f.ReferencesBy, f.References, f.ReferencesBy)
 			}
 		}
 	}
@@ -476,7 +468,11 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 		ref, field, ok := strings.Cut(f.Lookup, ".")
 		rf := byName[ref]
 		if !ok || rf == nil || rf.References == "" {
-			return nil, fmt.Errorf("field %s: lookup %q must be Ref.Field where Ref is a reference field declared with it", f.Name, f.Lookup)
+			hint := ""
+			if f.Lookup == "true" {
+				hint = " (a lookup key is declared lookupKey: true)"
+			}
+			return nil, fmt.Errorf("field %s: lookup %q must be Ref.Field where Ref is a reference field declared with it%s", f.Name, f.Lookup, hint)
 		}
 		if c.Register(rf.References).Field(field) == nil {
 			return nil, fmt.Errorf("field %s: lookup %q: %s has no field %s", f.Name, f.Lookup, rf.References, field)

@@ -113,10 +113,11 @@ var loaderErrors = []struct {
 	{"empty filter entry", things("filters:\n  -\n"), "catalog/things.yaml: filters[0]: empty entry"},
 	{"empty line entry", things("lines:\n  -\n"), "catalog/things.yaml: lines[0]: empty entry"},
 	{"empty action entry", things("actions:\n  -\n"), "catalog/things.yaml: actions[0]: empty entry"},
-	{"lookup key on the key", map[string]string{"things.yaml": "register: things\nrecord: Thing\nkey: Nr\nfields:\n  - {name: Nr, writable: true, lookup: true}\n"}, "field Nr: the key is a key already"},
+	{"lookup key on the key", map[string]string{"things.yaml": "register: things\nrecord: Thing\nkey: Nr\nfields:\n  - {name: Nr, writable: true, lookupKey: true}\n"}, "field Nr: the key is a key already"},
 	{"referencesBy without references", things("  - {name: Size, writable: true, referencesBy: Nr}\n"), "field Size: referencesBy names a lookup key"},
 	{"referencesBy not a lookup key", things("  - {name: Other, writable: true, references: things, referencesBy: Nr}\n"), `field Other: referencesBy "Nr": things has no lookup key Nr`},
-	{"lookup key not text", things("  - {name: Weight, type: number, writable: true, lookup: true}\n"), "field Weight: a lookup key must be text without enum"},
+	{"lookup: true for a lookup key", things("  - {name: Code, writable: true, lookup: true}\n"), `field Code: lookup "true" must be Ref.Field where Ref is a reference field declared with it (a lookup key is declared lookupKey: true)`},
+	{"lookup key not text", things("  - {name: Weight, type: number, writable: true, lookupKey: true}\n"), "field Weight: a lookup key must be text without enum"},
 	{"empty action field entry", things("actions:\n  - {name: close, fields: [~]}\n"), "catalog/things.yaml: actions[0]: fields[0]: empty entry"},
 	{"no register files", map[string]string{"fieldsets/dated.yaml": dated}, "catalog: no *.yaml register files found"},
 

@@ -77,7 +77,7 @@ type Register struct {
 	Names *RegisterNames // its constants in the engine's names package (model_names.go)
 }
 
-// Lookup is a field declared a lookup key (catalog lookup: true) and the
+// Lookup is a field declared a lookup key (catalog lookupKey: true) and the
 // routes that address a record by it.
 type Lookup struct {
 	Field      *Field
