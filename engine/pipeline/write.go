@@ -79,7 +79,19 @@ func (e *Engine) Write(ctx context.Context, s engine.Session, register string, r
 // time under the store's write lock.
 func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
 	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
-	if err := e.authorize(ctx, e.store, w.s, register, writeAccess); err != nil {
+	joined, err := e.joinedTx(ctx, w.s)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	var reader store.Reader = e.store
+	if joined != nil {
+		// Inside Atomically every read of the write is in the shared
+		// transaction: it sees what the batch's earlier writes wrote (and
+		// memstore's write lock is held by that transaction).
+		w.begin(joined)
+		reader = joined
+	}
+	if err := e.authorize(ctx, reader, w.s, register, writeAccess); err != nil {
 		return engine.Response{}, nothingWritten(err)
 	}
 	if ahead != nil {
@@ -101,7 +113,7 @@ func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx con
 func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	var resp engine.Response
-	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+	run := func(ctx context.Context, tx store.Tx) error {
 		w.begin(tx)
 		rec, err := do(ctx, w)
 		if err != nil {
@@ -111,8 +123,16 @@ func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 			return err
 		}
 		return w.finish(ctx, rec)
-	})
-	return resp, err
+	}
+	joined, err := e.joinedTx(ctx, w.s)
+	if err != nil {
+		return resp, err
+	}
+	if joined != nil {
+		// Atomically commits or rolls back this write with the others.
+		return resp, run(ctx, joined)
+	}
+	return resp, e.store.Write(ctx, run)
 }
 
 // nothingWritten is a fault met before a write's transaction began: it
