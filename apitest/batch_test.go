@@ -387,3 +387,30 @@ func TestBatchConcurrentRetries(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchSeesEarlierWrites: an operation reads what the batch's earlier
+// operations wrote, also a record an earlier operation already read: a
+// task for a customer, the customer renamed, a second task for it copies
+// the new name (a lookup).
+func TestBatchSeesEarlierWrites(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		for _, atomic := range []bool{true, false} {
+			t.Run(fmt.Sprintf("atomic=%v", atomic), func(t *testing.T) {
+				is := is.New(t)
+				env := Start(t, b, runtime.Config{})
+				resp := env.postBatch(atomic,
+					op("t1", "POST", "/v1/tasks", map[string]any{"customerNr": "1031"}),
+					op("rename", "PATCH", "/v1/customers/1031", map[string]any{"name": "Renamed In Batch AB"}),
+					op("t2", "POST", "/v1/tasks", map[string]any{"customerNr": "1031"}),
+				)
+				Expect(t, resp, http.StatusOK)
+				var got batchResults
+				resp.JSON(t, &got)
+				first := getTask(t, env, got.Results[0].Body["nr"].(string))
+				second := getTask(t, env, got.Results[2].Body["nr"].(string))
+				is.True(first["CustomerName"] != "Renamed In Batch AB")
+				is.Equal(second["CustomerName"], "Renamed In Batch AB")
+			})
+		}
+	})
+}

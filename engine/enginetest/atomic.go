@@ -3,8 +3,10 @@ package enginetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 )
 
@@ -29,6 +31,11 @@ func (s *suite) atomic(t *testing.T) engine.Atomic {
 func testAtomicCommits(t *testing.T, s *suite) {
 	atomic := s.atomic(t)
 	ctx := context.Background()
+	feed := s.feed(t)
+	var end int64
+	if feed != nil {
+		end = s.feedEnd(t, feed, s.Company)
+	}
 	claim := s.claim(t, "atomic", "fp")
 	var first engine.Record
 	resp, err := atomic.Atomically(ctx, s.Company, claim, func(ctx context.Context) (engine.Response, error) {
@@ -66,6 +73,23 @@ func testAtomicCommits(t *testing.T, s *suite) {
 	}
 	if res := s.claimAgain(t, claim); res.State != engine.Replay || string(res.Response.Body) != `{"batch":true}` {
 		t.Errorf("Claim after Atomically = %s %s; want Replay of fn's response", stateName(res.State), res.Response.Body)
+	}
+	if feed != nil {
+		// Every write's event, in the order written.
+		var types []string
+		for _, ev := range s.eventsAfter(t, feed, s.Company, end) {
+			types = append(types, ev.Type)
+		}
+		want := []string{s.eventType(s.subject.reg.Name, catalog.EventCreated), s.eventType(s.subject.reg.Name, catalog.EventUpdated), s.eventType(s.subject.reg.Name, catalog.EventCreated)}
+		if !slices.Equal(types, want) {
+			t.Errorf("events after Atomically: %v; want %v", types, want)
+		}
+	}
+	if log, ok := s.Engine.(engine.ChangeLog); ok {
+		changes, err := log.Changes(ctx, s.Company, s.subject.reg.Name, s.keyOf(t, first), engine.ChangeQuery{})
+		if err != nil || len(changes) != 2 {
+			t.Errorf("Changes of the record created and updated in Atomically: %d entries, %v; want 2", len(changes), err)
+		}
 	}
 }
 
