@@ -297,6 +297,7 @@ func scenarios(d dataset, runID string) []scenario {
 				fmt.Sprintf("bench-%s-%s-patch-%d-%d", runID, t.name, w, i))
 		}},
 		mixedScenario(d, runID, get, write, pick),
+		batchScenario(d, runID, write, pick),
 	}
 }
 

@@ -52,10 +52,13 @@ func (b *docBuilder) batch() {
 	}, "body", "problem", "etag"))
 	b.schema("BatchResponse", objectSchema("One result per operation, in order.", map[string]*Schema{
 		"results": {Type: types("array"), Items: ref("BatchResult")},
-	}).withExample(map[string]any{"results": []any{ // the answer to the BatchRequest example
-		map[string]any{"id": "c1", "status": 201, "etag": `"8c1f0e2a"`, "body": map[string]any{"Nr": "10021", "Name": "Ola Nordmann AS", "City": "Bergen", "Status": "Active"}},
-		map[string]any{"id": "t1", "status": 201, "etag": `"51d7a9c4"`, "body": map[string]any{"nr": "10053", "id": "10053", "status": "Planned", "materials": []any{}, "times": []any{}}},
-		map[string]any{"id": "m1", "status": 201, "etag": `"0b6e33f1"`, "body": map[string]any{"Id": "88", "OwnerNr": "10053", "OwnerType": "task", "ProductNr": "4025", "Quantity": 2}},
+	}).withExample(map[string]any{"results": []any{ // the answer to the BatchRequest example, its bodies shortened
+		map[string]any{"id": "c1", "status": 201, "etag": `"d915b06a45e08da5669062b680f0d943"`,
+			"body": map[string]any{"Nr": "1061", "Status": "Active", "Name": "Ola Nordmann AS", "City": "Bergen", "Modified": "2026-11-25T15:42:56.371586Z"}},
+		map[string]any{"id": "t1", "status": 201, "etag": `"fd751c3ca3c418cbcebe1d1f61062d22"`,
+			"body": map[string]any{"nr": "10065", "id": "76", "status": "Planned", "materials": []any{}, "times": []any{}}},
+		map[string]any{"id": "m1", "status": 201, "etag": `"6ae7d9e7a8c9f192e10de78b7f1f1a4b"`,
+			"body": map[string]any{"Id": "143", "OwnerNr": "10065", "OwnerType": "task", "ProductNr": "4025", "ProductName": "Årsservice värmepump", "Unit": "st", "Quantity": 2, "Price": 2490}},
 	}}))
 	b.schema(batchFailureSchema, (&Schema{AllOf: []*Schema{ref("Problem")},
 		Description: "The answer of an atomic batch whose operation failed: that operation's status and code; nothing was written."}).
