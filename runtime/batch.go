@@ -221,6 +221,9 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	}
 	w := &operationRecorder{header: http.Header{}}
 	s.route(w, r)
+	if w.status == 0 {
+		return fail(Internal()) // a handler that answered nothing: never a success
+	}
 	res.Status = w.status
 	if res.Status >= 400 {
 		res.Problem = w.body.Bytes()
