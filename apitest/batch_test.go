@@ -414,3 +414,52 @@ func TestBatchSeesEarlierWrites(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchEveryKindOfWrite: every kind of write route joins an atomic
+// batch's transaction (a create, a line, an action, a note, a position, a
+// document, a PATCH with ifMatch), and a stale ifMatch fails the batch
+// with the operation's own 412, writing nothing.
+func TestBatchEveryKindOfWrite(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		is := is.New(t)
+		env := Start(t, b, runtime.Config{})
+		customer := env.Get("/v1/customers/1031")
+		Expect(t, customer, http.StatusOK)
+		etag := customer.Header.Get(runtime.HeaderETag)
+		kinds := []map[string]any{
+			op("t1", "POST", "/v1/tasks", map[string]any{"customerNr": "1031", "ownerSign": "API"}),
+			op("m1", "POST", "/v1/tasks/@{t1.nr}/materials", map[string]any{"productNr": "4025", "quantity": 1}),
+			op("s1", "POST", "/v1/tasks/@{t1.nr}/status", map[string]any{"status": "Sent"}),
+			op("n1", "POST", "/v1/tasks/@{t1.nr}/notes", map[string]any{"text": "from a batch"}),
+			op("l1", "PUT", "/v1/tasks/@{t1.nr}/location", map[string]any{"latitude": 60.39, "longitude": 5.32, "address": "Bergen"}),
+			op("d1", "POST", "/v1/tasks/@{t1.nr}/documents", map[string]any{"name": "batch.txt", "contentBase64": "aGVq"}),
+			{"id": "p1", "method": "PATCH", "path": "/v1/customers/1031", "ifMatch": etag, "body": map[string]any{"note": "batched"}},
+		}
+		before := env.snapshot(t)
+		stale := append(append([]map[string]any{}, kinds[:6]...),
+			map[string]any{"id": "p1", "method": "PATCH", "path": "/v1/customers/1031", "ifMatch": `"stale"`, "body": map[string]any{"note": "batched"}})
+		resp := env.postBatch(true, stale...)
+		is.Equal(resp.Status, http.StatusPreconditionFailed)
+		p := resp.Problem(t)
+		is.Equal(p.Title, "precondition_failed")
+		is.Equal(p.ID, "p1")
+		is.Equal(env.snapshot(t), before)
+
+		resp = env.postBatch(true, kinds...)
+		Expect(t, resp, http.StatusOK)
+		var got batchResults
+		resp.JSON(t, &got)
+		for _, r := range got.Results {
+			if r.Status >= 300 {
+				t.Fatalf("operation %s: %d %+v", r.ID, r.Status, r.Problem)
+			}
+		}
+		task := getTask(t, env, got.Results[0].Body["nr"].(string))
+		is.Equal(task["Status"], "Sent")
+		is.Equal(len(task["Materials"].([]any)), 1)
+		docs := env.Get(KeyPath("tasks", task["Nr"].(string), "/documents"))
+		Expect(t, docs, http.StatusOK)
+		is.Equal(docs.Object(t)["count"], 1.0)
+		is.Equal(env.Get("/v1/customers/1031").Object(t)["Note"], "batched")
+	})
+}
