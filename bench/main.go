@@ -359,7 +359,9 @@ func scenarios(d dataset, runID string) []scenario {
 				fmt.Sprintf("bench-%s-%s-%s-%d-%d", runID, t.name, name, w, i))
 		}})
 	}
+	// mixed stays last (benchmark puts the company runs before it).
 	return append(out,
+		batchScenario(d, runID, write, pick),
 		mixedScenario(d, runID, get, write, pick))
 }
 

@@ -147,6 +147,14 @@ func (r report) targets() []targetCheck {
 			targetCheck{"mixed load: p99 ≤ 10× p50", fmt.Sprintf("%.1f× (p50 %s, p99 %s)", x, ms(f.p50), ms(f.p99)), x <= 10},
 			targetCheck{"mixed load: no call over 2 s", "slowest " + ms(f.max), f.max <= 2*time.Second})
 	}
+	if batch, ok := r.pair("post-batch"); ok {
+		if single, ok := r.pair("post-task-3"); ok && single.fieldapi.rps > 0 {
+			// Tasks per second: a batch call creates batchTasks tasks.
+			x := batch.fieldapi.rps * batchTasks / single.fieldapi.rps
+			out = append(out, targetCheck{fmt.Sprintf("tasks created in atomic batches of %d ≥ 5× single calls (%s)", batchTasks, dbKind(r.cfg.db)),
+				fmt.Sprintf("%.1f× (%.0f vs %.0f tasks/s)", x, batch.fieldapi.rps*batchTasks, single.fieldapi.rps), x >= 5})
+		}
+	}
 	peak := r.hwm["fieldapi"]
 	out = append(out, targetCheck{fmt.Sprintf("peak RSS ≤ 120 MB (%d tasks, %d clients)", r.tasks, r.cfg.clients), mb(peak), peak > 0 && peak <= 120<<20})
 	return out

@@ -247,3 +247,35 @@ func ExampleTaskService_Notes() {
 	}
 	// Output: note API true Porten är låst, nyckel i receptionen
 }
+
+func ExampleClient_Batch() {
+	c := client.New(serverURL, client.WithKey(demoKey))
+	ctx := context.Background()
+	// A customer, a task for it and a material line on the task: all or nothing.
+	b := client.NewAtomicBatch()
+	c1 := client.Add[client.Customer](b, "c1", "POST", "/v1/customers", client.CustomerCreate{Name: client.Value("Batch Nordmann AS")})
+	t1 := client.Add[client.TaskCreated](b, "t1", "POST", "/v1/tasks", client.TaskCreate{CustomerNr: client.Value(c1.Ref("Nr"))})
+	m1 := client.Add[client.Material](b, "m1", "POST", client.BatchPath("/v1/tasks", t1.Ref("nr"), "materials"),
+		client.TaskMaterialLine{ProductNr: client.Value("4025"), Quantity: client.Value(2.0)})
+	results, err := c.Batch(ctx, b)
+	if err != nil {
+		fmt.Println(err) // an atomic batch that failed wrote nothing; the problem names the operation
+		return
+	}
+	customer, _ := c1.Result(results)
+	line, _ := m1.Result(results)
+	fmt.Println(customer.Name, line.ProductNr, line.Quantity)
+
+	// A task for a customer that does not exist fails the batch: nothing is written.
+	b = client.NewAtomicBatch()
+	client.Add[client.Customer](b, "c1", "POST", "/v1/customers", client.CustomerCreate{Name: client.Value("Never Nordmann AS")})
+	client.Add[client.TaskCreated](b, "t1", "POST", "/v1/tasks", client.TaskCreate{CustomerNr: client.Value("no-such-customer")})
+	_, err = c.Batch(ctx, b)
+	var p *client.Problem
+	if errors.As(err, &p) {
+		fmt.Println(p.Status, p.Code, p.OperationID)
+	}
+	// Output:
+	// Batch Nordmann AS 4025 2
+	// 422 command_failed t1
+}

@@ -37,6 +37,10 @@ type Problem struct {
 	RequestID   string   // the request id, for the server's log
 	Line        string   // the failing line the detail names, such as materials[1]; "" when none
 	Type        string   // the problem type URL
+	// OperationID and OperationIndex name the operation of an atomic
+	// batch that failed (Client.Batch); OperationID is "" otherwise.
+	OperationID    string
+	OperationIndex int
 
 	retryAfter time.Duration
 }
@@ -98,25 +102,42 @@ var linePattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*\[\d+\]`)
 func readProblem(resp *http.Response) *Problem {
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	p := problemFrom(resp.StatusCode, data)
+	if p.RequestID == "" {
+		p.RequestID = resp.Header.Get(headerRequestID)
+	}
+	p.retryAfter = parseRetryAfter(resp.Header.Get(headerRetryAfter))
+	return p
+}
+
+// problemFrom reads a problem body answered with status: a call's, or a
+// batch operation's.
+func problemFrom(status int, data []byte) *Problem {
 	var body struct {
 		Type        string   `json:"type"`
 		Title       string   `json:"title"`
 		Detail      string   `json:"detail"`
 		ValidValues []string `json:"validValues"`
 		RequestID   string   `json:"requestId"`
+		Index       int      `json:"index"`
+		ID          string   `json:"id"`
+		Operation   *struct {
+			Detail string `json:"detail"`
+		} `json:"problem"`
 	}
-	p := &Problem{Status: resp.StatusCode}
+	p := &Problem{Status: status}
 	if json.Unmarshal(data, &body) == nil && body.Title != "" {
 		p.Code, p.Detail, p.ValidValues, p.RequestID, p.Type = body.Title, body.Detail, body.ValidValues, body.RequestID, body.Type
+		p.OperationID, p.OperationIndex = body.ID, body.Index
 	} else {
-		p.Code = strings.ReplaceAll(strings.ToLower(http.StatusText(resp.StatusCode)), " ", "_")
+		p.Code = strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
 		p.Detail = strings.TrimSpace(string(data[:min(len(data), 200)]))
 	}
-	if p.RequestID == "" {
-		p.RequestID = resp.Header.Get(headerRequestID)
-	}
 	p.Line = linePattern.FindString(p.Detail)
-	p.retryAfter = parseRetryAfter(resp.Header.Get(headerRetryAfter))
+	if body.Operation != nil {
+		// The failed operation's own line, not the batch's operations[i].
+		p.Line = linePattern.FindString(body.Operation.Detail)
+	}
 	return p
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/runtime"
+	"fieldapi/runtime/batch"
 )
 
 // docsTemplate is the reference page: one HTML file with its CSS and a few
@@ -65,9 +66,12 @@ type docsView struct {
 	MaxBodyMB     int64
 	ProblemBase   string
 	TokenCall     docsExample // POST /v1/token
-	ListExample   string      // a list envelope, items left out
-	ProblemSample *docsJSON   // a problem body
-	ChangeSample  *docsJSON   // a change log as read
+	BatchCall     docsExample // POST /v1/batch
+	BatchFailure  *docsJSON   // an atomic batch's failure
+	MaxOperations int
+	ListExample   string    // a list envelope, items left out
+	ProblemSample *docsJSON // a problem body
+	ChangeSample  *docsJSON // a change log as read
 	ActionLogs    []docsActionLog
 }
 
@@ -166,6 +170,24 @@ var builtinShapes = []string{
 func shapeAnchor(name string) string { return "schema-" + name }
 
 // problemOrder shows a problem's members in the order of RFC 9457.
+// The batch examples show an operation and a result as their schemas
+// declare them, and a failure as a problem with its batch members last.
+func batchRequestOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"atomic", "operations"}, map[string]func(map[string]any) orderedJSON{"operations": func(op map[string]any) orderedJSON {
+		return inOrder(op, []string{"id", "method", "path", "body"}, nil)
+	}})
+}
+
+func batchResponseOrder(example map[string]any) orderedJSON {
+	return inOrder(example, nil, map[string]func(map[string]any) orderedJSON{"results": func(r map[string]any) orderedJSON {
+		return inOrder(r, []string{"id", "status", "etag", "body"}, nil)
+	}})
+}
+
+func batchFailureOrder(example map[string]any) orderedJSON {
+	return inOrder(example, []string{"type", "title", "status", "detail", "requestId", "index", "id", "problem", "notExecuted"}, nil)
+}
+
 func problemOrder(example map[string]any) orderedJSON {
 	return inOrder(example, []string{"type", "title", "status", "detail"}, nil)
 }
@@ -197,6 +219,10 @@ func newDocsView(m *Model, doc *Document) (*docsView, error) {
 		ChangeSample:  schemaExample(schemas, changeListSchema, "", changeListOrder),
 		TokenCall: docsExample{Method: "POST", Path: "/v1/token", Status: statusLine(http.StatusOK),
 			Request: schemaExample(schemas, "TokenRequest", "", nil), Reply: schemaExample(schemas, "Token", "", nil)},
+		BatchCall: docsExample{Method: "POST", Path: batch.Path, Status: statusLine(http.StatusOK),
+			Request: schemaExample(schemas, "BatchRequest", "", batchRequestOrder), Reply: schemaExample(schemas, "BatchResponse", "", batchResponseOrder)},
+		BatchFailure:  schemaExample(schemas, batchFailureSchema, "", batchFailureOrder),
+		MaxOperations: batch.MaxOperations,
 	}
 	links := newSchemaLinks(m, doc)
 	for _, b := range runtime.BuiltinRoutes() {

@@ -93,6 +93,7 @@ func (b *docBuilder) builtins() {
 		successResponse(200, "An access token", false, ref("Token")), 400, 401, 403, 413, 415, 429, 500, 503, 504)
 	token.Description = "No Idempotency-Key is needed. Limited per address, so keys cannot be guessed at speed."
 	b.operation("/v1/token", "POST", token)
+	b.batch()
 	b.operation("/v1/field-names", "GET", op("fieldNames", "The company's labels for standard fields", false, "", nil,
 		successResponse(200, "The labels", false, ref("FieldNameList")), 401, 403, 429, 500, 503, 504))
 }
@@ -116,7 +117,11 @@ func builtinSchemas() map[string]*Schema {
 			"detail":      str("What went wrong, for a person."),
 			"validValues": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "What would have been accepted, when known."},
 			"requestId":   str("The X-Request-Id of the call."),
-		}, "validValues").withExample(map[string]any{
+			"index":       jsonNumber[int32]("An atomic batch's failing operation: its index in operations."),
+			"id":          str("An atomic batch's failing operation: its id."),
+			"problem":     ref("Problem").withDescription("An atomic batch's failing operation: the problem it answered, as its single call would."),
+			"notExecuted": {Type: types("array"), Items: &Schema{Type: types("string")}, Description: "An atomic batch's other operations, by id: none took effect."},
+		}, "validValues", "index", "id", "problem", "notExecuted").withExample(map[string]any{
 			"type": runtime.DefaultProblemBase + "/command_failed", "title": "command_failed", "status": 422,
 			"detail":      `times[0]: TimeType "Resa" does not exist`,
 			"validValues": []any{"Normaltid", "Resa, km/dag", "Semester"}, "requestId": "01JD7Q6V3M2K8Z",
@@ -258,6 +263,12 @@ func objectSchema(desc string, props map[string]*Schema, optional ...string) *Sc
 	for _, o := range optional {
 		s.Required = removeString(s.Required, o)
 	}
+	return s
+}
+
+// withDescription sets the schema's description and returns it.
+func (s *Schema) withDescription(desc string) *Schema {
+	s.Description = desc
 	return s
 }
 

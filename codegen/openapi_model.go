@@ -201,6 +201,7 @@ type Schema struct {
 	MinLength            *int               `json:"minLength,omitempty"`
 	MaxLength            *int               `json:"maxLength,omitempty"`
 	MinItems             *int               `json:"minItems,omitempty"`
+	MaxItems             *int               `json:"maxItems,omitempty"`
 	Items                *Schema            `json:"items,omitempty"`
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/batch"
 )
 
 // builtinRoutes are the routes that belong to no register.
@@ -27,6 +28,8 @@ func builtinRoutes(api API) []Route {
 		{Method: http.MethodGet, Path: "/v1/whoami", Handler: whoami},
 		{Method: http.MethodPost, Path: "/v1/token", Public: true, Handler: token},
 		{Method: http.MethodGet, Path: "/v1/field-names", Handler: fieldNames},
+		// Any valid key: each operation is checked against the key's scopes.
+		{Method: http.MethodPost, Path: batch.Path, Handler: serveBatch},
 	}, webhookRoutes()...)
 }
 

@@ -140,10 +140,7 @@ func (c *Call) fail(err error) {
 		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "route", c.record.Route,
 			"error", err, "stack", string(debug.Stack()))
 	}
-	out := *p // problems may be shared values; never write into them
-	out.Type = c.server.cfg.ProblemBase + "/" + p.Title
-	out.RequestID = c.RequestID
-	body, _ := json.Marshal(out)
+	body := c.server.problemBody(p, c.RequestID)
 	if ra := p.retryAfterHeader(); ra != "" {
 		c.W.Header().Set(HeaderRetryAfter, ra)
 	}
@@ -152,6 +149,15 @@ func (c *Call) fail(err error) {
 		return
 	}
 	c.send(p.Status, "application/problem+json", body)
+}
+
+// problemBody is a problem as answered to the call with the request id.
+func (s *Server) problemBody(p *Problem, requestID string) []byte {
+	out := *p // problems may be shared values; never write into them
+	out.Type = s.cfg.ProblemBase + "/" + p.Title
+	out.RequestID = requestID
+	body, _ := json.Marshal(out)
+	return body
 }
 
 // complete stores the answer of a write that failed when it is the
@@ -225,6 +231,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 // claim. A body whose text is not valid UTF-8 or holds NUL is refused here,
 // for every route, before any handler or the engine sees it.
 func (s *Server) prepare(c *Call) error {
+	if op, ok := c.Context().Value(batchOperationKey{}).(*batchOperation); ok {
+		return s.prepareOperation(c, op)
+	}
 	write := isWrite(c.R.Method)
 	if write {
 		if key := c.R.Header.Get(HeaderIdempotencyKey); key != "" {

@@ -29,6 +29,12 @@ func (s *Server) claim(c *Call) error {
 	if !validText(key) {
 		return InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
 	}
+	return s.claimKey(c, key)
+}
+
+// claimKey claims a checked key for the call (a client's, or one the
+// service derived, such as a batch operation's).
+func (s *Server) claimKey(c *Call, key string) error {
 	claim := engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
 		Key:         key,

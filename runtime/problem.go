@@ -20,6 +20,14 @@ type Problem struct {
 	ValidValues []string `json:"validValues,omitempty"`
 	RequestID   string   `json:"requestId"`
 
+	// The failing operation of an atomic batch (POST /v1/batch): its
+	// index and id, its own problem, and the ids of the others, none of
+	// which took effect.
+	Index       *int     `json:"index,omitempty"`
+	ID          string   `json:"id,omitempty"`
+	Operation   *Problem `json:"problem,omitempty"`
+	NotExecuted []string `json:"notExecuted,omitempty"`
+
 	retryAfter int // seconds; sent as Retry-After when > 0
 }
 
@@ -49,6 +57,7 @@ var (
 	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format, text that is not valid UTF-8 or holds NUL, or a number beyond float64.", false}
 	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
 	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter (or the Idempotency-Key) is unknown, cannot be parsed, or is not valid UTF-8 or holds NUL; for an unknown one validValues lists the valid ones.", false}
+	codeInvalidReference       = ProblemCode{http.StatusBadRequest, "invalid_reference", "An operation of a batch uses a reference, @{id.Field}, to an operation that does not exist, is itself, comes later or failed, or whose answer has no such value.", false}
 	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
 	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
 	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
@@ -77,7 +86,7 @@ var (
 // ProblemCodes is every problem code the service answers with, in status order.
 func ProblemCodes() []ProblemCode {
 	return []ProblemCode{
-		codeMalformedBody, codeUnknownField, codeReadOnlyField, codeInvalidField, codeMissingField, codeInvalidParameter, codeIdempotencyKeyRequired,
+		codeMalformedBody, codeUnknownField, codeReadOnlyField, codeInvalidField, codeMissingField, codeInvalidParameter, codeInvalidReference, codeIdempotencyKeyRequired,
 		codeUnauthorized, codeTokenRequired,
 		codeInsufficientScope, codeIPNotAllowed, codePermissionDenied,
 		codeNotFound,
@@ -129,6 +138,12 @@ func MissingField(path string) *Problem {
 // InvalidParameter: a query or path parameter cannot be parsed.
 func InvalidParameter(name, detail string) *Problem {
 	return problem(codeInvalidParameter, fmt.Sprintf("parameter %q: %s", name, detail))
+}
+
+// InvalidReference: a batch operation's reference (@{id.Field}) in field
+// (path, or a field of its body) names no value it can use.
+func InvalidReference(field, detail string) *Problem {
+	return problem(codeInvalidReference, fmt.Sprintf("%s: %s", field, detail))
 }
 
 // IdempotencyKeyRequired: a write came without an Idempotency-Key header.

@@ -107,7 +107,8 @@ type Route struct {
 	Handler Handler
 	Created *Created // a route answering 201: where the resource it creates lives
 
-	pattern string // Path as logged and counted: /v1/customers/{key}
+	pattern   string // Path as logged and counted: /v1/customers/{key}
+	batchable bool   // a route of the API's registers, which a batch's operation may take
 }
 
 // Created finds the address of a created resource in a 201 answer, for
@@ -180,7 +181,12 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
 	s.auth = newAuthenticator(eng.Keys(), cfg)
-	for _, r := range append(builtinRoutes(api), api.Routes...) {
+	builtins := builtinRoutes(api)
+	for i, r := range append(builtins, api.Routes...) {
+		// The built-in routes keep state of the service's own (webhooks,
+		// tokens) outside the engine's write transaction: a batch holds
+		// the registers' writes only.
+		r.batchable = i >= len(builtins)
 		s.add(r)
 		if r.Method == http.MethodGet {
 			r.Method = http.MethodHead // every GET answers HEAD: its headers, no body

@@ -120,6 +120,60 @@ func TestTwoProcessesShareOneDatabase(t *testing.T) {
 		t.Logf("%d identical requests over 2 processes: one customer (%s), 1 ran, %d replayed", n, nr, n-1)
 	})
 
+	for _, atomic := range []bool{true, false} {
+		t.Run(fmt.Sprintf("one batch sent 200 times to both processes at once writes once (atomic=%v)", atomic), func(t *testing.T) {
+			const n = 200
+			name, idemKey := "Batch Once "+randomHex(4), "batch-once-"+randomHex(8)
+			body := map[string]any{"atomic": atomic, "operations": []any{
+				map[string]any{"id": "c1", "method": "POST", "path": "/v1/customers", "body": map[string]any{"name": name}},
+				map[string]any{"id": "t1", "method": "POST", "path": "/v1/tasks", "body": map[string]any{"customerNr": "@{c1.Nr}"}},
+				map[string]any{"id": "m1", "method": "POST", "path": "/v1/tasks/@{t1.nr}/materials", "body": map[string]any{"productNr": "4025", "quantity": 1}},
+			}}
+			replies := make([]reply, n)
+			errs := make([]error, n)
+			gate := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					<-gate
+					replies[i], errs[i] = servers[i%2].try(call{method: http.MethodPost, path: "/v1/batch", bearer: key, body: body, idemKey: idemKey})
+				})
+			}
+			close(gate)
+			wg.Wait()
+			ran := 0
+			var first string
+			for i, r := range replies {
+				if errs[i] != nil {
+					t.Fatalf("request %d: %v", i, errs[i])
+				}
+				r.expect(t, http.StatusOK)
+				if first == "" {
+					first = string(r.body)
+				}
+				if string(r.body) != first {
+					t.Fatalf("request %d answered %s; another answered %s", i, r.body, first)
+				}
+				if r.header.Get("Idempotency-Replayed") == "false" {
+					ran++
+				}
+			}
+			if ran != 1 {
+				t.Fatalf("%d of %d batches say they ran now, want 1", ran, n)
+			}
+			got := a.customersNamed(t, key, name)
+			if len(got) != 1 {
+				t.Fatalf("%d customers named %q, want 1", len(got), name)
+			}
+			var tasks struct{ Items []map[string]any }
+			a.do(t, call{method: http.MethodGet, path: "/v1/tasks?customerNr=" + got[0].Nr, bearer: key}).expect(t, http.StatusOK).decode(t, &tasks)
+			if len(tasks.Items) != 1 {
+				t.Fatalf("%d tasks for the batch's customer, want 1", len(tasks.Items))
+			}
+			t.Logf("%d identical batches over 2 processes: one customer, one task, 1 ran, %d replayed", n, n-1)
+		})
+	}
+
 	t.Run("two processes writing with one ETag: exactly one 412", func(t *testing.T) {
 		var c customer
 		a.createCustomer(t, key, "Etag race", "").expect(t, http.StatusCreated).decode(t, &c)

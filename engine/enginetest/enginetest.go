@@ -167,6 +167,7 @@ func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 		{"errors", errorTests},
 		{"keys", keyTests},
 		{"capabilities", capabilityTests},
+		{"atomic", atomicTests},
 		{"rules", ruleTests},
 	} {
 		t.Run(group.name, func(t *testing.T) {

@@ -47,17 +47,23 @@ func (w *Writer) Log(register, key, action, detail string, values map[string]any
 
 // flushLog writes the rows noted, in one statement.
 func (w *Writer) flushLog(ctx context.Context) error {
-	if len(w.logs) == 0 {
+	rows := w.logRows()
+	if len(rows) == 0 {
 		return nil
 	}
+	_, err := w.tx.Insert(ctx, changeLogTable, w.s.Company, rows)
+	return err
+}
+
+// logRows are the change-log rows the write noted, taken from it.
+func (w *Writer) logRows() []store.Values {
 	rows := make([]store.Values, len(w.logs))
 	for i, l := range w.logs {
 		rows[i] = store.Values{"register": l.register, "record_key": l.key, "sign": w.s.Sign, "client_id": w.s.ClientID,
 			"via_api": true, "action": l.action, "detail": l.detail, "at": w.now}
 	}
 	w.logs = nil
-	_, err := w.tx.Insert(ctx, changeLogTable, w.s.Company, rows)
-	return err
+	return rows
 }
 
 // matchesSet reports whether a record carries a line list's fixed values,

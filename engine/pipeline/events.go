@@ -43,7 +43,22 @@ func (w *Writer) EmitWith(register, what, key string, changed []string, rec engi
 // recordEvents writes the write's events with rec as the record of those
 // that carry none.
 func (w *Writer) recordEvents(ctx context.Context, rec engine.Record) error {
+	events := w.platformEvents(rec)
+	if len(events) == 0 {
+		return nil
+	}
+	writes, err := w.e.platform.Bind(w.tx)
+	if err != nil {
+		return err
+	}
+	return writes.Record(ctx, w.s.Company, events)
+}
+
+// platformEvents are the events the write noted, taken from it, as the
+// platform records them, with rec as the record of those that carry none.
+func (w *Writer) platformEvents(rec engine.Record) []platform.Event {
 	if len(w.events) == 0 || w.e.opt.NoEvents {
+		w.events = nil
 		return nil
 	}
 	events := make([]platform.Event, len(w.events))
@@ -65,11 +80,7 @@ func (w *Writer) recordEvents(ctx context.Context, rec engine.Record) error {
 		}
 	}
 	w.events = nil
-	writes, err := w.e.platform.Bind(w.tx)
-	if err != nil {
-		return err
-	}
-	return writes.Record(ctx, w.s.Company, events)
+	return events
 }
 
 // newEventID is a random event id, the webhook-id of its deliveries.

@@ -71,6 +71,7 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 	for name, v := range set {
 		row[name] = v
 	}
+	x.w.touch(register)
 	n, err := x.w.tx.Update(ctx, r.reg.Name, x.w.s.Company, where, row)
 	if values := x.w.live[liveKey(register, key)]; n > 0 && values != nil {
 		maps.Copy(values, row) // the write's answer shows the change

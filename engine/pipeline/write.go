@@ -79,7 +79,20 @@ func (e *Engine) Write(ctx context.Context, s engine.Session, register string, r
 // time under the store's write lock.
 func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
 	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
-	if err := e.authorize(ctx, e.store, w.s, register, writeAccess); err != nil {
+	joined, err := e.joinedTx(ctx, w.s)
+	if err != nil {
+		return engine.Response{}, err
+	}
+	var reader store.Reader = e.store
+	if joined != nil {
+		// Inside Atomically every read of the write is in the shared
+		// transaction: it sees what the batch's earlier writes wrote (and
+		// memstore's write lock is held by that transaction).
+		w.begin(joined.tx)
+		joined.lend(w)
+		reader = joined.tx
+	}
+	if err := e.authorize(ctx, reader, w.s, register, writeAccess); err != nil {
 		return engine.Response{}, nothingWritten(err)
 	}
 	if ahead != nil {
@@ -101,7 +114,11 @@ func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx con
 func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	var resp engine.Response
-	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+	joined, err := e.joinedTx(ctx, w.s)
+	if err != nil {
+		return resp, err
+	}
+	run := func(ctx context.Context, tx store.Tx) error {
 		w.begin(tx)
 		rec, err := do(ctx, w)
 		if err != nil {
@@ -110,9 +127,19 @@ func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 		if resp, err = w.settle(ctx, rc, rec); err != nil {
 			return err
 		}
+		if joined != nil {
+			// Its change log and events are written with the batch's,
+			// when Atomically ends.
+			joined.keep(w, rec)
+			return nil
+		}
 		return w.finish(ctx, rec)
-	})
-	return resp, err
+	}
+	if joined != nil {
+		// Atomically commits or rolls back this write with the others.
+		return resp, run(ctx, joined.tx)
+	}
+	return resp, e.store.Write(ctx, run)
 }
 
 // nothingWritten is a fault met before a write's transaction began: it
@@ -143,6 +170,7 @@ type Writer struct {
 	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
 	settings map[string]string                   // the company's settings, read once
 	live     map[string]map[string]any           // values of the records written, by register and key (liveKey)
+	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
 	events   []pendingEvent
 }
@@ -188,6 +216,15 @@ func (w *Writer) keepLive(register, key string, values map[string]any) {
 		w.live = map[string]map[string]any{}
 	}
 	w.live[liveKey(register, key)] = values
+	w.touch(register)
+}
+
+// touch notes that the write created or changed records of register.
+func (w *Writer) touch(register string) {
+	if w.touched == nil {
+		w.touched = map[string]bool{}
+	}
+	w.touched[register] = true
 }
 
 // Tx is the write's transaction.

@@ -106,3 +106,73 @@ func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 		})
 	}
 }
+
+// TestStatementsPerCreateInAtomic: the creates of an atomic batch share
+// the reads ahead of records they reference, the company's settings, and
+// one statement each for their change-log rows and events, so a create in
+// a batch costs fewer statements than the same create alone.
+func TestStatementsPerCreateInAtomic(t *testing.T) {
+	for _, b := range sqlBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			cat, err := catalog.Builtin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			counter := &statementCounter{}
+			e, err := reference.Open(ctx, b.DSN(t), cat, reference.Options{
+				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close() })
+			if err := e.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := demo.Load(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
+			task := func() engine.Input {
+				in := engine.NewInput()
+				in.Values["CustomerNr"], in.Values["TaskText"] = "1001", "batched"
+				for _, p := range []string{"4001", "4025"} {
+					line := engine.NewInput()
+					line.Values["ProductNr"], line.Values["Quantity"] = p, 1.0
+					in.AddLine("materials", line)
+				}
+				times := engine.NewInput()
+				times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
+				in.AddLine("times", times)
+				return in
+			}
+			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
+			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
+				t.Fatal(err)
+			}
+			before := counter.n.Load()
+			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
+				t.Fatal(err)
+			}
+			alone := counter.n.Load() - before
+			const n = 10
+			before = counter.n.Load()
+			_, err = e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
+				for range n {
+					if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
+						return engine.Response{}, err
+					}
+				}
+				return engine.Response{Status: 200}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			batched := float64(counter.n.Load()-before) / n
+			t.Logf("statements per task create with 3 lines: %d alone, %.1f in an atomic batch of %d", alone, batched, n)
+			if batched > float64(alone)*0.6 {
+				t.Errorf("a create in a batch costs %.1f statements, alone %d: want at most 60%%", batched, alone)
+			}
+		})
+	}
+}

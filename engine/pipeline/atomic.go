@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"fieldapi/engine"
+	"fieldapi/engine/platform"
+	"fieldapi/engine/store"
+)
+
+var _ engine.Atomic = (*Engine)(nil)
+
+// A joined transaction is how the writes of an atomic batch share one
+// store transaction: Atomically opens it and puts it in the context, and
+// every write of the engine (writeAs, write) that finds it there runs in
+// it instead of opening its own. The value is explicit in the context, so
+// a write joins only inside an Atomically call of this very engine.
+//
+// The writes of one Atomically share more than the transaction: what a
+// write reads ahead (referenced records, the company's settings) stays
+// cached for the next, except the records of every register a write
+// created or changed, which the next reads again; and their change-log
+// rows and events are written once, in one statement each, when fn ends.
+type joinedKey struct{}
+
+type joined struct {
+	e  *Engine
+	s  engine.Session
+	tx store.Tx
+
+	refs     map[string]map[string]engine.Record // the writers' reference cache, lent to each
+	settings map[string]string                   // the company's settings, once read
+	logs     []store.Values                      // change-log rows of the writes so far
+	events   []platform.Event                    // events of the writes so far
+}
+
+// Atomically runs fn with every write of the engine in one transaction
+// (engine.Atomic); the response fn returns is settled under claim in it.
+func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.Claim, fn func(ctx context.Context) (engine.Response, error)) (engine.Response, error) {
+	if j, _ := ctx.Value(joinedKey{}).(*joined); j != nil {
+		return engine.Response{}, fmt.Errorf("pipeline: Atomically inside Atomically")
+	}
+	var resp engine.Response
+	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+		j := &joined{e: e, s: s, tx: tx, refs: map[string]map[string]engine.Record{}}
+		var err error
+		if resp, err = fn(context.WithValue(ctx, joinedKey{}, j)); err != nil {
+			return err
+		}
+		writes, err := e.platform.Bind(tx)
+		if err != nil {
+			return err
+		}
+		if len(j.logs) > 0 {
+			if _, err := tx.Insert(ctx, changeLogTable, s.Company, j.logs); err != nil {
+				return err
+			}
+		}
+		if len(j.events) > 0 {
+			if err := writes.Record(ctx, s.Company, j.events); err != nil {
+				return err
+			}
+		}
+		return writes.Settle(ctx, claim, resp)
+	})
+	return resp, err
+}
+
+// joinedTx is the Atomically call ctx runs in, nil outside one. A write of
+// another session inside it is refused: the HTTP layer gives a batch's
+// operations the batch's session, and a write that opened a transaction
+// of its own there would wait for the joined one.
+func (e *Engine) joinedTx(ctx context.Context, s engine.Session) (*joined, error) {
+	j, _ := ctx.Value(joinedKey{}).(*joined)
+	if j == nil || j.e != e {
+		return nil, nil
+	}
+	if j.s != s {
+		return nil, fmt.Errorf("pipeline: a write of another session inside Atomically")
+	}
+	return j, nil
+}
+
+// lend gives a write of the batch the caches the earlier ones filled.
+func (j *joined) lend(w *Writer) {
+	w.refs, w.settings = j.refs, j.settings
+}
+
+// keep takes what a write of the batch noted for its end, and forgets the
+// cached records of the registers it wrote.
+func (j *joined) keep(w *Writer, rec engine.Record) {
+	j.logs = append(j.logs, w.logRows()...)
+	j.events = append(j.events, w.platformEvents(rec)...)
+	if w.settings != nil {
+		j.settings = w.settings
+	}
+	if w.refs != nil {
+		j.refs = w.refs
+	}
+	for register := range w.touched {
+		delete(j.refs, register)
+	}
+}

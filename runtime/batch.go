@@ -1,0 +1,281 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"fieldapi/engine"
+	"fieldapi/runtime/batch"
+)
+
+// POST /v1/batch runs many writes in one call. Each operation is served
+// by the route a single call of its method and path takes, through the
+// same handler, as an internal request whose answer is recorded: the
+// same decoding, scopes, rules, problems and events as the single call.
+// What the batch changes is only around the handler (prepareOperation):
+// the caller was authenticated once, by the batch, and each operation is
+// checked against that key's scopes; its body comes from the batch; and
+// its Idempotency-Key is the batch's:
+//
+//   - atomic: the engine runs every operation's write in one transaction
+//     (engine.Atomic), and the batch's answer is stored under the batch's
+//     key in it; the operations claim no key of their own.
+//   - independent: each operation commits on its own under a key derived
+//     from the batch's (operationKey), so a retry of a batch that died
+//     half way replays the operations that committed and runs the rest;
+//     the batch's answer is stored under its key when every operation
+//     has answered.
+
+// batchOperationKey marks the context of an operation's internal request.
+type batchOperationKey struct{}
+
+// batchOperation is what an operation's internal request carries from
+// the batch past the route's handler.
+type batchOperation struct {
+	session engine.Session
+	scopes  []string
+	body    []byte
+	key     string // the operation's Idempotency-Key; "" in an atomic batch
+}
+
+// BatchResponse is the answer of a batch that ran: one result per
+// operation, in order.
+type BatchResponse struct {
+	Results []BatchResult `json:"results"`
+}
+
+// BatchResult is what one operation answered: its status and its body on
+// success, its problem on failure, and the ETag of the record it wrote.
+type BatchResult struct {
+	ID      string          `json:"id"`
+	Status  int             `json:"status"`
+	Body    json.RawMessage `json:"body,omitempty"`
+	Problem json.RawMessage `json:"problem,omitempty"`
+	ETag    string          `json:"etag,omitempty"`
+}
+
+// serveBatch serves POST /v1/batch.
+func serveBatch(c *Call) error {
+	req, err := batch.Decode(c.Body)
+	if err != nil {
+		return envelopeProblem(err)
+	}
+	if req.Atomic {
+		return c.server.runAtomic(c, req)
+	}
+	return c.server.runIndependent(c, req)
+}
+
+// envelopeProblem is the problem of a batch whose envelope cannot be read.
+func envelopeProblem(err error) error {
+	var fe *batch.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch fe.Kind {
+	case batch.Unknown:
+		return UnknownField(fe.Field, fe.Valid)
+	case batch.Missing:
+		return MissingField(fe.Field)
+	case batch.Invalid:
+		return InvalidField(fe.Field, fe.Detail).withValid(fe.Valid)
+	}
+	if fe.Field != "" {
+		return MalformedBody(fmt.Sprintf("%s: %s", fe.Field, fe.Detail))
+	}
+	return MalformedBody(fe.Detail)
+}
+
+// runIndependent runs each operation on its own, whatever the others
+// answer, and answers 200 with every result; the answer is stored under
+// the batch's Idempotency-Key.
+func (s *Server) runIndependent(c *Call, req batch.Request) error {
+	outcomes := batch.NewOutcomes(req.Operations)
+	results := make([]BatchResult, len(req.Operations))
+	for i, op := range req.Operations {
+		results[i] = s.runOperation(c.Context(), c, op, outcomes, operationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
+	}
+	body, err := json.Marshal(BatchResponse{Results: results})
+	if err != nil {
+		return err
+	}
+	if c.claim != nil {
+		err := c.Engine.Idempotency().Complete(context.WithoutCancel(c.Context()), *c.claim, engine.Response{Status: http.StatusOK, Body: body})
+		if errors.Is(err, engine.ErrClaimLost) {
+			// A retry of this batch answered first: every operation was
+			// the same one under the same key, so its answer is this one's.
+			c.answerRace()
+			return nil
+		}
+		if err != nil {
+			c.server.cfg.Logger.Error("storing a batch's answer under its Idempotency-Key", "requestId", c.RequestID, "error", err)
+		}
+	}
+	c.send(http.StatusOK, "application/json", body)
+	return nil
+}
+
+// operationKey is the Idempotency-Key of an independent batch's
+// operation: the batch's key and the operation's index, apart from
+// every key a client can send (which holds no NUL).
+func operationKey(batchKey string, index int) string {
+	return "batch\x00" + batchKey + "\x00" + strconv.Itoa(index)
+}
+
+// runAtomic runs the operations in one transaction of the engine: the
+// first that fails rolls everything back, and the batch answers with its
+// status and a problem naming it; when all succeed, the answer commits
+// with their writes under the batch's Idempotency-Key.
+func (s *Server) runAtomic(c *Call, req batch.Request) error {
+	atomic, err := capabilityOf[engine.Atomic](c, "atomic batches")
+	if err != nil {
+		return err
+	}
+	var claim engine.Claim
+	if c.claim != nil {
+		claim = *c.claim
+	}
+	resp, err := atomic.Atomically(c.Context(), c.Session, claim, func(ctx context.Context) (engine.Response, error) {
+		outcomes := batch.NewOutcomes(req.Operations)
+		results := make([]BatchResult, len(req.Operations))
+		for i, op := range req.Operations {
+			results[i] = s.runOperation(ctx, c, op, outcomes, "")
+			if results[i].Status >= 300 {
+				return engine.Response{}, atomicFailure(req, i, results[i])
+			}
+		}
+		body, err := json.Marshal(BatchResponse{Results: results})
+		return engine.Response{Status: http.StatusOK, Body: body}, err
+	})
+	if err != nil {
+		return err
+	}
+	c.send(resp.Status, "application/json", resp.Body)
+	return nil
+}
+
+// atomicFailure is the answer of an atomic batch whose operation i
+// failed: that operation's problem, its status and code, with the
+// detail saying which operation failed and that nothing was written, and
+// as members the operation's index and id, its own problem, and the ids
+// of the operations not executed (all others: the transaction rolled
+// back those before it, and those after it never ran).
+func atomicFailure(req batch.Request, i int, failed BatchResult) *Problem {
+	var own Problem
+	if err := json.Unmarshal(failed.Problem, &own); err != nil || own.Status == 0 {
+		own = *Internal()
+	}
+	p := own
+	p.Type, p.RequestID = "", ""
+	p.Detail = fmt.Sprintf("operations[%d] (%q) failed, so none of the batch's %d operations was written: %s", i, failed.ID, len(req.Operations), own.Detail)
+	p.Index, p.ID, p.Operation = &i, failed.ID, &own
+	p.NotExecuted = make([]string, 0, len(req.Operations)-1)
+	for j, op := range req.Operations {
+		if j != i {
+			p.NotExecuted = append(p.NotExecuted, op.ID)
+		}
+	}
+	if own.Title == codeEngineBusy.Code || own.Title == codeEngineUnreachable.Code || own.Title == codeIdempotencyClaimLost.Code || own.Title == codeRateLimited.Code {
+		p.retryAfter = 1
+	}
+	return &p
+}
+
+// runOperation runs one operation as the internal request of its method
+// and path, with references resolved, and returns what it answered.
+func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) BatchResult {
+	res := BatchResult{ID: op.ID}
+	fail := func(p *Problem) BatchResult {
+		res.Status, res.Problem = p.Status, s.problemBody(p, c.RequestID)
+		outcomes.Add(op.ID, batch.Outcome{Status: res.Status})
+		return res
+	}
+	path, body, err := outcomes.Resolve(op)
+	if err != nil {
+		var ref *batch.RefError
+		if !errors.As(err, &ref) {
+			return fail(MalformedBody("the body is not valid JSON"))
+		}
+		return fail(InvalidReference(ref.Field, ref.Detail))
+	}
+	u, err := url.Parse(path)
+	if err != nil {
+		return fail(InvalidParameter("path", "not a valid escaped path"))
+	}
+	record := &RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: RouteNone}
+	ctx = context.WithValue(ctx, recordKey{}, record)
+	ctx = context.WithValue(ctx, batchOperationKey{}, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key})
+	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
+	if err != nil {
+		return fail(InvalidParameter("path", "not a valid path"))
+	}
+	r.RemoteAddr, r.Host = c.R.RemoteAddr, c.R.Host
+	if op.IfMatch != "" {
+		r.Header.Set(HeaderIfMatch, op.IfMatch)
+	}
+	w := &operationRecorder{header: http.Header{}}
+	s.route(w, r)
+	if w.status == 0 {
+		return fail(Internal()) // a handler that answered nothing: never a success
+	}
+	res.Status = w.status
+	if res.Status >= 400 {
+		res.Problem = w.body.Bytes()
+	} else {
+		res.Body = w.body.Bytes()
+		if !json.Valid(res.Body) {
+			res.Body = nil
+		}
+		res.ETag = w.header.Get(HeaderETag)
+	}
+	outcomes.Add(op.ID, batch.Outcome{Status: res.Status, Body: res.Body})
+	return res
+}
+
+// prepareOperation is prepare for a batch's operation: the batch
+// authenticated the caller and read the body; the route's scope is
+// checked against the batch key's, and an independent operation claims
+// its derived Idempotency-Key.
+func (s *Server) prepareOperation(c *Call, op *batchOperation) error {
+	if !c.route.batchable || !isWrite(c.R.Method) {
+		return InvalidParameter("path", c.R.Method+" "+c.R.URL.Path+" cannot be part of a batch")
+	}
+	c.Session, c.Scopes = op.session, op.scopes
+	c.record.ClientID, c.record.Company = op.session.ClientID, op.session.Company
+	if scope := c.route.Scope; scope != "" && !hasScope(c.Scopes, scope) {
+		return InsufficientScope(scope)
+	}
+	c.Body = op.body
+	if op.key == "" {
+		return nil
+	}
+	return s.claimKey(c, op.key)
+}
+
+// operationRecorder keeps what an operation's handler answers.
+type operationRecorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *operationRecorder) Header() http.Header { return w.header }
+
+func (w *operationRecorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *operationRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(b)
+}
