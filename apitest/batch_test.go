@@ -463,3 +463,42 @@ func TestBatchEveryKindOfWrite(t *testing.T) {
 		is.Equal(env.Get("/v1/customers/1031").Object(t)["Note"], "batched")
 	})
 }
+
+// TestBatchUpserts: PUT by key is a batch operation like any write. In an
+// atomic batch a PUT that creates is rolled back with the rest when a
+// later operation fails; in an independent one a PUT creates, a second
+// updates the same record, and a task refers to it by the key sent.
+func TestBatchUpserts(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		is := is.New(t)
+		env := Start(t, b, runtime.Config{})
+		path := KeyPath("customers", "BATCH-PUT-1")
+
+		before := env.snapshot(t)
+		failed := env.postBatch(true,
+			op("c1", "PUT", path, map[string]any{"name": "Upsert AS", "city": "Bergen"}),
+			op("t1", "POST", "/v1/tasks", map[string]any{"customerNr": "@{c1.Nr}", "materials": []any{map[string]any{"productNr": "no-such-product", "quantity": 1}}}),
+		)
+		is.Equal(failed.Status, http.StatusUnprocessableEntity)
+		is.Equal(failed.Problem(t).ID, "t1")
+		is.Equal(env.snapshot(t), before)                   // the PUT's customer was rolled back with the task
+		is.Equal(env.Get(path).Status, http.StatusNotFound) // and is not there
+
+		resp := env.postBatch(false,
+			op("c1", "PUT", path, map[string]any{"name": "Upsert AS", "city": "Bergen"}),
+			op("c2", "PUT", path, map[string]any{"city": "Oslo"}),
+			op("t1", "POST", "/v1/tasks", map[string]any{"customerNr": "@{c2.Nr}", "taskText": "For @{c2.Name}"}),
+		)
+		Expect(t, resp, http.StatusOK)
+		var got batchResults
+		resp.JSON(t, &got)
+		is.Equal(len(got.Results), 3)
+		is.Equal(got.Results[0].Status, http.StatusCreated)
+		is.Equal(got.Results[1].Status, http.StatusOK)
+		is.Equal(got.Results[1].Body["City"], "Oslo")
+		is.Equal(got.Results[2].Status, http.StatusCreated)
+		stored := env.Get(path)
+		Expect(t, stored, http.StatusOK)
+		is.Equal(stored.Object(t)["City"], "Oslo")
+	})
+}

@@ -34,9 +34,13 @@ func (e *Engine) Upsert(ctx context.Context, s engine.Session, register string, 
 	if by.Value == "" {
 		return engine.Response{}, engine.Refuse("%s is required", f.Name)
 	}
+	// Inside Atomically the transaction is the batch's: a lost race
+	// cannot roll back alone (and on PostgreSQL the failed insert has
+	// ended the transaction), so it fails the batch with the key taken.
+	joined, _ := e.joinedTx(ctx, s)
 	for attempt := 1; ; attempt++ {
 		resp, err := e.upsertOnce(ctx, s, r, f, by.Value, in, only, rc)
-		if attempt < maxUpsertAttempts && errors.Is(err, errLostCreateRace) {
+		if attempt < maxUpsertAttempts && joined == nil && errors.Is(err, errLostCreateRace) {
 			continue
 		}
 		return resp, err
