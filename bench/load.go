@@ -18,6 +18,9 @@ type scenario struct {
 	// fieldapiOnly: the baseline does not serve these calls (other
 	// registers than tasks); the scenario runs on fieldapi alone.
 	fieldapiOnly bool
+	// clients, when set, replaces --concurrency for this call (issue 21
+	// compares a batch with single calls from one client).
+	clients int
 	// request builds the i-th request of worker w for a target.
 	request func(t *target, w, i int) *http.Request
 	// observe, when set, sees each answer's body, for a scenario whose

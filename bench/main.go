@@ -152,7 +152,7 @@ func benchmark(cfg config) error {
 				return err
 			}
 			err := profiled(cfg.profile, sc.name, func() {
-				r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
+				r := run(sc, t, clientsOf(sc, cfg), cfg.warmup, cfg.duration)
 				fmt.Printf("%-15s in-process %8.0f req/s  p50 %s  p99 %s  errors %d %s\n", r.scenario, r.rps, ms(r.p50), ms(r.p99), r.errors, r.firstError)
 			})
 			if err != nil {
@@ -191,7 +191,7 @@ func benchmark(cfg config) error {
 			if sc.fieldapiOnly && t.baseline {
 				continue
 			}
-			r := run(sc, t, cfg.clients, cfg.warmup, cfg.duration)
+			r := run(sc, t, clientsOf(sc, cfg), cfg.warmup, cfg.duration)
 			fmt.Printf("%-15s %-9s %8.0f req/s  p50 %-9s p99 %-9s max %-9s errors %d %s\n", r.scenario, r.target, r.rps,
 				r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(time.Millisecond), r.errors, r.firstError)
 			results = append(results, r)
@@ -208,6 +208,15 @@ func benchmark(cfg config) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(cfg.out, "results.svg"), []byte(rep.svg()), 0o644)
+}
+
+// clientsOf is how many clients drive a call: its own number, else
+// --concurrency.
+func clientsOf(sc scenario, cfg config) int {
+	if sc.clients > 0 {
+		return sc.clients
+	}
+	return cfg.clients
 }
 
 // selected are the scenarios --only names, or all.
@@ -360,9 +369,8 @@ func scenarios(d dataset, runID string) []scenario {
 		}})
 	}
 	// mixed stays last (benchmark puts the company runs before it).
-	return append(out,
-		batchScenario(d, runID, write, pick),
-		mixedScenario(d, runID, get, write, pick))
+	out = append(out, batchScenarios(d, runID, write, pick)...)
+	return append(out, mixedScenario(d, runID, get, write, pick))
 }
 
 // mixedScenario is every kind of call at once (see the package comment):
