@@ -43,6 +43,31 @@ func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.Stm
 	return ctx, rows, err
 }
 
+// countedDemoEngine is the engine on dsn with the demo data loaded, and the
+// counter of the statements it sends.
+func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementCounter) {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &statementCounter{}
+	e, err := reference.Open(ctx, dsn, cat, reference.Options{
+		WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Load(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	return e, counter
+}
+
 // TestStatementsPerCreateDoNotGrowWithLines: a create resolves its
 // references in one query per referenced register, inserts each line list
 // in one statement and writes its change-log rows and events in one each,
@@ -52,23 +77,7 @@ func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 	for _, b := range sqlBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			cat, err := catalog.Builtin()
-			if err != nil {
-				t.Fatal(err)
-			}
-			counter := &statementCounter{}
-			e, err := reference.Open(ctx, b.DSN(t), cat, reference.Options{
-				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			if err := e.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := demo.Load(ctx, e); err != nil {
-				t.Fatal(err)
-			}
+			e, counter := countedDemoEngine(t, b.DSN(t))
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
 			products := []string{"4001", "4002", "4004", "4011", "4018", "4025", "4026"}
 			create := func(lines int) int64 {
@@ -115,23 +124,7 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 	for _, b := range sqlBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			cat, err := catalog.Builtin()
-			if err != nil {
-				t.Fatal(err)
-			}
-			counter := &statementCounter{}
-			e, err := reference.Open(ctx, b.DSN(t), cat, reference.Options{
-				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			if err := e.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := demo.Load(ctx, e); err != nil {
-				t.Fatal(err)
-			}
+			e, counter := countedDemoEngine(t, b.DSN(t))
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
 			task := func() engine.Input {
 				in := engine.NewInput()
@@ -157,7 +150,7 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 			alone := counter.n.Load() - before
 			const n = 10
 			before = counter.n.Load()
-			_, err = e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
+			_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
 				for range n {
 					if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
 						return engine.Response{}, err
