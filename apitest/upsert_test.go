@@ -77,9 +77,10 @@ func TestUpsertByNumber(t *testing.T) {
 		Expect(t, env.put(KeyPath("customers", "EXT-4"), withContact), http.StatusCreated)
 		is.Equal(env.put(KeyPath("customers", "EXT-4"), withContact).Problem(t).Title, "command_failed")
 
-		// A POST of a taken number is 409 already_exists.
+		// A POST of a taken number is the engine's refusal (spec 7: 422).
 		taken := env.Post("/v1/customers", map[string]any{"nr": "EXT-1", "name": "Dubblett"})
-		is.Equal(taken.Problem(t).Title, "already_exists")
+		is.Equal(taken.Status, http.StatusUnprocessableEntity)
+		is.Equal(taken.Problem(t).Title, "command_failed")
 		is.True(strings.Contains(taken.Problem(t).Detail, "EXT-1"))
 
 		// A replay of a PUT answers what it answered, created or not.

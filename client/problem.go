@@ -19,7 +19,7 @@ var (
 	ErrTokenRequired      = errors.New("fieldapi: token required")      // 401 token_required: use WithClientCredentials
 	ErrForbidden          = errors.New("fieldapi: forbidden")           // 403: scope, address or the signature's permissions
 	ErrNotFound           = errors.New("fieldapi: not found")           // 404: no such record (in the caller's company)
-	ErrConflict           = errors.New("fieldapi: conflict")            // 409: a key or lookup key another record has (already_exists), an Idempotency-Key reused with other content, or still running
+	ErrConflict           = errors.New("fieldapi: conflict")            // 409: a lookup-key value another record has (already_exists), an Idempotency-Key reused with other content, or still running
 	ErrPreconditionFailed = errors.New("fieldapi: precondition failed") // 412: the record changed since the ETag sent with WithIfMatch, or an Upsert's create-only or update-only condition failed; nothing was written
 	ErrRejected           = errors.New("fieldapi: rejected")            // 422: the engine refused the command (its rules)
 	ErrRateLimited        = errors.New("fieldapi: rate limited")        // 429: too many calls, after every retry

@@ -47,11 +47,15 @@ type UpsertReceipt struct {
 }
 
 // KeyTakenError: a write would give a record the key or lookup-key value
-// another record of the company has (HTTP 409). Nothing was written.
+// another record of the company has. Nothing was written. A taken record
+// key is the engine's refusal (HTTP 422, as the contract has it for a
+// create the engine refuses); a taken lookup-key value is a conflict
+// (HTTP 409).
 type KeyTakenError struct {
 	Record string // the record type: Customer
 	Field  string // the unique field: Nr, ExternalId
 	Value  string
+	Lookup bool // Field is a lookup key (or may be: the store could not say which)
 }
 
 func (e *KeyTakenError) Error() string {

@@ -175,10 +175,10 @@ func TestEngineVerdictsReplay(t *testing.T) {
 	resp, _ = client.do(http.MethodPost, "/v1/customers", "taken-1", `{"name": ""}`)
 	is.Equal(resp.StatusCode, http.StatusCreated)
 	resp, refused := client.do(http.MethodPost, "/v1/customers", "taken-2", `{"name": ""}`)
-	is.Equal(resp.StatusCode, http.StatusConflict) // the key "taken" exists
-	is.Equal(problemTitle(t, refused), "already_exists")
+	is.Equal(resp.StatusCode, http.StatusUnprocessableEntity) // the key "taken" exists: the engine refuses it (spec 7)
+	is.Equal(problemTitle(t, refused), "command_failed")
 	resp, replayed := client.do(http.MethodPost, "/v1/customers", "taken-2", `{"name": ""}`)
-	is.Equal(resp.StatusCode, http.StatusConflict)
+	is.Equal(resp.StatusCode, http.StatusUnprocessableEntity)
 	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
 	// The same problem, carrying the replay's own request id (header and body agree).
 	var stored, answered runtime.Problem

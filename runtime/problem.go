@@ -67,7 +67,7 @@ var (
 	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
 	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
 	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
-	codeAlreadyExists          = ProblemCode{http.StatusConflict, "already_exists", "Another record of the company has the key or lookup key the write gives (a POST of a taken Nr, a lookup-key value in use); nothing was written. PUT writes a record by its key whether it exists or not.", false}
+	codeAlreadyExists          = ProblemCode{http.StatusConflict, "already_exists", "Another record of the company has the lookup-key value the write gives; nothing was written. (A record key in use, such as a POST of a taken Nr, is the engine's refusal: 422 command_failed.)", false}
 	codeIdempotencyClaimLost   = ProblemCode{http.StatusConflict, "idempotency_claim_lost", "Another call with the same Idempotency-Key answered first while this one ran, and its answer could not be read back; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
 	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
 	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
@@ -292,8 +292,10 @@ func AsProblem(err error) *Problem {
 		return p
 	case errors.As(err, &cmd):
 		return CommandFailed(cmd.Detail, cmd.ValidValues)
-	case errors.As(err, &taken):
+	case errors.As(err, &taken) && taken.Lookup:
 		return AlreadyExists(taken.Error())
+	case errors.As(err, &taken): // a record key: the engine's refusal (spec 7)
+		return CommandFailed(taken.Error(), nil)
 	case errors.As(err, &perm):
 		return PermissionDenied(perm.Error())
 	case errors.Is(err, engine.ErrNotFound):

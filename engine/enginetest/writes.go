@@ -132,7 +132,7 @@ func testCreateRendersRecord(t *testing.T, s *suite) {
 }
 
 // testGivenKey: a key the client may choose is kept as given; a key in use
-// is refused with an *engine.KeyTakenError (409 already_exists).
+// is refused with an *engine.KeyTakenError (422 command_failed over HTTP; a lookup key taken is 409).
 func testGivenKey(t *testing.T, s *suite) {
 	sub := s.subject
 	if !sub.chosenKey {

@@ -188,7 +188,7 @@ func (w *Writer) checkLookupsFree(ctx context.Context, r *register, values map[s
 			return err
 		}
 		if n > 0 {
-			return &engine.KeyTakenError{Record: r.reg.Record, Field: f.Name, Value: v}
+			return &engine.KeyTakenError{Record: r.reg.Record, Field: f.Name, Value: v, Lookup: f.LookupKey}
 		}
 	}
 	return nil

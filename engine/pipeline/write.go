@@ -498,7 +498,7 @@ func (w *Writer) duplicateKey(r *register, key string, err error) error {
 		for _, f := range r.lookups {
 			fields += " or " + f.Name
 		}
-		return errors.Join(&engine.KeyTakenError{Record: r.reg.Record, Field: fields}, err)
+		return errors.Join(&engine.KeyTakenError{Record: r.reg.Record, Field: fields, Lookup: true}, err)
 	}
 	return err
 }
