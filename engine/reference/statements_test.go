@@ -9,9 +9,7 @@ import (
 
 	"github.com/ngrok/sqlmw"
 
-	"fieldapi/catalog"
 	"fieldapi/engine"
-	"fieldapi/engine/demo"
 	"fieldapi/engine/reference"
 )
 
@@ -47,24 +45,9 @@ func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.Stm
 // counter of the statements it sends.
 func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementCounter) {
 	t.Helper()
-	ctx := context.Background()
-	cat, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	counter := &statementCounter{}
-	e, err := reference.Open(ctx, dsn, cat, reference.Options{
+	e := openDemo(t, dsn, builtin(t), reference.Options{
 		WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := demo.Load(ctx, e); err != nil {
-		t.Fatal(err)
-	}
 	return e, counter
 }
 
