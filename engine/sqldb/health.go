@@ -109,22 +109,35 @@ func (p *healthProbe) mark(why error) {
 
 // probe pings the server on the probe's connection. A connection that
 // breaks (one the server closed while it was away) is replaced by a fresh
-// one at once, so only a server that does not answer fails the probe. Connecting
-// may take the DSN's connect_timeout, for a database far away.
+// one at once, so only a server that does not answer fails the probe.
 func (p *healthProbe) probe(ctx context.Context, conn **pgx.Conn) error {
 	if *conn != nil {
 		pingCtx, cancel := context.WithTimeout(ctx, probeTimeout)
 		err := (*conn).Ping(pingCtx)
+		timedOut := pingCtx.Err() != nil // asked before cancel, which sets it always
 		cancel()
 		if err == nil {
 			return nil
 		}
 		closeQuickly(*conn)
 		*conn = nil
-		if pingCtx.Err() != nil || pgconn.Timeout(err) {
+		if timedOut || pgconn.Timeout(err) {
 			return err // no answer in time; the next round connects afresh
 		}
 	}
+	err := p.connect(ctx, conn)
+	if err != nil && ctx.Err() == nil && !pgconn.Timeout(err) {
+		// Refused or reset at once: try once more before marking, so a
+		// connect cut off as the server came back (a half-open attempt
+		// reset by the returning host) cannot mark a server that answers.
+		err = p.connect(ctx, conn)
+	}
+	return err
+}
+
+// connect opens the probe's connection. Connecting may take the DSN's
+// connect_timeout, for a database far away.
+func (p *healthProbe) connect(ctx context.Context, conn **pgx.Conn) error {
 	connectCtx, cancel := context.WithTimeout(ctx, max(probeTimeout, p.cfg.ConnectTimeout))
 	defer cancel()
 	c, err := pgx.ConnectConfig(connectCtx, p.cfg) // the handshake is itself an answer
