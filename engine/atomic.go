@@ -17,3 +17,21 @@ type Atomic interface {
 	// wrote.
 	Atomically(ctx context.Context, s Session, claim Claim, fn func(ctx context.Context) (Response, error)) (Response, error)
 }
+
+// likeWritesKey carries the hint of WithLikeWrites.
+type likeWritesKey struct{}
+
+// WithLikeWrites tells the engine, inside Atomically, that the write made
+// with ctx is the first of n like it (the same method on the same path of
+// one batch, this one included). It is only a hint: a create of a register
+// with a number series takes the numbers of all n at once, and gives back
+// what they do not use where its store can (SQLite, memory).
+func WithLikeWrites(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, likeWritesKey{}, n)
+}
+
+// LikeWrites is the hint of WithLikeWrites: at least 1.
+func LikeWrites(ctx context.Context) int {
+	n, _ := ctx.Value(likeWritesKey{}).(int)
+	return max(n, 1)
+}

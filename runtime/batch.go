@@ -144,8 +144,9 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	resp, err := atomic.Atomically(c.Context(), c.Session, claim, func(ctx context.Context) (engine.Response, error) {
 		outcomes := batch.NewOutcomes(req.Operations)
 		results := make([]BatchResult, len(req.Operations))
+		like := likeOperations(req.Operations)
 		for i, op := range req.Operations {
-			results[i] = s.runOperation(ctx, c, op, outcomes, "")
+			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "")
 			if results[i].Status >= 300 {
 				return engine.Response{}, atomicFailure(req, i, results[i])
 			}
@@ -158,6 +159,20 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	}
 	c.send(resp.Status, "application/json", resp.Body)
 	return nil
+}
+
+// likeOperations counts, for each operation, the operations from it on
+// with its method and path: the engine's hint (engine.WithLikeWrites) by
+// which the creates of one register take their numbers at once.
+func likeOperations(ops []batch.Operation) []int {
+	like := make([]int, len(ops))
+	seen := map[[2]string]int{}
+	for i := len(ops) - 1; i >= 0; i-- {
+		k := [2]string{ops[i].Method, ops[i].Path}
+		seen[k]++
+		like[i] = seen[k]
+	}
+	return like
 }
 
 // atomicFailure is the answer of an atomic batch whose operation i

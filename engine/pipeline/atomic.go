@@ -21,7 +21,8 @@ var _ engine.Atomic = (*Engine)(nil)
 // write reads ahead (referenced records, the company's settings) stays
 // cached for the next, except the records of every register a write
 // created or changed, which the next reads again; and their change-log
-// rows and events are written once, in one statement each, when fn ends.
+// rows and events are written once, in one statement each, when fn ends;
+// and the numbers of its creates are taken ahead (numberPool).
 type joinedKey struct{}
 
 type joined struct {
@@ -33,6 +34,7 @@ type joined struct {
 	settings map[string]string                   // the company's settings, once read
 	logs     []store.Values                      // change-log rows of the writes so far
 	events   []platform.Event                    // events of the writes so far
+	numbers  *numberPool                         // numbers taken ahead for the writes
 }
 
 // Atomically runs fn with every write of the engine in one transaction
@@ -43,9 +45,12 @@ func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.
 	}
 	var resp engine.Response
 	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		j := &joined{e: e, s: s, tx: tx, refs: map[string]map[string]engine.Record{}}
+		j := &joined{e: e, s: s, tx: tx, refs: map[string]map[string]engine.Record{}, numbers: newNumberPool()}
 		var err error
 		if resp, err = fn(context.WithValue(ctx, joinedKey{}, j)); err != nil {
+			return err
+		}
+		if err := j.numbers.giveBack(ctx, tx, s.Company); err != nil {
 			return err
 		}
 		writes, err := e.platform.Bind(tx)
@@ -84,7 +89,7 @@ func (e *Engine) joinedTx(ctx context.Context, s engine.Session) (*joined, error
 
 // lend gives a write of the batch the caches the earlier ones filled.
 func (j *joined) lend(w *Writer) {
-	w.refs, w.settings = j.refs, j.settings
+	w.refs, w.settings, w.numbers = j.refs, j.settings, j.numbers
 }
 
 // keep takes what a write of the batch noted for its end, and forgets the

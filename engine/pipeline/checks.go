@@ -130,6 +130,9 @@ func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]a
 		if taken {
 			return "", alreadyExists(r, key)
 		}
+		if w.numbers != nil {
+			w.numbers.drop(r.reg.Name, key)
+		}
 		return key, nil
 	}
 	if !r.reg.NumberSeries {
@@ -146,6 +149,13 @@ func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]a
 // nextNumber takes the next number of the register's series in the
 // company, skipping numbers already used as keys given by hand.
 func (w *Writer) nextNumber(ctx context.Context, r *register) (string, error) {
+	if w.numbers != nil {
+		want := 1
+		if r.reg.Name == w.likeCreates.register {
+			want = w.likeCreates.n
+		}
+		return w.numbers.take(ctx, w, r, want)
+	}
 	for {
 		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, r.reg.Name, 1)
 		if err != nil {

@@ -68,12 +68,19 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 		where = append(where, store.Equal(name, v))
 	}
 	row := store.Values{modifiedField: x.w.now}
+	values := x.w.live[liveKey(register, key)]
+	if values != nil {
+		// The write created or changed this record: its row's Modified is
+		// now already, and leaving it out spares SQLite the rewrite of its
+		// Modified index entry (a task create's Id, once per create).
+		delete(row, modifiedField)
+	}
 	for name, v := range set {
 		row[name] = v
 	}
 	x.w.touch(register)
 	n, err := x.w.tx.Update(ctx, r.reg.Name, x.w.s.Company, where, row)
-	if values := x.w.live[liveKey(register, key)]; n > 0 && values != nil {
+	if n > 0 && values != nil {
 		maps.Copy(values, row) // the write's answer shows the change
 	}
 	return n > 0, err

@@ -28,6 +28,7 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 	}
 	w := e.newWriter(s)
+	w.likeCreates.register, w.likeCreates.n = register, engine.LikeWrites(ctx)
 	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			c, err := w.create(ctx, r, in, nil, nil)
@@ -173,6 +174,12 @@ type Writer struct {
 	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
 	events   []pendingEvent
+
+	numbers     *numberPool // inside Atomically: the batch's numbers taken ahead
+	likeCreates struct {    // the creates like this one the batch holds, this one included (engine.LikeWrites)
+		register string
+		n        int
+	}
 }
 
 func (e *Engine) newWriter(s engine.Session) *Writer {

@@ -81,6 +81,12 @@ type Tx interface {
 	NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error)
 	// AlignNumbers moves a series so that its next number is at least next.
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
+	// ReturnNumbers gives back numbers of a series this transaction took
+	// and did not use, from..next-1, the last it took: the series' next
+	// goes back to from when it stands at next. A store whose series
+	// cannot go back (numbers a rollback does not give back either) keeps
+	// them taken, a gap.
+	ReturnNumbers(ctx context.Context, company, series string, from, next int64) error
 	// OnRollback registers fn to run if the transaction does not commit,
 	// for state kept beside the store (caches, another store sharing the
 	// transaction) to undo what it did in it. fn must not call the store.

@@ -360,6 +360,17 @@ func (tx *Tx) AlignNumbers(ctx context.Context, company, series string, next int
 	return err
 }
 
+// ReturnNumbers moves a series back to from when it stands at next.
+func (tx *Tx) ReturnNumbers(ctx context.Context, company, series string, from, next int64) error {
+	_, err := tx.series(company, series, func(first int64) int64 {
+		if first == next && from < next {
+			return from
+		}
+		return first
+	})
+	return err
+}
+
 // series moves a series' next number from first to move(first) and
 // returns first.
 func (tx *Tx) series(company, name string, move func(first int64) int64) (int64, error) {

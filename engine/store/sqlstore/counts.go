@@ -93,6 +93,20 @@ func (t *Tx) AlignNumbers(ctx context.Context, company, series string, next int6
 	return err
 }
 
+// ReturnNumbers moves a series back to from when it stands at next. On
+// SQLite the series' row is this transaction's until it ends, so the
+// numbers go back as a rollback gives them back; PostgreSQL's sequences
+// cannot go back (a parallel transaction may have taken the numbers
+// after them), so there they stay taken, a gap.
+func (t *Tx) ReturnNumbers(ctx context.Context, company, series string, from, next int64) error {
+	if t.s.db.Dialect().Postgres() || from >= next {
+		return nil
+	}
+	_, err := sqldb.Exec(ctx, t.tx, `UPDATE "number_series" SET "next" = ? WHERE "company" = ? AND "register" = ? AND "next" = ?`,
+		from, company, series, next)
+	return err
+}
+
 // sequence returns the name of the PostgreSQL sequence of a company's
 // series, creating it on the series' first use, from where number_series
 // left it. The creation is the transaction's: a parallel first use waits

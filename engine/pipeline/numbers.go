@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"fieldapi/engine/store"
+)
+
+// numberPool holds the numbers of series an atomic batch took ahead and
+// has not used yet. A batch of n creates of a numbered register takes
+// their n numbers and checks that none is a key given by hand in one
+// statement each, where creates one by one take each number and check it
+// on its own (two statements per create). The numbers a create gets are
+// the ones it would get alone, in the same order: taken numbers are
+// skipped as nextNumber skips them, a key given by hand in the batch is
+// dropped from the pool (taken), and what the batch does not use is given
+// back when it ends (store.Tx.ReturnNumbers).
+type numberPool struct {
+	free map[string][]int64 // by register: checked free, increasing
+	next map[string]int64   // by register: the series' next after the last take
+}
+
+func newNumberPool() *numberPool {
+	return &numberPool{free: map[string][]int64{}, next: map[string]int64{}}
+}
+
+// take returns the next free number of r's series, taking want numbers
+// (at least 1) when the pool has none left.
+func (p *numberPool) take(ctx context.Context, w *Writer, r *register, want int) (string, error) {
+	name := r.reg.Name
+	for len(p.free[name]) == 0 {
+		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, name, min(max(want, 1), maxPooledNumbers))
+		if err != nil {
+			return "", err
+		}
+		keys := make([]string, len(numbers))
+		for i, n := range numbers {
+			keys[i] = strconv.FormatInt(n, 10)
+		}
+		taken, err := w.keysTaken(ctx, r, keys)
+		if err != nil {
+			return "", err
+		}
+		for i, n := range numbers {
+			if !taken[keys[i]] {
+				p.free[name] = append(p.free[name], n)
+			}
+		}
+		p.next[name] = numbers[len(numbers)-1] + 1
+	}
+	n := p.free[name][0]
+	p.free[name] = p.free[name][1:]
+	return strconv.FormatInt(n, 10), nil
+}
+
+// maxPooledNumbers caps one take (a batch holds at most 1000 operations).
+const maxPooledNumbers = 1000
+
+// drop takes a key given by hand out of the pool: the series would skip
+// it once the record exists.
+func (p *numberPool) drop(register, key string) {
+	free := p.free[register]
+	if i := slices.IndexFunc(free, func(n int64) bool { return strconv.FormatInt(n, 10) == key }); i >= 0 {
+		p.free[register] = slices.Delete(free, i, i+1)
+	}
+}
+
+// giveBack returns the numbers the batch took and did not use.
+func (p *numberPool) giveBack(ctx context.Context, tx store.Tx, company string) error {
+	for name, free := range p.free {
+		if len(free) == 0 {
+			continue
+		}
+		if err := tx.ReturnNumbers(ctx, company, name, free[0], p.next[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keysTaken reports which of the keys records of r hold, in one query.
+func (w *Writer) keysTaken(ctx context.Context, r *register, keys []string) (map[string]bool, error) {
+	rows, err := w.tx.Select(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company,
+		Where: []store.Cond{store.OneOf(r.key.Name, keys)}, Columns: []string{r.key.Name}})
+	if err != nil {
+		return nil, err
+	}
+	taken := make(map[string]bool, len(rows))
+	for _, row := range rows {
+		taken[r.keyOf(row)] = true
+	}
+	return taken, nil
+}
