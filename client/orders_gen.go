@@ -139,6 +139,7 @@ type OrderListParams struct {
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
 	SupplierNr     string    // SupplierNr equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -147,6 +148,7 @@ func (p OrderListParams) query() url.Values {
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "supplierNr", p.SupplierNr)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

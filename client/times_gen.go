@@ -91,6 +91,7 @@ type TimeListParams struct {
 	OwnerType      string    // OwnerType equals this. Unset: task.
 	UserSign       string    // UserSign equals this.
 	Invoice        *bool     // Invoice is this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -100,6 +101,7 @@ func (p TimeListParams) query() url.Values {
 	setText(q, "ownerType", p.OwnerType)
 	setText(q, "userSign", p.UserSign)
 	setBool(q, "invoice", p.Invoice)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

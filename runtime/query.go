@@ -57,7 +57,7 @@ type Filter struct {
 }
 
 // listParams are accepted by every list.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore"}
+var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam}
 
 // ListRequest is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
@@ -66,6 +66,7 @@ type ListRequest struct {
 	Page        int    // page number this response is
 	fingerprint uint64 // hash of the filters, bound into cursors
 	total       *int   // the total counted on the walk's first page
+	estimated   bool   // that total is an estimate
 }
 
 // Query is the request's query parameters, parsed strictly: a name or
@@ -130,6 +131,9 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		return req, err
 	}
 	req.Query.Limit = limit
+	if req.Query.Count, err = parseCount(values); err != nil {
+		return req, err
+	}
 	for _, name := range []string{"modifiedSince", "modifiedBefore"} {
 		v := values.Get(name)
 		if v == "" {
@@ -168,7 +172,7 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		if err != nil {
 			return req, InvalidParameter("cursor", err.Error())
 		}
-		req.Query.After, req.Page, req.total = &c.Pos, c.Page, c.Total
+		req.Query.After, req.Page, req.total, req.estimated = &c.Pos, c.Page, c.Total, c.Estimated
 		// Counting costs a scan of the company's rows: a walk counts once,
 		// on its first page, and carries the total in its cursors.
 		req.Query.KnownTotal = c.Total != nil
@@ -314,6 +318,8 @@ type cursor struct {
 	Page  int    `json:"n"`           // page number the cursor leads to
 	FP    uint64 `json:"f"`           // filters it belongs to
 	Total *int   `json:"t,omitempty"` // total counted when the walk began
+	// Estimated says Total is an estimate (count=estimated).
+	Estimated bool `json:"e,omitempty"`
 }
 
 func encodeCursor(c cursor) string {
@@ -339,21 +345,24 @@ type ListEnvelope[T any] struct {
 	NextCursor *string `json:"nextCursor"`
 	Page       int     `json:"page"`
 	Total      *int    `json:"total"`
+	// TotalEstimated is true when total is the store's estimate
+	// (count=estimated); absent otherwise, as the spec's envelope is.
+	TotalEstimated bool `json:"totalEstimated,omitempty"`
 }
 
 // Envelope wraps one engine page of records. On a cursor walk the total
 // is the one counted on the walk's first page.
 func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
-	total := page.Total
+	total, estimated := page.Total, page.TotalEstimated
 	if req.Query.KnownTotal {
-		total = req.total
+		total, estimated = req.total, req.estimated
 	}
-	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total}
+	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
 	for i, rec := range page.Records {
 		env.Items[i] = view(rec)
 	}
 	if page.Next != nil {
-		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total})
+		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total, Estimated: estimated})
 		env.NextCursor = &next
 	}
 	return env

@@ -59,12 +59,12 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if err := e.complete(ctx, e.store, r, s.Company, page.Records, seqs); err != nil {
 		return engine.Page{}, err
 	}
-	if !r.reg.Uncounted && !q.KnownTotal {
-		total, err := e.total(ctx, r, s.Company, where)
+	if !r.reg.Uncounted && !q.KnownTotal && q.Count != engine.CountNone {
+		total, estimated, err := e.listTotal(ctx, r, s.Company, where, q.Count)
 		if err != nil {
 			return engine.Page{}, err
 		}
-		page.Total = &total
+		page.Total, page.TotalEstimated = &total, estimated
 	}
 	return page, nil
 }

@@ -50,6 +50,10 @@ type Reader interface {
 	// Count returns how many rows of one table match the query's Where
 	// (Columns, OrderBy, Limit and Offset are ignored).
 	Count(ctx context.Context, q Select) (int64, error)
+	// Estimate returns about how many rows of one table match the query's
+	// Where, from the storage's statistics, and whether the number is in
+	// fact exact (a store that keeps no statistics counts).
+	Estimate(ctx context.Context, q Select) (n int64, exact bool, err error)
 	// Counted returns how many rows a company has in a table the schema
 	// marks Counted: kept by the store as rows are inserted and deleted, so
 	// a list's total costs one read however many rows there are.

@@ -115,6 +115,7 @@ type VehicleListParams struct {
 	Mileage        *float64  // Mileage equals this.
 	Combustion     *bool     // Electric is the opposite of this.
 	Electric       *bool     // Electric is this. Unset: true.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -128,6 +129,7 @@ func (p VehicleListParams) query() url.Values {
 	setNumber(q, "mileage", p.Mileage)
 	setBool(q, "combustion", p.Combustion)
 	setBool(q, "electric", p.Electric)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -100,6 +100,7 @@ var tests = []struct {
 	{"number series", numberSeries},
 	{"counted tables", countedTables},
 	{"columns and expressions", columnsAndExprs},
+	{"estimates", estimates},
 }
 
 const acme, other = "acme", "other"
