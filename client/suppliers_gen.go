@@ -107,6 +107,7 @@ type SupplierListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
+	NamePrefix     string    // name[prefix]: Name starts with the text (exact case).
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
@@ -115,6 +116,7 @@ func (p SupplierListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
+	setText(q, "name[prefix]", p.NamePrefix)
 	setText(q, "count", string(p.Count))
 	return q
 }

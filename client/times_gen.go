@@ -91,6 +91,11 @@ type TimeListParams struct {
 	OwnerType      string    // OwnerType equals this. Unset: task.
 	UserSign       string    // UserSign equals this.
 	Invoice        *bool     // Invoice is this.
+	Date           string    // Date equals this.
+	DateGte        string    // date[gte]: Date ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateLte        string    // date[lte]: Date ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateGt         string    // date[gt]: Date > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateLt         string    // date[lt]: Date < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
@@ -101,6 +106,11 @@ func (p TimeListParams) query() url.Values {
 	setText(q, "ownerType", p.OwnerType)
 	setText(q, "userSign", p.UserSign)
 	setBool(q, "invoice", p.Invoice)
+	setText(q, "date", p.Date)
+	setText(q, "date[gte]", p.DateGte)
+	setText(q, "date[lte]", p.DateLte)
+	setText(q, "date[gt]", p.DateGt)
+	setText(q, "date[lt]", p.DateLt)
 	setText(q, "count", string(p.Count))
 	return q
 }

@@ -523,6 +523,7 @@ func filtersVar(f *jen.File, r *Register) {
 		if fl.Default != "" {
 			vals = append(vals, jen.Id("Default").Op(":").Lit(fl.Default))
 		}
+		vals = append(vals, filterOpValues(r, fl)...)
 		items = append(items, jen.Line().Values(vals...))
 	}
 	if len(items) > 0 {

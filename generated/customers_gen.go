@@ -189,7 +189,7 @@ var customerContactsShape = runtime.Shape{
 
 // customerFilters are the query filters of GET /v1/customers.
 var customerFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 

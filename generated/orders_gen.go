@@ -246,7 +246,9 @@ func viewOrderLinesReply(rec engine.Record) OrderLinesReply {
 
 // orderFilters are the query filters of GET /v1/orders.
 var orderFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}},
+	{Param: "orderDate", Field: "OrderDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "deliveryDate", Field: "DeliveryDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 	{Param: "supplierNr", Field: "SupplierNr", Kind: runtime.KindText, Match: runtime.Equals},
 }

@@ -151,7 +151,8 @@ var productUpsertShape = runtime.Shape{
 
 // productFilters are the query filters of GET /v1/products.
 var productFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
+	{Param: "basePrice", Field: "BasePrice", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 

@@ -245,7 +245,9 @@ var quoteTimesShape = runtime.Shape{
 
 // quoteFilters are the query filters of GET /v1/quotes.
 var quoteFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}},
+	{Param: "quoteDate", Field: "QuoteDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "validUntilDate", Field: "ValidUntilDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 

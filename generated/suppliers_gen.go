@@ -189,7 +189,7 @@ var supplierContactsShape = runtime.Shape{
 
 // supplierFilters are the query filters of GET /v1/suppliers.
 var supplierFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 

@@ -392,8 +392,11 @@ var taskNotesShape = runtime.Shape{
 
 // taskFilters are the query filters of GET /v1/tasks.
 var taskFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
-	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}, Enum: []string{"Planned", "Sent", "Received", "InProgress", "Finished", "Archived"}},
+	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals, Ops: []string{"in"}},
+	{Param: "planStartDate", Field: "PlanStartDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "planStopDate", Field: "PlanStopDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "estimatedTime", Field: "EstimatedTime", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt"}},
 }
 
 // listTasks serves GET /v1/tasks.

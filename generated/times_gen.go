@@ -168,6 +168,7 @@ var timeFilters = []runtime.Filter{
 	{Param: "ownerType", Field: "OwnerType", Kind: runtime.KindText, Match: runtime.Equals, Default: "task"},
 	{Param: "userSign", Field: "UserSign", Kind: runtime.KindText, Match: runtime.Equals},
 	{Param: "invoice", Field: "Invoice", Kind: runtime.KindBool, Match: runtime.Equals},
+	{Param: "date", Field: "Date", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt"}},
 }
 
 // listTimes serves GET /v1/times.

@@ -54,6 +54,8 @@ type Filter struct {
 	Values  []string // Hides: the hidden values
 	Negate  bool     // Equals on a bool: the parameter is the field's opposite
 	Default string   // assumed when the parameter is absent
+	Ops     []string // operators it takes as Param[op] (listfilter.go)
+	Enum    []string // the field's values, where the catalog fixes them: Ops check against them
 }
 
 // listParams are accepted by every list.
@@ -119,8 +121,8 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
 			return req, InvalidParameter(name, errBadText.Error())
 		}
-		if !slices.Contains(listParams, name) && !slices.ContainsFunc(filters, func(f Filter) bool { return f.Param == name }) {
-			return req, unknownParameter(name, filters)
+		if err := checkParam(name, filters); err != nil {
+			return req, err
 		}
 		if len(vs) > 1 {
 			return req, InvalidParameter(name, "given more than once")
@@ -162,6 +164,11 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 			req.Query.Where = append(req.Query.Where, cond)
 		}
 	}
+	ops, err := opConditions(values, filters)
+	if err != nil {
+		return req, err
+	}
+	req.Query.Where = append(req.Query.Where, ops...)
 	req.fingerprint = fingerprint(values)
 	cursor, page := values.Get("cursor"), values.Get("page")
 	switch {
@@ -191,6 +198,7 @@ func unknownParameter(name string, filters []Filter) *Problem {
 	for _, f := range filters {
 		valid = append(valid, f.Param)
 	}
+	valid = append(valid, opParams(filters)...)
 	p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 	p.ValidValues = valid
 	return p

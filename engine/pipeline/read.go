@@ -333,6 +333,9 @@ func (e *Engine) conditions(r *register, q engine.Query) ([]store.Cond, error) {
 // condition is the store's condition of one filter on a field, its
 // values typed as the field is.
 func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
+	if c.Op == engine.OpIsNull {
+		return r.nullCondition(f, c)
+	}
 	values := make([]any, len(c.Values))
 	for i, v := range c.Values {
 		n, err := f.Normalize(v)
@@ -368,6 +371,8 @@ func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, 
 		return store.Cond{Field: field, Op: store.In, Values: values}, nil
 	case engine.OpNotIn:
 		return store.Cond{Field: field, Op: store.NotIn, Values: values}, nil
+	case engine.OpGt, engine.OpGte, engine.OpLt, engine.OpLte, engine.OpPrefix:
+		return rangeCondition(field, f, c.Op, values)
 	}
 	return store.Cond{}, fmt.Errorf("filter on %s: unknown operator %q", f.Name, c.Op)
 }

@@ -234,10 +234,10 @@ var vehicleRetireShape = runtime.Shape{
 var vehicleFilters = []runtime.Filter{
 	{Param: "plate", Field: "Plate", Kind: runtime.KindText, Match: runtime.Contains},
 	{Param: "driverNr", Field: "DriverNr", Kind: runtime.KindText, Match: runtime.Equals},
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}, Enum: []string{"InService", "Retired", "Sold"}},
 	{Param: "includeRetired", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Retired", "Sold"}},
-	{Param: "inspectionDate", Field: "InspectionDate", Kind: runtime.KindDate, Match: runtime.Equals},
-	{Param: "mileage", Field: "Mileage", Kind: runtime.KindNumber, Match: runtime.Equals},
+	{Param: "inspectionDate", Field: "InspectionDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lt", "isnull"}},
+	{Param: "mileage", Field: "Mileage", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte"}},
 	{Param: "combustion", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Negate: true},
 	{Param: "electric", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Default: "true"},
 }
