@@ -128,8 +128,12 @@ type Select struct {
 	// cannot evaluate reads as "".
 	Exprs   []Expr
 	OrderBy []Order
-	Limit   int // 0: no limit
-	Offset  int
+	// After continues an ordered read after a row: it holds that row's
+	// values of the OrderBy keys, one per key, and keeps only the rows
+	// that come after it in that order (a keyset; see CheckAfter).
+	After  []any
+	Limit  int // 0: no limit
+	Offset int
 	// ForUpdate holds the rows read until the transaction ends (inside Tx
 	// only), so a read-modify-write never works from a row a parallel
 	// transaction is changing.
@@ -146,6 +150,9 @@ type Expr struct {
 type Order struct {
 	Field string // a column's Field, or SeqField
 	Desc  bool
+	// NullsLast sorts rows without a value after all others, in either
+	// direction; without it where NULLs go is the store's choice.
+	NullsLast bool
 }
 
 // Op is how a condition compares a column.
