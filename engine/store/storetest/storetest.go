@@ -101,6 +101,7 @@ var tests = []struct {
 	{"counted tables", countedTables},
 	{"columns and expressions", columnsAndExprs},
 	{"estimates", estimates},
+	{"keyset walks", keysetWalks},
 }
 
 const acme, other = "acme", "other"
