@@ -253,9 +253,16 @@ var orderFilters = []runtime.Filter{
 	{Param: "supplierNr", Field: "SupplierNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// orderSortable are the fields GET /v1/orders sorts by (sort=).
+var orderSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "OrderDate", Kind: runtime.KindDate},
+	{Name: "DeliveryDate", Kind: runtime.KindDate},
+}
+
 // listOrders serves GET /v1/orders.
 func listOrders(c *runtime.Call) error {
-	return runtime.List(c, "orders", orderFilters, viewOrder)
+	return runtime.List(c, "orders", orderFilters, viewOrder, orderSortable...)
 }
 
 // getOrder serves GET /v1/orders/{Nr}.

@@ -156,9 +156,16 @@ var productFilters = []runtime.Filter{
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// productSortable are the fields GET /v1/products sorts by (sort=).
+var productSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "Name", Kind: runtime.KindText},
+	{Name: "BasePrice", Kind: runtime.KindNumber},
+}
+
 // listProducts serves GET /v1/products.
 func listProducts(c *runtime.Call) error {
-	return runtime.List(c, "products", productFilters, viewProduct)
+	return runtime.List(c, "products", productFilters, viewProduct, productSortable...)
 }
 
 // getProduct serves GET /v1/products/{Nr}.

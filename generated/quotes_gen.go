@@ -251,9 +251,16 @@ var quoteFilters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// quoteSortable are the fields GET /v1/quotes sorts by (sort=).
+var quoteSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "QuoteDate", Kind: runtime.KindDate},
+	{Name: "ValidUntilDate", Kind: runtime.KindDate},
+}
+
 // listQuotes serves GET /v1/quotes.
 func listQuotes(c *runtime.Call) error {
-	return runtime.List(c, "quotes", quoteFilters, viewQuote)
+	return runtime.List(c, "quotes", quoteFilters, viewQuote, quoteSortable...)
 }
 
 // getQuote serves GET /v1/quotes/{Nr}.

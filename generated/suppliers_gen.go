@@ -193,9 +193,15 @@ var supplierFilters = []runtime.Filter{
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// supplierSortable are the fields GET /v1/suppliers sorts by (sort=).
+var supplierSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "Name", Kind: runtime.KindText},
+}
+
 // listSuppliers serves GET /v1/suppliers.
 func listSuppliers(c *runtime.Call) error {
-	return runtime.List(c, "suppliers", supplierFilters, viewSupplier)
+	return runtime.List(c, "suppliers", supplierFilters, viewSupplier, supplierSortable...)
 }
 
 // getSupplier serves GET /v1/suppliers/{Nr}.

@@ -399,9 +399,16 @@ var taskFilters = []runtime.Filter{
 	{Param: "estimatedTime", Field: "EstimatedTime", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt"}},
 }
 
+// taskSortable are the fields GET /v1/tasks sorts by (sort=).
+var taskSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "PlanStartDate", Kind: runtime.KindDate},
+	{Name: "PlanStopDate", Kind: runtime.KindDate},
+}
+
 // listTasks serves GET /v1/tasks.
 func listTasks(c *runtime.Call) error {
-	return runtime.List(c, "tasks", taskFilters, viewTask)
+	return runtime.List(c, "tasks", taskFilters, viewTask, taskSortable...)
 }
 
 // getTask serves GET /v1/tasks/{Nr}.

@@ -59,7 +59,7 @@ type Filter struct {
 }
 
 // listParams are accepted by every list.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam}
+var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam}
 
 // ListRequest is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
@@ -115,7 +115,7 @@ func pageLimit(values url.Values) (int, error) {
 
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
-func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
+func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
 	for name, vs := range values {
 		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
@@ -134,6 +134,9 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 	}
 	req.Query.Limit = limit
 	if req.Query.Count, err = parseCount(values); err != nil {
+		return req, err
+	}
+	if req.Query.Sort, err = parseSort(values, sortable); err != nil {
 		return req, err
 	}
 	for _, name := range []string{"modifiedSince", "modifiedBefore"} {
@@ -176,9 +179,13 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		return req, InvalidParameter("cursor", "give either cursor or page, not both")
 	case cursor != "":
 		c, err := decodeCursor(cursor, req.fingerprint)
+		if err == nil {
+			err = checkCursorKeys(c.Keys, req.Query.Sort, sortable)
+		}
 		if err != nil {
 			return req, InvalidParameter("cursor", err.Error())
 		}
+		req.Query.AfterKeys = c.Keys
 		req.Query.After, req.Page, req.total, req.estimated = &c.Pos, c.Page, c.Total, c.Estimated
 		// Counting costs a scan of the company's rows: a walk counts once,
 		// on its first page, and carries the total in its cursors.
@@ -328,6 +335,8 @@ type cursor struct {
 	Total *int   `json:"t,omitempty"` // total counted when the walk began
 	// Estimated says Total is an estimate (count=estimated).
 	Estimated bool `json:"e,omitempty"`
+	// Keys are the sort values of the last row received, under sort=.
+	Keys []any `json:"k,omitempty"`
 }
 
 func encodeCursor(c cursor) string {
@@ -342,7 +351,7 @@ func decodeCursor(s string, fp uint64) (cursor, error) {
 		return cursor{}, fmt.Errorf("not a cursor from this service")
 	}
 	if c.FP != fp {
-		return cursor{}, fmt.Errorf("the cursor belongs to other filters; repeat the filters of the first page")
+		return cursor{}, fmt.Errorf("the cursor belongs to other filters or another sort; repeat the filters and sort of the first page")
 	}
 	return c, nil
 }
@@ -370,7 +379,7 @@ func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record)
 		env.Items[i] = view(rec)
 	}
 	if page.Next != nil {
-		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total, Estimated: estimated})
+		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total, Estimated: estimated, Keys: page.NextKeys})
 		env.NextCursor = &next
 	}
 	return env

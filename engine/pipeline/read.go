@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 
@@ -38,9 +37,9 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, OrderBy: newestFirst, Limit: limit + 1}
-	if q.After != nil {
-		sel.Where = append(slices.Clip(where), store.Cond{Field: store.SeqField, Op: store.Lt, Value: *q.After})
+	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, Limit: limit + 1}
+	if err := r.order(&sel, q); err != nil {
+		return engine.Page{}, err
 	}
 	if q.Page > 1 {
 		sel.Offset = (q.Page - 1) * limit
@@ -54,7 +53,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if len(recs) > limit {
 		page.Records, seqs = recs[:limit], seqs[:limit]
 		next := seqs[limit-1]
-		page.Next = &next
+		page.Next, page.NextKeys = &next, sortValues(q.Sort, page.Records[limit-1])
 	}
 	if err := e.complete(ctx, e.store, r, s.Company, page.Records, seqs); err != nil {
 		return engine.Page{}, err
