@@ -129,30 +129,44 @@ type OrderLinesReply struct {
 	TotalPrice float64 `json:"totalPrice"`
 }
 
+// OrderSort is a sort key of Orders.List and Orders.All: a field ascending, or its Desc; records without a value come last.
+type OrderSort string
+
+// The sort keys of Orders.
+const (
+	OrderSortNr               OrderSort = "Nr"
+	OrderSortNrDesc           OrderSort = "-Nr"
+	OrderSortOrderDate        OrderSort = "OrderDate"
+	OrderSortOrderDateDesc    OrderSort = "-OrderDate"
+	OrderSortDeliveryDate     OrderSort = "DeliveryDate"
+	OrderSortDeliveryDateDesc OrderSort = "-DeliveryDate"
+)
+
 // OrderListParams are the parameters of Orders.List and Orders.All; the zero value lists everything.
 type OrderListParams struct {
-	Limit              int       // rows a page: 50 when 0, at most 500
-	Cursor             string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page               int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince      time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore     time.Time // records modified before this; zero: no limit
-	Status             []string  // Status is one of these.
-	OrderDate          string    // OrderDate equals this.
-	DeliveryDate       string    // DeliveryDate equals this.
-	CustomerNr         string    // CustomerNr equals this.
-	SupplierNr         string    // SupplierNr equals this.
-	StatusIn           []string  // status[in]: Status is one of the values, separated by commas.
-	OrderDateGte       string    // orderDate[gte]: OrderDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateLte       string    // orderDate[lte]: OrderDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateGt        string    // orderDate[gt]: OrderDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateLt        string    // orderDate[lt]: OrderDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateIsnull    *bool     // orderDate[isnull]: true: OrderDate has no value; false: it has one.
-	DeliveryDateGte    string    // deliveryDate[gte]: DeliveryDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateLte    string    // deliveryDate[lte]: DeliveryDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateGt     string    // deliveryDate[gt]: DeliveryDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateLt     string    // deliveryDate[lt]: DeliveryDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateIsnull *bool     // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
-	Count              Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit              int         // rows a page: 50 when 0, at most 500
+	Cursor             string      // continue after the page whose NextCursor this is (All follows them itself)
+	Page               int         // a page number instead of a cursor; not with Cursor
+	ModifiedSince      time.Time   // records modified at or after this; zero: no limit
+	ModifiedBefore     time.Time   // records modified before this; zero: no limit
+	Status             []string    // Status is one of these.
+	OrderDate          string      // OrderDate equals this.
+	DeliveryDate       string      // DeliveryDate equals this.
+	CustomerNr         string      // CustomerNr equals this.
+	SupplierNr         string      // SupplierNr equals this.
+	StatusIn           []string    // status[in]: Status is one of the values, separated by commas.
+	OrderDateGte       string      // orderDate[gte]: OrderDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLte       string      // orderDate[lte]: OrderDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateGt        string      // orderDate[gt]: OrderDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLt        string      // orderDate[lt]: OrderDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateIsnull    *bool       // orderDate[isnull]: true: OrderDate has no value; false: it has one.
+	DeliveryDateGte    string      // deliveryDate[gte]: DeliveryDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLte    string      // deliveryDate[lte]: DeliveryDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateGt     string      // deliveryDate[gt]: DeliveryDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLt     string      // deliveryDate[lt]: DeliveryDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateIsnull *bool       // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
+	Sort               []OrderSort // order by these keys, then newest first; none: newest first
+	Count              Count       // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -174,6 +188,7 @@ func (p OrderListParams) query() url.Values {
 	setText(q, "deliveryDate[gt]", p.DeliveryDateGt)
 	setText(q, "deliveryDate[lt]", p.DeliveryDateLt)
 	setBool(q, "deliveryDate[isnull]", p.DeliveryDateIsnull)
+	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
 	return q
 }

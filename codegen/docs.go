@@ -362,6 +362,7 @@ func newDocsRegister(r *Register, owners []lineOwner, doc *Document, links schem
 		d.Filters = append(d.Filters, filterRow(r, fl, list, links))
 		d.Filters = append(d.Filters, opFilterRows(r, fl, list, links)...)
 	}
+	d.Filters = append(d.Filters, sortRows(r)...)
 	for _, rt := range r.Routes {
 		route := docsRoute{Method: rt.Method, DocPath: rt.DocPath, Path: rt.Path, Scope: rt.Scope,
 			Summary: rt.Summary, Anchor: routeAnchor(rt.Method, rt.DocPath)}

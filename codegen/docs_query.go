@@ -28,3 +28,16 @@ func opFilterRows(r *Register, fl *catalog.Filter, list *Operation, links schema
 	}
 	return rows
 }
+
+// sortRows describe sort= of a register with sortable fields.
+func sortRows(r *Register) []docsFilter {
+	var names []string
+	for _, f := range r.SortableFields() {
+		names = append(names, f.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []docsFilter{{Param: runtime.SortParam, Type: "text",
+		Meaning: "Order by these fields, comma-separated, - before one for descending (see paging): " + strings.Join(names, ", ") + ". Example: sort=-" + catalog.WriteName(names[0]) + "."}}
+}

@@ -15,7 +15,7 @@ import (
 //	PlanStartDateGte string   // planStartDate[gte]: PlanStartDate ≥ the value ...
 //	StatusIn         []string // status[in]: ...
 //	Count            Count    // how to count Total: CountExact when ""
-func clientShapeParams(r *clientRegister, fields, body []jen.Code) ([]jen.Code, []jen.Code) {
+func clientShapeParams(file *jen.File, r *clientRegister, fields, body []jen.Code) ([]jen.Code, []jen.Code) {
 	for _, cf := range r.Filters {
 		f := r.Field(cf.Field)
 		for _, op := range cf.Ops {
@@ -37,7 +37,42 @@ func clientShapeParams(r *clientRegister, fields, body []jen.Code) ([]jen.Code, 
 			body = append(body, jen.Id(set).Call(jen.Id("q"), jen.Lit(name), jen.Id("p").Dot(goName)))
 		}
 	}
+	if sortType := clientSortType(file, r); sortType != "" {
+		fields = append(fields, jen.Id("Sort").Index().Id(sortType).Comment("order by these keys, then newest first; none: newest first"))
+		body = append(body, jen.Id("setSort").Call(jen.Id("q"), jen.Lit(runtime.SortParam), jen.Id("p").Dot("Sort")))
+	}
 	fields = append(fields, jen.Id("Count").Id("Count").Comment("how to count Total: CountExact when \"\", CountEstimated or CountNone"))
 	body = append(body, jen.Id("setText").Call(jen.Id("q"), jen.Lit(runtime.CountParam), jen.String().Call(jen.Id("p").Dot("Count"))))
 	return fields, body
+}
+
+// clientSortType emits the sort keys of a register with sortable fields
+// and returns their type's name ("" without):
+//
+//	// TaskSort is a sort key of Tasks.List: a field, ascending, or its Desc.
+//	type TaskSort string
+//
+//	const (
+//		TaskSortNr     TaskSort = "Nr"
+//		TaskSortNrDesc TaskSort = "-Nr"
+//	)
+func clientSortType(f *jen.File, r *clientRegister) string {
+	sortable := r.SortableFields()
+	if len(sortable) == 0 {
+		return ""
+	}
+	name := r.RecordType + "Sort"
+	f.Comment(fmt.Sprintf("%s is a sort key of %s.List and %s.All: a field ascending, or its Desc; records without a value come last.", name, r.Plural, r.Plural))
+	f.Type().Id(name).String()
+	f.Line()
+	var consts []jen.Code
+	for _, sf := range sortable {
+		consts = append(consts,
+			jen.Id(name+sf.Name).Id(name).Op("=").Lit(sf.Name),
+			jen.Id(name+sf.Name+"Desc").Id(name).Op("=").Lit("-"+sf.Name))
+	}
+	f.Comment(fmt.Sprintf("The sort keys of %s.", r.Plural))
+	f.Const().Defs(consts...)
+	f.Line()
+	return name
 }

@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"strings"
+
 	"fieldapi/catalog"
 	"fieldapi/runtime"
 )
@@ -15,6 +17,9 @@ func listShapeParameters(r *Register) []*Parameter {
 		for _, op := range fl.Ops {
 			params = append(params, opParameter(fl, f, op))
 		}
+	}
+	if p := sortParameter(r); p != nil {
+		params = append(params, p)
 	}
 	modes := make([]any, len(runtime.CountModes))
 	for i, m := range runtime.CountModes {
@@ -69,4 +74,24 @@ func opMeaning(f *catalog.Field, op catalog.FilterOp) string {
 		return name + " starts with the text (exact case)."
 	}
 	return ""
+}
+
+// sortParameter is sort= of a register with sortable fields: a pattern
+// admitting exactly their names (PascalCase or camelCase, - for
+// descending) in a comma list.
+func sortParameter(r *Register) *Parameter {
+	sortable := r.SortableFields()
+	if len(sortable) == 0 {
+		return nil
+	}
+	var names, alts []string
+	for _, f := range sortable {
+		names = append(names, f.Name)
+		alts = append(alts, f.Name, catalog.WriteName(f.Name))
+	}
+	one := "-?(" + strings.Join(alts, "|") + ")"
+	return &Parameter{Name: runtime.SortParam, In: "query",
+		Schema: &Schema{Type: types("string"), Pattern: "^" + one + "(," + one + ")*$", Examples: []any{"-" + names[0]}},
+		Description: "Order by these fields, a comma list, - before a field for descending: " + strings.Join(names, ", ") +
+			" (or camelCase). Records without a value come last either way; ties and the default are newest first. A cursor continues in the order it was made for."}
 }

@@ -242,9 +242,15 @@ var vehicleFilters = []runtime.Filter{
 	{Param: "electric", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Default: "true"},
 }
 
+// vehicleSortable are the fields GET /v1/vehicles sorts by (sort=).
+var vehicleSortable = []runtime.SortField{
+	{Name: "InspectionDate", Kind: runtime.KindDate},
+	{Name: "Mileage", Kind: runtime.KindNumber},
+}
+
 // listVehicles serves GET /v1/vehicles.
 func listVehicles(c *runtime.Call) error {
-	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle)
+	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle, vehicleSortable...)
 }
 
 // getVehicle serves GET /v1/vehicles/{Nr}.
