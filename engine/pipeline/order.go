@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -87,4 +88,32 @@ func sortValues(sort []engine.SortKey, rec engine.Record) []any {
 		values[i] = rec[k.Field]
 	}
 	return values
+}
+
+// fetchPage reads one page of a list. Past a cursor whose first sort
+// value is a value it reads in two index ranges rather than one scan: the
+// keyset's OR (a later value, no value, or the same value and an older
+// row) bounds no index range, so the rows with a value are read with the
+// first key bounded by the cursor's value, and, when they do not fill
+// the page, the rows without one (which all come after) from their start.
+func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
+		return e.fetch(ctx, e.store, r, sel)
+	}
+	first := sel.OrderBy[0]
+	bound := store.Cond{Field: first.Field, Op: store.Ge, Value: sel.After[0]}
+	if first.Desc {
+		bound.Op = store.Le
+	}
+	valued := sel
+	valued.Where = append(slices.Clip(sel.Where), bound)
+	recs, seqs, err := e.fetch(ctx, e.store, r, valued)
+	if err != nil || sel.Limit <= 0 || len(recs) >= sel.Limit {
+		return recs, seqs, err
+	}
+	empty := sel
+	empty.Where = append(slices.Clip(sel.Where), store.Cond{Field: first.Field, Op: store.IsNull})
+	empty.After, empty.Limit = nil, sel.Limit-len(recs)
+	more, moreSeqs, err := e.fetch(ctx, e.store, r, empty)
+	return append(recs, more...), append(seqs, moreSeqs...), err
 }

@@ -45,7 +45,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 		sel.Offset = (q.Page - 1) * limit
 	}
 	// One row more than asked says whether another page exists.
-	recs, seqs, err := e.fetch(ctx, e.store, r, sel)
+	recs, seqs, err := e.fetchPage(ctx, r, sel)
 	if err != nil {
 		return engine.Page{}, err
 	}
