@@ -109,6 +109,7 @@ type Field struct {
 	Description  string    `yaml:"description"`  // one line for docs
 	Enum         []string  `yaml:"enum"`         // the values a text field can hold, where the engine fixes the set
 	NotNull      bool      `yaml:"notNull"`      // the engine always sets it, so it is never read as null (keys and defaults need not say so)
+	Sortable     bool      `yaml:"sortable"`     // lists may be sorted by it (sort=); the schema indexes it
 	// RenamedFrom is the field's former name: the next migration carries
 	// the values stored under it over to this field. Once every database
 	// has migrated it does nothing and may be removed.
@@ -153,6 +154,9 @@ type Filter struct {
 	Values  []string `yaml:"values"`  // for hides: the values hidden unless the switch is true
 	Negate  bool     `yaml:"negate"`  // for equals on a bool: the parameter is the field's opposite
 	Default string   `yaml:"default"` // value assumed when the parameter is absent
+	// Ops are the operators the filter allows as param[op]=value, besides
+	// its match (listquery.go); its field is indexed for them.
+	Ops []FilterOp `yaml:"ops"`
 }
 
 // Line is a list of records of another register that a create may carry,

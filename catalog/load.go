@@ -253,7 +253,10 @@ func (r *Register) validate(c *Catalog) error {
 			return fmt.Errorf("requireOneOf: field %q is not declared", name)
 		}
 	}
-	params := map[string]bool{"limit": true, "page": true, "cursor": true, "modifiedSince": true, "modifiedBefore": true}
+	params := map[string]bool{}
+	for _, name := range listParams {
+		params[name] = true
+	}
 	for i, fl := range r.Filters {
 		if !paramName.MatchString(fl.Param) {
 			return fmt.Errorf("filters[%d]: param %q must be camelCase", i, fl.Param)
@@ -278,6 +281,9 @@ func (r *Register) validate(c *Catalog) error {
 		if fl.Negate && f.Type != Bool {
 			return fmt.Errorf("filter %s: negate needs a bool field", fl.Param)
 		}
+	}
+	if err := r.validateListQuery(fields); err != nil {
+		return err
 	}
 	lines := map[string]bool{}
 	for i, l := range r.Lines {

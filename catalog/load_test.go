@@ -174,6 +174,12 @@ var loaderErrors = []struct {
 	{"contains on a number", things("  - {name: Size, type: number}\nfilters:\n  - {param: size, field: Size, match: contains}\n"), "catalog/things.yaml: filter size: contains needs a text field, Size is number"},
 	{"hides without values", things("filters:\n  - {param: all, field: Nr, match: hides}\n"), "catalog/things.yaml: filter all: hides needs values"},
 	{"negate on text", things("filters:\n  - {param: nr, field: Nr, negate: true}\n"), "catalog/things.yaml: filter nr: negate needs a bool field"},
+	{"ops on a switch", things("filters:\n  - {param: all, field: Nr, match: hides, values: [x], ops: [gte]}\n"), "catalog/things.yaml: filter all: ops need a filter that compares the field (not hides or negate)"},
+	{"unknown op", things("filters:\n  - {param: nr, field: Nr, ops: [between]}\n"), `catalog/things.yaml: filter nr: unknown op "between" (want one of gt, gte, lt, lte, in, isnull, prefix)`},
+	{"op twice", things("filters:\n  - {param: nr, field: Nr, ops: [gte, gte]}\n"), "catalog/things.yaml: filter nr: op gte is given twice"},
+	{"prefix on a number", things("  - {name: Size, type: number}\nfilters:\n  - {param: size, field: Size, ops: [prefix]}\n"), "catalog/things.yaml: filter size: op prefix needs a field of type text, date, Size is number"},
+	{"sortable list", things("  - {name: Tags, type: list, sortable: true}\n"), "catalog/things.yaml: field Tags: sortable needs a field of type text, number, date, bool, not list"},
+	{"filter param count", things("filters:\n  - {param: count, field: Nr}\n"), "catalog/things.yaml: filter count: parameter name is taken"},
 
 	// Lines.
 	{"line name", things("lines:\n  - {name: Parts, register: things, parent: Nr}\n"), `catalog/things.yaml: lines[0]: name "Parts" must be camelCase`},

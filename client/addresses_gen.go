@@ -101,6 +101,7 @@ type AddressListParams struct {
 	SupplierNr     string    // SupplierNr equals this.
 	ObjectNr       string    // ObjectNr equals this.
 	Level          *float64  // Level equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -110,6 +111,7 @@ func (p AddressListParams) query() url.Values {
 	setText(q, "supplierNr", p.SupplierNr)
 	setText(q, "objectNr", p.ObjectNr)
 	setNumber(q, "level", p.Level)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -76,6 +76,7 @@ type ContactListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	CustomerNr     string    // CustomerNr equals this.
 	Name           string    // Name contains this text, ignoring case.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -83,6 +84,7 @@ func (p ContactListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "name", p.Name)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -148,6 +148,7 @@ type ContractListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -155,6 +156,7 @@ func (p ContractListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

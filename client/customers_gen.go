@@ -98,15 +98,29 @@ type CustomerContactLine struct {
 	Note          Field[string] `json:"note,omitzero"`
 }
 
+// CustomerSort is a sort key of Customers.List and Customers.All: a field ascending, or its Desc; records without a value come last.
+type CustomerSort string
+
+// The sort keys of Customers.
+const (
+	CustomerSortNr       CustomerSort = "Nr"
+	CustomerSortNrDesc   CustomerSort = "-Nr"
+	CustomerSortName     CustomerSort = "Name"
+	CustomerSortNameDesc CustomerSort = "-Name"
+)
+
 // CustomerListParams are the parameters of Customers.List and Customers.All; the zero value lists everything.
 type CustomerListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Name           string    // Name contains this text, ignoring case.
-	Category       string    // Category equals this.
+	Limit          int            // rows a page: 50 when 0, at most 500
+	Cursor         string         // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int            // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time      // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time      // records modified before this; zero: no limit
+	Name           string         // Name contains this text, ignoring case.
+	Category       string         // Category equals this.
+	NamePrefix     string         // name[prefix]: Name starts with the text (exact case).
+	Sort           []CustomerSort // order by these keys, then newest first; none: newest first
+	Count          Count          // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -114,6 +128,9 @@ func (p CustomerListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
+	setText(q, "name[prefix]", p.NamePrefix)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

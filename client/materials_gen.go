@@ -78,6 +78,7 @@ type MaterialListParams struct {
 	OwnerType      string    // OwnerType equals this. Unset: task.
 	ProductNr      string    // ProductNr equals this.
 	Invoice        *bool     // Invoice is this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -87,6 +88,7 @@ func (p MaterialListParams) query() url.Values {
 	setText(q, "ownerType", p.OwnerType)
 	setText(q, "productNr", p.ProductNr)
 	setBool(q, "invoice", p.Invoice)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -70,6 +70,7 @@ type Object1ListParams struct {
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
 	CustomerNr     string    // CustomerNr equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -78,6 +79,7 @@ func (p Object1ListParams) query() url.Values {
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
 	setText(q, "customerNr", p.CustomerNr)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

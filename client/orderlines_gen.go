@@ -65,6 +65,7 @@ type OrderLineListParams struct {
 	ModifiedBefore      time.Time // records modified before this; zero: no limit
 	OrderNr             string    // OrderNr equals this.
 	IncludeZeroQuantity bool      // true also lists records whose Quantity is 0 (hidden otherwise).
+	Count               Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -72,6 +73,7 @@ func (p OrderLineListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "orderNr", p.OrderNr)
 	setSwitch(q, "includeZeroQuantity", p.IncludeZeroQuantity)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

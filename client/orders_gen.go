@@ -129,24 +129,67 @@ type OrderLinesReply struct {
 	TotalPrice float64 `json:"totalPrice"`
 }
 
+// OrderSort is a sort key of Orders.List and Orders.All: a field ascending, or its Desc; records without a value come last.
+type OrderSort string
+
+// The sort keys of Orders.
+const (
+	OrderSortNr               OrderSort = "Nr"
+	OrderSortNrDesc           OrderSort = "-Nr"
+	OrderSortOrderDate        OrderSort = "OrderDate"
+	OrderSortOrderDateDesc    OrderSort = "-OrderDate"
+	OrderSortDeliveryDate     OrderSort = "DeliveryDate"
+	OrderSortDeliveryDateDesc OrderSort = "-DeliveryDate"
+)
+
 // OrderListParams are the parameters of Orders.List and Orders.All; the zero value lists everything.
 type OrderListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Status         []string  // Status is one of these.
-	CustomerNr     string    // CustomerNr equals this.
-	SupplierNr     string    // SupplierNr equals this.
+	Limit              int         // rows a page: 50 when 0, at most 500
+	Cursor             string      // continue after the page whose NextCursor this is (All follows them itself)
+	Page               int         // a page number instead of a cursor; not with Cursor
+	ModifiedSince      time.Time   // records modified at or after this; zero: no limit
+	ModifiedBefore     time.Time   // records modified before this; zero: no limit
+	Status             []string    // Status is one of these.
+	OrderDate          string      // OrderDate equals this.
+	DeliveryDate       string      // DeliveryDate equals this.
+	CustomerNr         string      // CustomerNr equals this.
+	SupplierNr         string      // SupplierNr equals this.
+	StatusIn           []string    // status[in]: Status is one of the values, separated by commas.
+	OrderDateGte       string      // orderDate[gte]: OrderDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLte       string      // orderDate[lte]: OrderDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateGt        string      // orderDate[gt]: OrderDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLt        string      // orderDate[lt]: OrderDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateIsnull    *bool       // orderDate[isnull]: true: OrderDate has no value; false: it has one.
+	DeliveryDateGte    string      // deliveryDate[gte]: DeliveryDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLte    string      // deliveryDate[lte]: DeliveryDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateGt     string      // deliveryDate[gt]: DeliveryDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLt     string      // deliveryDate[lt]: DeliveryDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateIsnull *bool       // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
+	Sort               []OrderSort // order by these keys, then newest first; none: newest first
+	Count              Count       // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p OrderListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
+	setText(q, "orderDate", p.OrderDate)
+	setText(q, "deliveryDate", p.DeliveryDate)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "supplierNr", p.SupplierNr)
+	setList(q, "status[in]", p.StatusIn)
+	setText(q, "orderDate[gte]", p.OrderDateGte)
+	setText(q, "orderDate[lte]", p.OrderDateLte)
+	setText(q, "orderDate[gt]", p.OrderDateGt)
+	setText(q, "orderDate[lt]", p.OrderDateLt)
+	setBool(q, "orderDate[isnull]", p.OrderDateIsnull)
+	setText(q, "deliveryDate[gte]", p.DeliveryDateGte)
+	setText(q, "deliveryDate[lte]", p.DeliveryDateLte)
+	setText(q, "deliveryDate[gt]", p.DeliveryDateGt)
+	setText(q, "deliveryDate[lt]", p.DeliveryDateLt)
+	setBool(q, "deliveryDate[isnull]", p.DeliveryDateIsnull)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -29,12 +29,14 @@ type PriceListListParams struct {
 	ModifiedSince   time.Time // records modified at or after this; zero: no limit
 	ModifiedBefore  time.Time // records modified before this; zero: no limit
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
+	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p PriceListListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -68,22 +68,53 @@ type ProductUpdate struct {
 	ExtraFields   Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
+// ProductSort is a sort key of Products.List and Products.All: a field ascending, or its Desc; records without a value come last.
+type ProductSort string
+
+// The sort keys of Products.
+const (
+	ProductSortNr            ProductSort = "Nr"
+	ProductSortNrDesc        ProductSort = "-Nr"
+	ProductSortName          ProductSort = "Name"
+	ProductSortNameDesc      ProductSort = "-Name"
+	ProductSortBasePrice     ProductSort = "BasePrice"
+	ProductSortBasePriceDesc ProductSort = "-BasePrice"
+)
+
 // ProductListParams are the parameters of Products.List and Products.All; the zero value lists everything.
 type ProductListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Name           string    // Name contains this text, ignoring case.
-	Category       string    // Category equals this.
+	Limit           int           // rows a page: 50 when 0, at most 500
+	Cursor          string        // continue after the page whose NextCursor this is (All follows them itself)
+	Page            int           // a page number instead of a cursor; not with Cursor
+	ModifiedSince   time.Time     // records modified at or after this; zero: no limit
+	ModifiedBefore  time.Time     // records modified before this; zero: no limit
+	Name            string        // Name contains this text, ignoring case.
+	BasePrice       *float64      // BasePrice equals this.
+	Category        string        // Category equals this.
+	NamePrefix      string        // name[prefix]: Name starts with the text (exact case).
+	BasePriceGte    *float64      // basePrice[gte]: BasePrice ≥ the value.
+	BasePriceLte    *float64      // basePrice[lte]: BasePrice ≤ the value.
+	BasePriceGt     *float64      // basePrice[gt]: BasePrice > the value.
+	BasePriceLt     *float64      // basePrice[lt]: BasePrice < the value.
+	BasePriceIsnull *bool         // basePrice[isnull]: true: BasePrice has no value; false: it has one.
+	Sort            []ProductSort // order by these keys, then newest first; none: newest first
+	Count           Count         // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p ProductListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
+	setNumber(q, "basePrice", p.BasePrice)
 	setText(q, "category", p.Category)
+	setText(q, "name[prefix]", p.NamePrefix)
+	setNumber(q, "basePrice[gte]", p.BasePriceGte)
+	setNumber(q, "basePrice[lte]", p.BasePriceLte)
+	setNumber(q, "basePrice[gt]", p.BasePriceGt)
+	setNumber(q, "basePrice[lt]", p.BasePriceLt)
+	setBool(q, "basePrice[isnull]", p.BasePriceIsnull)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -97,6 +97,7 @@ type ProjectListParams struct {
 	CustomerNr     string    // CustomerNr equals this.
 	Owner          string    // Owner equals this.
 	Status         []string  // Status is one of these.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -105,6 +106,7 @@ func (p ProjectListParams) query() url.Values {
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "owner", p.Owner)
 	setList(q, "status", p.Status)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

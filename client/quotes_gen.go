@@ -151,22 +151,65 @@ type QuoteTimeLine struct {
 	Sign2Date    Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// QuoteSort is a sort key of Quotes.List and Quotes.All: a field ascending, or its Desc; records without a value come last.
+type QuoteSort string
+
+// The sort keys of Quotes.
+const (
+	QuoteSortNr                 QuoteSort = "Nr"
+	QuoteSortNrDesc             QuoteSort = "-Nr"
+	QuoteSortQuoteDate          QuoteSort = "QuoteDate"
+	QuoteSortQuoteDateDesc      QuoteSort = "-QuoteDate"
+	QuoteSortValidUntilDate     QuoteSort = "ValidUntilDate"
+	QuoteSortValidUntilDateDesc QuoteSort = "-ValidUntilDate"
+)
+
 // QuoteListParams are the parameters of Quotes.List and Quotes.All; the zero value lists everything.
 type QuoteListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Status         []string  // Status is one of these.
-	CustomerNr     string    // CustomerNr equals this.
+	Limit                int         // rows a page: 50 when 0, at most 500
+	Cursor               string      // continue after the page whose NextCursor this is (All follows them itself)
+	Page                 int         // a page number instead of a cursor; not with Cursor
+	ModifiedSince        time.Time   // records modified at or after this; zero: no limit
+	ModifiedBefore       time.Time   // records modified before this; zero: no limit
+	Status               []string    // Status is one of these.
+	QuoteDate            string      // QuoteDate equals this.
+	ValidUntilDate       string      // ValidUntilDate equals this.
+	CustomerNr           string      // CustomerNr equals this.
+	StatusIn             []string    // status[in]: Status is one of the values, separated by commas.
+	QuoteDateGte         string      // quoteDate[gte]: QuoteDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	QuoteDateLte         string      // quoteDate[lte]: QuoteDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	QuoteDateGt          string      // quoteDate[gt]: QuoteDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	QuoteDateLt          string      // quoteDate[lt]: QuoteDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	QuoteDateIsnull      *bool       // quoteDate[isnull]: true: QuoteDate has no value; false: it has one.
+	ValidUntilDateGte    string      // validUntilDate[gte]: ValidUntilDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	ValidUntilDateLte    string      // validUntilDate[lte]: ValidUntilDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	ValidUntilDateGt     string      // validUntilDate[gt]: ValidUntilDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	ValidUntilDateLt     string      // validUntilDate[lt]: ValidUntilDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	ValidUntilDateIsnull *bool       // validUntilDate[isnull]: true: ValidUntilDate has no value; false: it has one.
+	Sort                 []QuoteSort // order by these keys, then newest first; none: newest first
+	Count                Count       // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p QuoteListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
+	setText(q, "quoteDate", p.QuoteDate)
+	setText(q, "validUntilDate", p.ValidUntilDate)
 	setText(q, "customerNr", p.CustomerNr)
+	setList(q, "status[in]", p.StatusIn)
+	setText(q, "quoteDate[gte]", p.QuoteDateGte)
+	setText(q, "quoteDate[lte]", p.QuoteDateLte)
+	setText(q, "quoteDate[gt]", p.QuoteDateGt)
+	setText(q, "quoteDate[lt]", p.QuoteDateLt)
+	setBool(q, "quoteDate[isnull]", p.QuoteDateIsnull)
+	setText(q, "validUntilDate[gte]", p.ValidUntilDateGte)
+	setText(q, "validUntilDate[lte]", p.ValidUntilDateLte)
+	setText(q, "validUntilDate[gt]", p.ValidUntilDateGt)
+	setText(q, "validUntilDate[lt]", p.ValidUntilDateLt)
+	setBool(q, "validUntilDate[isnull]", p.ValidUntilDateIsnull)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -71,6 +71,7 @@ type ResourceListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -78,6 +79,7 @@ func (p ResourceListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

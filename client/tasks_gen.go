@@ -194,15 +194,49 @@ type TaskTimeLine struct {
 	Sign2Date    Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// TaskSort is a sort key of Tasks.List and Tasks.All: a field ascending, or its Desc; records without a value come last.
+type TaskSort string
+
+// The sort keys of Tasks.
+const (
+	TaskSortNr                TaskSort = "Nr"
+	TaskSortNrDesc            TaskSort = "-Nr"
+	TaskSortPlanStartDate     TaskSort = "PlanStartDate"
+	TaskSortPlanStartDateDesc TaskSort = "-PlanStartDate"
+	TaskSortPlanStopDate      TaskSort = "PlanStopDate"
+	TaskSortPlanStopDateDesc  TaskSort = "-PlanStopDate"
+)
+
 // TaskListParams are the parameters of Tasks.List and Tasks.All; the zero value lists everything.
 type TaskListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Status         []string  // Status is one of these.
-	CustomerNr     string    // CustomerNr equals this.
+	Limit               int        // rows a page: 50 when 0, at most 500
+	Cursor              string     // continue after the page whose NextCursor this is (All follows them itself)
+	Page                int        // a page number instead of a cursor; not with Cursor
+	ModifiedSince       time.Time  // records modified at or after this; zero: no limit
+	ModifiedBefore      time.Time  // records modified before this; zero: no limit
+	Status              []string   // Status is one of these.
+	CustomerNr          string     // CustomerNr equals this.
+	PlanStartDate       string     // PlanStartDate equals this.
+	PlanStopDate        string     // PlanStopDate equals this.
+	EstimatedTime       *float64   // EstimatedTime equals this.
+	StatusIn            []string   // status[in]: Status is one of the values, separated by commas.
+	CustomerNrIn        []string   // customerNr[in]: CustomerNr is one of the values, separated by commas.
+	PlanStartDateGte    string     // planStartDate[gte]: PlanStartDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateLte    string     // planStartDate[lte]: PlanStartDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateGt     string     // planStartDate[gt]: PlanStartDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateLt     string     // planStartDate[lt]: PlanStartDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateIsnull *bool      // planStartDate[isnull]: true: PlanStartDate has no value; false: it has one.
+	PlanStopDateGte     string     // planStopDate[gte]: PlanStopDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateLte     string     // planStopDate[lte]: PlanStopDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateGt      string     // planStopDate[gt]: PlanStopDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateLt      string     // planStopDate[lt]: PlanStopDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateIsnull  *bool      // planStopDate[isnull]: true: PlanStopDate has no value; false: it has one.
+	EstimatedTimeGte    *float64   // estimatedTime[gte]: EstimatedTime ≥ the value.
+	EstimatedTimeLte    *float64   // estimatedTime[lte]: EstimatedTime ≤ the value.
+	EstimatedTimeGt     *float64   // estimatedTime[gt]: EstimatedTime > the value.
+	EstimatedTimeLt     *float64   // estimatedTime[lt]: EstimatedTime < the value.
+	Sort                []TaskSort // order by these keys, then newest first; none: newest first
+	Count               Count      // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -210,6 +244,27 @@ func (p TaskListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
+	setText(q, "planStartDate", p.PlanStartDate)
+	setText(q, "planStopDate", p.PlanStopDate)
+	setNumber(q, "estimatedTime", p.EstimatedTime)
+	setList(q, "status[in]", p.StatusIn)
+	setList(q, "customerNr[in]", p.CustomerNrIn)
+	setText(q, "planStartDate[gte]", p.PlanStartDateGte)
+	setText(q, "planStartDate[lte]", p.PlanStartDateLte)
+	setText(q, "planStartDate[gt]", p.PlanStartDateGt)
+	setText(q, "planStartDate[lt]", p.PlanStartDateLt)
+	setBool(q, "planStartDate[isnull]", p.PlanStartDateIsnull)
+	setText(q, "planStopDate[gte]", p.PlanStopDateGte)
+	setText(q, "planStopDate[lte]", p.PlanStopDateLte)
+	setText(q, "planStopDate[gt]", p.PlanStopDateGt)
+	setText(q, "planStopDate[lt]", p.PlanStopDateLt)
+	setBool(q, "planStopDate[isnull]", p.PlanStopDateIsnull)
+	setNumber(q, "estimatedTime[gte]", p.EstimatedTimeGte)
+	setNumber(q, "estimatedTime[lte]", p.EstimatedTimeLte)
+	setNumber(q, "estimatedTime[gt]", p.EstimatedTimeGt)
+	setNumber(q, "estimatedTime[lt]", p.EstimatedTimeLt)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

@@ -80,17 +80,33 @@ type TimeUpdate struct {
 	Sign2Date    Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// TimeSort is a sort key of Times.List and Times.All: a field ascending, or its Desc; records without a value come last.
+type TimeSort string
+
+// The sort keys of Times.
+const (
+	TimeSortDate     TimeSort = "Date"
+	TimeSortDateDesc TimeSort = "-Date"
+)
+
 // TimeListParams are the parameters of Times.List and Times.All; the zero value lists everything.
 type TimeListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	OwnerNr        string    // OwnerNr equals this.
-	OwnerType      string    // OwnerType equals this. Unset: task.
-	UserSign       string    // UserSign equals this.
-	Invoice        *bool     // Invoice is this.
+	Limit          int        // rows a page: 50 when 0, at most 500
+	Cursor         string     // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int        // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time  // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time  // records modified before this; zero: no limit
+	OwnerNr        string     // OwnerNr equals this.
+	OwnerType      string     // OwnerType equals this. Unset: task.
+	UserSign       string     // UserSign equals this.
+	Invoice        *bool      // Invoice is this.
+	Date           string     // Date equals this.
+	DateGte        string     // date[gte]: Date ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateLte        string     // date[lte]: Date ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateGt         string     // date[gt]: Date > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DateLt         string     // date[lt]: Date < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	Sort           []TimeSort // order by these keys, then newest first; none: newest first
+	Count          Count      // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -100,6 +116,13 @@ func (p TimeListParams) query() url.Values {
 	setText(q, "ownerType", p.OwnerType)
 	setText(q, "userSign", p.UserSign)
 	setBool(q, "invoice", p.Invoice)
+	setText(q, "date", p.Date)
+	setText(q, "date[gte]", p.DateGte)
+	setText(q, "date[lte]", p.DateLte)
+	setText(q, "date[gt]", p.DateGt)
+	setText(q, "date[lt]", p.DateLt)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

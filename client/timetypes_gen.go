@@ -41,6 +41,7 @@ type TimeTypeListParams struct {
 	ModifiedBefore  time.Time // records modified before this; zero: no limit
 	Billable        *bool     // InternalType is the opposite of this.
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
+	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -48,6 +49,7 @@ func (p TimeTypeListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setBool(q, "billable", p.Billable)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

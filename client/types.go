@@ -8,6 +8,8 @@ type Page[T any] struct {
 	NextCursor string `json:"nextCursor"` // pass as Cursor for the next page; "" on the last page
 	Page       int    `json:"page"`       // the page number, when paging by Page
 	Total      *int   `json:"total"`      // rows matching the filters; nil for registers the engine does not count
+	// TotalEstimated is true when Total is the database's estimate (Count: CountEstimated).
+	TotalEstimated bool `json:"totalEstimated"`
 }
 
 // ExtraFieldDef describes one of the company's own fields of a register.

@@ -36,6 +36,7 @@ type UserListParams struct {
 	Name            string    // Name contains this text, ignoring case.
 	IncludePassive  bool      // true also lists records whose Status is Passive (hidden otherwise).
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
+	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -44,6 +45,7 @@ func (p UserListParams) query() url.Values {
 	setText(q, "name", p.Name)
 	setSwitch(q, "includePassive", p.IncludePassive)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

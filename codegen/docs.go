@@ -360,7 +360,9 @@ func newDocsRegister(r *Register, owners []lineOwner, doc *Document, links schem
 	list := doc.Operation("GET", r.CollectionPath)
 	for _, fl := range r.Filters {
 		d.Filters = append(d.Filters, filterRow(r, fl, list, links))
+		d.Filters = append(d.Filters, opFilterRows(r, fl, list, links)...)
 	}
+	d.Filters = append(d.Filters, sortRows(r)...)
 	for _, rt := range r.Routes {
 		route := docsRoute{Method: rt.Method, DocPath: rt.DocPath, Path: rt.Path, Scope: rt.Scope,
 			Summary: rt.Summary, Anchor: routeAnchor(rt.Method, rt.DocPath)}

@@ -346,6 +346,7 @@ func clientListParams(f *jen.File, r *clientRegister) {
 		fields = append(fields, jen.Id(fl.GoName).Add(typ).Comment(fl.Doc))
 		body = append(body, jen.Id(set).Call(jen.Id("q"), jen.Lit(fl.Param), jen.Id("p").Dot(fl.GoName)))
 	}
+	fields, body = clientShapeParams(f, r, fields, body)
 	body = append(body, jen.Return(jen.Id("q")))
 	f.Comment(fmt.Sprintf("%s are the parameters of %s.List and %s.All; the zero value lists everything.", r.ListParams, r.Plural, r.Plural))
 	f.Type().Id(r.ListParams).Struct(fields...)

@@ -85,6 +85,9 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 		f.Line()
 	}
 	emit(filtersVar)
+	if len(r.SortableFields()) > 0 {
+		emit(sortableVar)
+	}
 	emit(listHandler)
 	emit(getHandler)
 	if r.Has(catalog.Create) {
@@ -523,6 +526,7 @@ func filtersVar(f *jen.File, r *Register) {
 		if fl.Default != "" {
 			vals = append(vals, jen.Id("Default").Op(":").Lit(fl.Default))
 		}
+		vals = append(vals, filterOpValues(r, fl)...)
 		items = append(items, jen.Line().Values(vals...))
 	}
 	if len(items) > 0 {
@@ -547,7 +551,7 @@ func handlerFunc(f *jen.File, name, method, path string, call jen.Code) {
 // listHandler emits: func listCustomers(c *runtime.Call) error { return runtime.List(c, "customers", customerFilters, viewCustomer) }
 func listHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.ListFunc, "GET", r.CollectionPath,
-		jen.Qual(runtimePkg, "List").Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.FiltersVar), jen.Id(r.ViewFunc)))
+		jen.Qual(runtimePkg, "List").Call(listArgs(r)...))
 }
 
 // getHandler emits: func getCustomer(c *runtime.Call) error { return runtime.Get(c, "customers", viewCustomer) }

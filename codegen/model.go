@@ -32,6 +32,7 @@ type Register struct {
 	ViewFunc   string // viewCustomer: engine record → read shape
 
 	FiltersVar     string // customerFilters
+	SortableVar    string // customerSortable: its sortable fields, when it has some
 	CreateShapeVar string // customerCreateShape
 	UpdateShapeVar string // customerUpdateShape
 	UpsertShapeVar string // customerUpsertShape, with a PUT by key or lookup key
@@ -283,6 +284,9 @@ func (r *Register) declNames() []string {
 	if r.HasBody {
 		names = append(names, r.WriteType)
 	}
+	if len(r.SortableFields()) > 0 {
+		names = append(names, r.SortableVar)
+	}
 	if r.Has(catalog.Create) {
 		names = append(names, r.CreateShapeVar, r.CreateFunc)
 	}
@@ -349,6 +353,7 @@ func newRegister(cr *catalog.Register) *Register {
 		WriteType:       rec + "Write",
 		ViewFunc:        "view" + rec,
 		FiltersVar:      unexported(rec) + "Filters",
+		SortableVar:     unexported(rec) + "Sortable",
 		CreateShapeVar:  unexported(rec) + "CreateShape",
 		UpdateShapeVar:  unexported(rec) + "UpdateShape",
 		UpsertShapeVar:  unexported(rec) + "UpsertShape",

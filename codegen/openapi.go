@@ -288,6 +288,8 @@ func pageSchema(r *Register) *Schema {
 			"nextCursor": {Type: types("string", "null"), Description: "Pass as cursor for the next page; null on the last page."},
 			"page":       jsonNumber[int32]("The page number; 0 when paging by cursor."),
 			"total":      total,
+			"totalEstimated": {Type: types("boolean"),
+				Description: "Present and true when total is the database's estimate (count=estimated); absent otherwise."},
 		},
 	}
 }
@@ -739,5 +741,5 @@ func listParameters(r *Register) []*Parameter {
 		}
 		params = append(params, q(fl.Param, s, desc))
 	}
-	return params
+	return append(params, listShapeParameters(r)...)
 }

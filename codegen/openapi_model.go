@@ -140,6 +140,8 @@ type Parameter struct {
 	Description string  `json:"description,omitempty"`
 	Required    bool    `json:"required,omitempty"`
 	Schema      *Schema `json:"schema,omitempty"`
+	Style       string  `json:"style,omitempty"`   // form, for a comma list: with Explode false
+	Explode     *bool   `json:"explode,omitempty"` // false: an array is one comma-separated value
 }
 
 // RequestBody is what an operation accepts.
@@ -169,6 +171,8 @@ type Header struct {
 	Description string  `json:"description,omitempty"`
 	Required    bool    `json:"required,omitempty"`
 	Schema      *Schema `json:"schema,omitempty"`
+	Style       string  `json:"style,omitempty"`   // form, for a comma list: with Explode false
+	Explode     *bool   `json:"explode,omitempty"` // false: an array is one comma-separated value
 }
 
 // Components are the shared parts the document refers to.

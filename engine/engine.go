@@ -158,6 +158,9 @@ type Query struct {
 	ModifiedBefore *time.Time  // Modified < this
 	Where          []Condition // register filters
 	KnownTotal     bool        // the caller carries the total already (a cursor walk): don't count
+	Count          CountMode   // how to count the total
+	Sort           []SortKey   // order by these fields, then newest first; none: newest first
+	AfterKeys      []any       // cursor under Sort: the last row's sort values, with After its position
 }
 
 // Op is how a condition compares.
@@ -183,6 +186,9 @@ type Page struct {
 	Records []Record
 	Next    *int64 // position to continue after; nil when nothing more
 	Total   *int   // nil when the register is not counted
+	// TotalEstimated says Total is the store's estimate (CountEstimated).
+	TotalEstimated bool
+	NextKeys       []any // under Query.Sort: the sort values of the row Next is
 }
 
 // ExtraFieldDef describes one extra field (spec 2.4).

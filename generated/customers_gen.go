@@ -189,13 +189,19 @@ var customerContactsShape = runtime.Shape{
 
 // customerFilters are the query filters of GET /v1/customers.
 var customerFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
+}
+
+// customerSortable are the fields GET /v1/customers sorts by (sort=).
+var customerSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "Name", Kind: runtime.KindText},
 }
 
 // listCustomers serves GET /v1/customers.
 func listCustomers(c *runtime.Call) error {
-	return runtime.List(c, "customers", customerFilters, viewCustomer)
+	return runtime.List(c, "customers", customerFilters, viewCustomer, customerSortable...)
 }
 
 // getCustomer serves GET /v1/customers/{Nr}.

@@ -246,14 +246,23 @@ func viewOrderLinesReply(rec engine.Record) OrderLinesReply {
 
 // orderFilters are the query filters of GET /v1/orders.
 var orderFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}},
+	{Param: "orderDate", Field: "OrderDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "deliveryDate", Field: "DeliveryDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 	{Param: "supplierNr", Field: "SupplierNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// orderSortable are the fields GET /v1/orders sorts by (sort=).
+var orderSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "OrderDate", Kind: runtime.KindDate},
+	{Name: "DeliveryDate", Kind: runtime.KindDate},
+}
+
 // listOrders serves GET /v1/orders.
 func listOrders(c *runtime.Call) error {
-	return runtime.List(c, "orders", orderFilters, viewOrder)
+	return runtime.List(c, "orders", orderFilters, viewOrder, orderSortable...)
 }
 
 // getOrder serves GET /v1/orders/{Nr}.

@@ -151,13 +151,21 @@ var productUpsertShape = runtime.Shape{
 
 // productFilters are the query filters of GET /v1/products.
 var productFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
+	{Param: "basePrice", Field: "BasePrice", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
+}
+
+// productSortable are the fields GET /v1/products sorts by (sort=).
+var productSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "Name", Kind: runtime.KindText},
+	{Name: "BasePrice", Kind: runtime.KindNumber},
 }
 
 // listProducts serves GET /v1/products.
 func listProducts(c *runtime.Call) error {
-	return runtime.List(c, "products", productFilters, viewProduct)
+	return runtime.List(c, "products", productFilters, viewProduct, productSortable...)
 }
 
 // getProduct serves GET /v1/products/{Nr}.

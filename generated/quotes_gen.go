@@ -245,13 +245,22 @@ var quoteTimesShape = runtime.Shape{
 
 // quoteFilters are the query filters of GET /v1/quotes.
 var quoteFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}},
+	{Param: "quoteDate", Field: "QuoteDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "validUntilDate", Field: "ValidUntilDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
+}
+
+// quoteSortable are the fields GET /v1/quotes sorts by (sort=).
+var quoteSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "QuoteDate", Kind: runtime.KindDate},
+	{Name: "ValidUntilDate", Kind: runtime.KindDate},
 }
 
 // listQuotes serves GET /v1/quotes.
 func listQuotes(c *runtime.Call) error {
-	return runtime.List(c, "quotes", quoteFilters, viewQuote)
+	return runtime.List(c, "quotes", quoteFilters, viewQuote, quoteSortable...)
 }
 
 // getQuote serves GET /v1/quotes/{Nr}.

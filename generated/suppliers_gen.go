@@ -189,13 +189,19 @@ var supplierContactsShape = runtime.Shape{
 
 // supplierFilters are the query filters of GET /v1/suppliers.
 var supplierFilters = []runtime.Filter{
-	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
+	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains, Ops: []string{"prefix"}},
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
+}
+
+// supplierSortable are the fields GET /v1/suppliers sorts by (sort=).
+var supplierSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "Name", Kind: runtime.KindText},
 }
 
 // listSuppliers serves GET /v1/suppliers.
 func listSuppliers(c *runtime.Call) error {
-	return runtime.List(c, "suppliers", supplierFilters, viewSupplier)
+	return runtime.List(c, "suppliers", supplierFilters, viewSupplier, supplierSortable...)
 }
 
 // getSupplier serves GET /v1/suppliers/{Nr}.

@@ -392,13 +392,23 @@ var taskNotesShape = runtime.Shape{
 
 // taskFilters are the query filters of GET /v1/tasks.
 var taskFilters = []runtime.Filter{
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
-	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}, Enum: []string{"Planned", "Sent", "Received", "InProgress", "Finished", "Archived"}},
+	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals, Ops: []string{"in"}},
+	{Param: "planStartDate", Field: "PlanStartDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "planStopDate", Field: "PlanStopDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt", "isnull"}},
+	{Param: "estimatedTime", Field: "EstimatedTime", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt"}},
+}
+
+// taskSortable are the fields GET /v1/tasks sorts by (sort=).
+var taskSortable = []runtime.SortField{
+	{Name: "Nr", Kind: runtime.KindText},
+	{Name: "PlanStartDate", Kind: runtime.KindDate},
+	{Name: "PlanStopDate", Kind: runtime.KindDate},
 }
 
 // listTasks serves GET /v1/tasks.
 func listTasks(c *runtime.Call) error {
-	return runtime.List(c, "tasks", taskFilters, viewTask)
+	return runtime.List(c, "tasks", taskFilters, viewTask, taskSortable...)
 }
 
 // getTask serves GET /v1/tasks/{Nr}.

@@ -168,11 +168,17 @@ var timeFilters = []runtime.Filter{
 	{Param: "ownerType", Field: "OwnerType", Kind: runtime.KindText, Match: runtime.Equals, Default: "task"},
 	{Param: "userSign", Field: "UserSign", Kind: runtime.KindText, Match: runtime.Equals},
 	{Param: "invoice", Field: "Invoice", Kind: runtime.KindBool, Match: runtime.Equals},
+	{Param: "date", Field: "Date", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lte", "gt", "lt"}},
+}
+
+// timeSortable are the fields GET /v1/times sorts by (sort=).
+var timeSortable = []runtime.SortField{
+	{Name: "Date", Kind: runtime.KindDate},
 }
 
 // listTimes serves GET /v1/times.
 func listTimes(c *runtime.Call) error {
-	return runtime.List(c, "times", timeFilters, viewTime)
+	return runtime.List(c, "times", timeFilters, viewTime, timeSortable...)
 }
 
 // getTime serves GET /v1/times/{Id}.

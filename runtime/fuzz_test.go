@@ -93,8 +93,11 @@ func FuzzParseList(f *testing.F) {
 		{Param: "level", Field: "Level", Kind: KindNumber, Match: Equals},
 		{Param: "billable", Field: "Internal", Kind: KindBool, Match: Equals, Negate: true},
 		{Param: "includeArchived", Field: "Status", Kind: KindText, Match: Hides, Values: []string{"Archived"}},
+		{Param: "start", Field: "Start", Kind: KindDate, Match: Equals, Ops: []string{"gte", "lt", "isnull"}},
+		{Param: "state", Field: "State", Kind: KindText, Match: Equals, Ops: []string{"in", "prefix"}, Enum: []string{"A", "B"}},
 	}
-	for _, seed := range []string{"limit=10&page=2", "status=a,,b&level=1.5", "cursor=eyJwIjoxfQ", "modifiedSince=2026-01-01", "billable=maybe", "x=1", "limit=-1"} {
+	for _, seed := range []string{"limit=10&page=2", "status=a,,b&level=1.5", "cursor=eyJwIjoxfQ", "modifiedSince=2026-01-01", "billable=maybe", "x=1", "limit=-1",
+		"start[gte]=2026-01-01&start[lt]=2026-02-01", "start[isnull]=true", "state[in]=A,C", "state[prefix]=", "start[]=1", "start[gte=1", "[gte]=1", "count=none", "count=x"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, query string) {

@@ -10,12 +10,12 @@ import (
 // register's name, its filters, its body shape and its typed mappers.
 
 // List serves GET /v1/<register>: one page, newest first.
-func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R) error {
+func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R, sortable ...SortField) error {
 	query, err := c.Query()
 	if err != nil {
 		return err
 	}
-	req, err := ParseList(query, filters)
+	req, err := ParseList(query, filters, sortable...)
 	if err != nil {
 		return err
 	}

@@ -54,10 +54,12 @@ type Filter struct {
 	Values  []string // Hides: the hidden values
 	Negate  bool     // Equals on a bool: the parameter is the field's opposite
 	Default string   // assumed when the parameter is absent
+	Ops     []string // operators it takes as Param[op] (listfilter.go)
+	Enum    []string // the field's values, where the catalog fixes them: Ops check against them
 }
 
 // listParams are accepted by every list.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore"}
+var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam}
 
 // ListRequest is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
@@ -66,6 +68,7 @@ type ListRequest struct {
 	Page        int    // page number this response is
 	fingerprint uint64 // hash of the filters, bound into cursors
 	total       *int   // the total counted on the walk's first page
+	estimated   bool   // that total is an estimate
 }
 
 // Query is the request's query parameters, parsed strictly: a name or
@@ -112,14 +115,14 @@ func pageLimit(values url.Values) (int, error) {
 
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
-func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
+func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
 	for name, vs := range values {
 		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
 			return req, InvalidParameter(name, errBadText.Error())
 		}
-		if !slices.Contains(listParams, name) && !slices.ContainsFunc(filters, func(f Filter) bool { return f.Param == name }) {
-			return req, unknownParameter(name, filters)
+		if err := checkParam(name, filters); err != nil {
+			return req, err
 		}
 		if len(vs) > 1 {
 			return req, InvalidParameter(name, "given more than once")
@@ -130,6 +133,12 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		return req, err
 	}
 	req.Query.Limit = limit
+	if req.Query.Count, err = parseCount(values); err != nil {
+		return req, err
+	}
+	if req.Query.Sort, err = parseSort(values, sortable); err != nil {
+		return req, err
+	}
 	for _, name := range []string{"modifiedSince", "modifiedBefore"} {
 		v := values.Get(name)
 		if v == "" {
@@ -158,6 +167,11 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 			req.Query.Where = append(req.Query.Where, cond)
 		}
 	}
+	ops, err := opConditions(values, filters)
+	if err != nil {
+		return req, err
+	}
+	req.Query.Where = append(req.Query.Where, ops...)
 	req.fingerprint = fingerprint(values)
 	cursor, page := values.Get("cursor"), values.Get("page")
 	switch {
@@ -165,10 +179,14 @@ func ParseList(values url.Values, filters []Filter) (ListRequest, error) {
 		return req, InvalidParameter("cursor", "give either cursor or page, not both")
 	case cursor != "":
 		c, err := decodeCursor(cursor, req.fingerprint)
+		if err == nil {
+			err = checkCursorKeys(c.Keys, req.Query.Sort, sortable)
+		}
 		if err != nil {
 			return req, InvalidParameter("cursor", err.Error())
 		}
-		req.Query.After, req.Page, req.total = &c.Pos, c.Page, c.Total
+		req.Query.AfterKeys = c.Keys
+		req.Query.After, req.Page, req.total, req.estimated = &c.Pos, c.Page, c.Total, c.Estimated
 		// Counting costs a scan of the company's rows: a walk counts once,
 		// on its first page, and carries the total in its cursors.
 		req.Query.KnownTotal = c.Total != nil
@@ -187,6 +205,7 @@ func unknownParameter(name string, filters []Filter) *Problem {
 	for _, f := range filters {
 		valid = append(valid, f.Param)
 	}
+	valid = append(valid, opParams(filters)...)
 	p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 	p.ValidValues = valid
 	return p
@@ -314,6 +333,10 @@ type cursor struct {
 	Page  int    `json:"n"`           // page number the cursor leads to
 	FP    uint64 `json:"f"`           // filters it belongs to
 	Total *int   `json:"t,omitempty"` // total counted when the walk began
+	// Estimated says Total is an estimate (count=estimated).
+	Estimated bool `json:"e,omitempty"`
+	// Keys are the sort values of the last row received, under sort=.
+	Keys []any `json:"k,omitempty"`
 }
 
 func encodeCursor(c cursor) string {
@@ -328,7 +351,7 @@ func decodeCursor(s string, fp uint64) (cursor, error) {
 		return cursor{}, fmt.Errorf("not a cursor from this service")
 	}
 	if c.FP != fp {
-		return cursor{}, fmt.Errorf("the cursor belongs to other filters; repeat the filters of the first page")
+		return cursor{}, fmt.Errorf("the cursor belongs to other filters or another sort; repeat the filters and sort of the first page")
 	}
 	return c, nil
 }
@@ -339,21 +362,24 @@ type ListEnvelope[T any] struct {
 	NextCursor *string `json:"nextCursor"`
 	Page       int     `json:"page"`
 	Total      *int    `json:"total"`
+	// TotalEstimated is true when total is the store's estimate
+	// (count=estimated); absent otherwise, as the spec's envelope is.
+	TotalEstimated bool `json:"totalEstimated,omitempty"`
 }
 
 // Envelope wraps one engine page of records. On a cursor walk the total
 // is the one counted on the walk's first page.
 func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
-	total := page.Total
+	total, estimated := page.Total, page.TotalEstimated
 	if req.Query.KnownTotal {
-		total = req.total
+		total, estimated = req.total, req.estimated
 	}
-	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total}
+	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
 	for i, rec := range page.Records {
 		env.Items[i] = view(rec)
 	}
 	if page.Next != nil {
-		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total})
+		next := encodeCursor(cursor{Pos: *page.Next, Page: req.Page + 1, FP: req.fingerprint, Total: total, Estimated: estimated, Keys: page.NextKeys})
 		env.NextCursor = &next
 	}
 	return env

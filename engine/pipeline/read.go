@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 
@@ -38,15 +37,15 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, OrderBy: newestFirst, Limit: limit + 1}
-	if q.After != nil {
-		sel.Where = append(slices.Clip(where), store.Cond{Field: store.SeqField, Op: store.Lt, Value: *q.After})
+	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, Limit: limit + 1}
+	if err := r.order(&sel, q); err != nil {
+		return engine.Page{}, err
 	}
 	if q.Page > 1 {
 		sel.Offset = (q.Page - 1) * limit
 	}
 	// One row more than asked says whether another page exists.
-	recs, seqs, err := e.fetch(ctx, e.store, r, sel)
+	recs, seqs, err := e.fetchPage(ctx, r, sel)
 	if err != nil {
 		return engine.Page{}, err
 	}
@@ -54,17 +53,17 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if len(recs) > limit {
 		page.Records, seqs = recs[:limit], seqs[:limit]
 		next := seqs[limit-1]
-		page.Next = &next
+		page.Next, page.NextKeys = &next, sortValues(q.Sort, page.Records[limit-1])
 	}
 	if err := e.complete(ctx, e.store, r, s.Company, page.Records, seqs); err != nil {
 		return engine.Page{}, err
 	}
-	if !r.reg.Uncounted && !q.KnownTotal {
-		total, err := e.total(ctx, r, s.Company, where)
+	if !r.reg.Uncounted && !q.KnownTotal && q.Count != engine.CountNone {
+		total, estimated, err := e.listTotal(ctx, r, s.Company, where, q.Count)
 		if err != nil {
 			return engine.Page{}, err
 		}
-		page.Total = &total
+		page.Total, page.TotalEstimated = &total, estimated
 	}
 	return page, nil
 }
@@ -333,6 +332,9 @@ func (e *Engine) conditions(r *register, q engine.Query) ([]store.Cond, error) {
 // condition is the store's condition of one filter on a field, its
 // values typed as the field is.
 func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
+	if c.Op == engine.OpIsNull {
+		return r.nullCondition(f, c)
+	}
 	values := make([]any, len(c.Values))
 	for i, v := range c.Values {
 		n, err := f.Normalize(v)
@@ -368,6 +370,8 @@ func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, 
 		return store.Cond{Field: field, Op: store.In, Values: values}, nil
 	case engine.OpNotIn:
 		return store.Cond{Field: field, Op: store.NotIn, Values: values}, nil
+	case engine.OpGt, engine.OpGte, engine.OpLt, engine.OpLte, engine.OpPrefix:
+		return rangeCondition(field, f, c.Op, values)
 	}
 	return store.Cond{}, fmt.Errorf("filter on %s: unknown operator %q", f.Name, c.Op)
 }

@@ -102,9 +102,10 @@ func (r *register) storeTable() *store.Table {
 	for _, f := range r.lookups {
 		indexed[f.Name] = true
 	}
+	t.Indexes = append(t.Indexes, r.sortIndexes(indexed)...)
 	for _, fl := range r.reg.Filters {
 		f := r.reg.Field(fl.Field)
-		if fl.Match == catalog.Contains || indexed[f.Name] || (r.engineKeyed && f == r.key) {
+		if (fl.Match == catalog.Contains && !opsUseIndex(fl)) || indexed[f.Name] || (r.engineKeyed && f == r.key) {
 			continue
 		}
 		indexed[f.Name] = true

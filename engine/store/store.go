@@ -50,6 +50,10 @@ type Reader interface {
 	// Count returns how many rows of one table match the query's Where
 	// (Columns, OrderBy, Limit and Offset are ignored).
 	Count(ctx context.Context, q Select) (int64, error)
+	// Estimate returns about how many rows of one table match the query's
+	// Where, from the storage's statistics, and whether the number is in
+	// fact exact (a store that keeps no statistics counts).
+	Estimate(ctx context.Context, q Select) (n int64, exact bool, err error)
 	// Counted returns how many rows a company has in a table the schema
 	// marks Counted: kept by the store as rows are inserted and deleted, so
 	// a list's total costs one read however many rows there are.
@@ -130,8 +134,12 @@ type Select struct {
 	// cannot evaluate reads as "".
 	Exprs   []Expr
 	OrderBy []Order
-	Limit   int // 0: no limit
-	Offset  int
+	// After continues an ordered read after a row: it holds that row's
+	// values of the OrderBy keys, one per key, and keeps only the rows
+	// that come after it in that order (a keyset; see CheckAfter).
+	After  []any
+	Limit  int // 0: no limit
+	Offset int
 	// ForUpdate holds the rows read until the transaction ends (inside Tx
 	// only), so a read-modify-write never works from a row a parallel
 	// transaction is changing.
@@ -148,6 +156,9 @@ type Expr struct {
 type Order struct {
 	Field string // a column's Field, or SeqField
 	Desc  bool
+	// NullsLast sorts rows without a value after all others, in either
+	// direction; without it where NULLs go is the store's choice.
+	NullsLast bool
 }
 
 // Op is how a condition compares a column.

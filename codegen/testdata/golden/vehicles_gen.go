@@ -234,17 +234,23 @@ var vehicleRetireShape = runtime.Shape{
 var vehicleFilters = []runtime.Filter{
 	{Param: "plate", Field: "Plate", Kind: runtime.KindText, Match: runtime.Contains},
 	{Param: "driverNr", Field: "DriverNr", Kind: runtime.KindText, Match: runtime.Equals},
-	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
+	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf, Ops: []string{"in"}, Enum: []string{"InService", "Retired", "Sold"}},
 	{Param: "includeRetired", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Retired", "Sold"}},
-	{Param: "inspectionDate", Field: "InspectionDate", Kind: runtime.KindDate, Match: runtime.Equals},
-	{Param: "mileage", Field: "Mileage", Kind: runtime.KindNumber, Match: runtime.Equals},
+	{Param: "inspectionDate", Field: "InspectionDate", Kind: runtime.KindDate, Match: runtime.Equals, Ops: []string{"gte", "lt", "isnull"}},
+	{Param: "mileage", Field: "Mileage", Kind: runtime.KindNumber, Match: runtime.Equals, Ops: []string{"gte", "lte"}},
 	{Param: "combustion", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Negate: true},
 	{Param: "electric", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Default: "true"},
 }
 
+// vehicleSortable are the fields GET /v1/vehicles sorts by (sort=).
+var vehicleSortable = []runtime.SortField{
+	{Name: "InspectionDate", Kind: runtime.KindDate},
+	{Name: "Mileage", Kind: runtime.KindNumber},
+}
+
 // listVehicles serves GET /v1/vehicles.
 func listVehicles(c *runtime.Call) error {
-	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle)
+	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle, vehicleSortable...)
 }
 
 // getVehicle serves GET /v1/vehicles/{Nr}.

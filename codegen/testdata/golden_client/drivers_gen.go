@@ -26,12 +26,14 @@ type DriverListParams struct {
 	ModifiedSince  time.Time // records modified at or after this; zero: no limit
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Active         *bool     // Active is this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p DriverListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setBool(q, "active", p.Active)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

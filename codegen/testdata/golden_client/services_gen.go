@@ -50,12 +50,14 @@ type ServiceListParams struct {
 	ModifiedSince  time.Time // records modified at or after this; zero: no limit
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	VehicleNr      string    // VehicleNr equals this.
+	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
 func (p ServiceListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "vehicleNr", p.VehicleNr)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

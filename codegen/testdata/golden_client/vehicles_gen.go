@@ -100,21 +100,40 @@ type VehicleRetireBody struct {
 	SoldTo Field[string] `json:"soldTo,omitzero"`
 }
 
+// VehicleSort is a sort key of Vehicles.List and Vehicles.All: a field ascending, or its Desc; records without a value come last.
+type VehicleSort string
+
+// The sort keys of Vehicles.
+const (
+	VehicleSortInspectionDate     VehicleSort = "InspectionDate"
+	VehicleSortInspectionDateDesc VehicleSort = "-InspectionDate"
+	VehicleSortMileage            VehicleSort = "Mileage"
+	VehicleSortMileageDesc        VehicleSort = "-Mileage"
+)
+
 // VehicleListParams are the parameters of Vehicles.List and Vehicles.All; the zero value lists everything.
 type VehicleListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Plate          string    // Plate contains this text, ignoring case.
-	DriverNr       string    // DriverNr equals this.
-	Status         []string  // Status is one of these.
-	IncludeRetired bool      // true also lists records whose Status is Retired or Sold (hidden otherwise).
-	InspectionDate string    // InspectionDate equals this.
-	Mileage        *float64  // Mileage equals this.
-	Combustion     *bool     // Electric is the opposite of this.
-	Electric       *bool     // Electric is this. Unset: true.
+	Limit                int           // rows a page: 50 when 0, at most 500
+	Cursor               string        // continue after the page whose NextCursor this is (All follows them itself)
+	Page                 int           // a page number instead of a cursor; not with Cursor
+	ModifiedSince        time.Time     // records modified at or after this; zero: no limit
+	ModifiedBefore       time.Time     // records modified before this; zero: no limit
+	Plate                string        // Plate contains this text, ignoring case.
+	DriverNr             string        // DriverNr equals this.
+	Status               []string      // Status is one of these.
+	IncludeRetired       bool          // true also lists records whose Status is Retired or Sold (hidden otherwise).
+	InspectionDate       string        // InspectionDate equals this.
+	Mileage              *float64      // Mileage equals this.
+	Combustion           *bool         // Electric is the opposite of this.
+	Electric             *bool         // Electric is this. Unset: true.
+	StatusIn             []string      // status[in]: Status is one of the values, separated by commas.
+	InspectionDateGte    string        // inspectionDate[gte]: InspectionDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	InspectionDateLt     string        // inspectionDate[lt]: InspectionDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	InspectionDateIsnull *bool         // inspectionDate[isnull]: true: InspectionDate has no value; false: it has one.
+	MileageGte           *float64      // mileage[gte]: Mileage ≥ the value.
+	MileageLte           *float64      // mileage[lte]: Mileage ≤ the value.
+	Sort                 []VehicleSort // order by these keys, then newest first; none: newest first
+	Count                Count         // how to count Total: CountExact when "", CountEstimated or CountNone
 }
 
 // query encodes the parameters that are set.
@@ -128,6 +147,14 @@ func (p VehicleListParams) query() url.Values {
 	setNumber(q, "mileage", p.Mileage)
 	setBool(q, "combustion", p.Combustion)
 	setBool(q, "electric", p.Electric)
+	setList(q, "status[in]", p.StatusIn)
+	setText(q, "inspectionDate[gte]", p.InspectionDateGte)
+	setText(q, "inspectionDate[lt]", p.InspectionDateLt)
+	setBool(q, "inspectionDate[isnull]", p.InspectionDateIsnull)
+	setNumber(q, "mileage[gte]", p.MileageGte)
+	setNumber(q, "mileage[lte]", p.MileageLte)
+	setSort(q, "sort", p.Sort)
+	setText(q, "count", string(p.Count))
 	return q
 }
 

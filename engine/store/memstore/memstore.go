@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -135,22 +134,9 @@ func (s *Store) selectRows(q store.Select) ([]store.Row, error) {
 			}
 		}
 	}
-	gets := make([]func(*row) any, len(q.OrderBy))
-	for i, o := range q.OrderBy {
-		if gets[i], err = t.getter(o.Field); err != nil {
-			return nil, err
-		}
+	if found, err = t.sortAndSkip(q, found); err != nil {
+		return nil, err
 	}
-	slices.SortStableFunc(found, func(a, b *row) int {
-		for i, get := range gets {
-			if n := compare(get(a), get(b)); n != 0 && q.OrderBy[i].Desc {
-				return -n
-			} else if n != 0 {
-				return n
-			}
-		}
-		return 0
-	})
 	found = found[min(max(q.Offset, 0), len(found)):]
 	if q.Limit > 0 && q.Limit < len(found) {
 		found = found[:q.Limit]

@@ -38,6 +38,12 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 	if err != nil {
 		return nil, err
 	}
+	if sel.After != nil {
+		b.WriteString(map[bool]string{true: " AND ", false: " WHERE "}[t.Company || len(sel.Where) > 0])
+		if args, err = t.keyset(&b, sel, args); err != nil {
+			return nil, err
+		}
+	}
 	if len(sel.OrderBy) > 0 {
 		b.WriteString(" ORDER BY ")
 		for i, o := range sel.OrderBy {
@@ -51,6 +57,9 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 			b.WriteString(col)
 			if o.Desc {
 				b.WriteString(" DESC")
+			}
+			if o.NullsLast {
+				b.WriteString(" NULLS LAST")
 			}
 		}
 	}

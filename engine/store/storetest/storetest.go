@@ -100,6 +100,8 @@ var tests = []struct {
 	{"number series", numberSeries},
 	{"counted tables", countedTables},
 	{"columns and expressions", columnsAndExprs},
+	{"estimates", estimates},
+	{"keyset walks", keysetWalks},
 }
 
 const acme, other = "acme", "other"

@@ -1,0 +1,21 @@
+package pipeline
+
+import (
+	"context"
+
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// listTotal is a list's total as its count mode asks: exact, or the
+// store's estimate when the list is filtered. Unfiltered, the count the
+// store keeps is exact and one row read, so no estimate is asked for.
+// estimated is true only when the number is an estimate.
+func (e *Engine) listTotal(ctx context.Context, r *register, company string, where []store.Cond, mode engine.CountMode) (total int, estimated bool, err error) {
+	if mode != engine.CountEstimated || len(where) == 0 {
+		n, err := e.total(ctx, r, company, where)
+		return n, false, err
+	}
+	n, exact, err := e.store.Estimate(ctx, store.Select{Table: r.reg.Name, Company: company, Where: where})
+	return int(n), !exact, err
+}

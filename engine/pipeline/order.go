@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// order sets a list's order and where it continues. Without sort keys it
+// is newest first and a cursor is a range of Seq, as it always was. With
+// them it is those keys, rows without a value last, then newest first to
+// break ties; a cursor is a keyset on the keys and the Seq, so a walk
+// stays complete and free of repeats under any allowed sort.
+func (r *register) order(sel *store.Select, q engine.Query) error {
+	if len(q.Sort) == 0 {
+		sel.OrderBy = newestFirst
+		if q.After != nil {
+			sel.Where = append(slices.Clip(sel.Where), store.Cond{Field: store.SeqField, Op: store.Lt, Value: *q.After})
+		}
+		return nil
+	}
+	if q.After != nil && len(q.AfterKeys) != len(q.Sort) {
+		return fmt.Errorf("%s: a cursor of %d sort values for %d sort keys", r.reg.Name, len(q.AfterKeys), len(q.Sort))
+	}
+	sel.OrderBy = make([]store.Order, 0, len(q.Sort)+1)
+	for i, k := range q.Sort {
+		f := r.reg.Field(k.Field)
+		if f == nil || !f.Sortable {
+			return fmt.Errorf("%s: %q is not a sortable field", r.reg.Name, k.Field)
+		}
+		sel.OrderBy = append(sel.OrderBy, store.Order{Field: r.sortColumn(f), Desc: k.Desc, NullsLast: true})
+		if q.After != nil {
+			v, err := r.sortValue(f, q.AfterKeys[i])
+			if err != nil {
+				return err
+			}
+			sel.After = append(sel.After, v)
+		}
+	}
+	sel.OrderBy = append(sel.OrderBy, store.Order{Field: store.SeqField, Desc: true})
+	if q.After != nil {
+		sel.After = append(sel.After, *q.After)
+	}
+	return nil
+}
+
+// sortColumn is the store field a sortable field is ordered by: the Seq
+// for the key of an engine-keyed register, which is its Seq.
+func (r *register) sortColumn(f *catalog.Field) string {
+	if r.engineKeyed && f == r.key {
+		return store.SeqField
+	}
+	return f.Name
+}
+
+// sortValue is a cursor's sort value typed as the store keeps the field.
+func (r *register) sortValue(f *catalog.Field, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if r.engineKeyed && f == r.key {
+		seq, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cursor value %v of %s is no key", r.reg.Name, v, f.Name)
+		}
+		return seq, nil
+	}
+	n, err := f.Normalize(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cursor value of %s: %w", r.reg.Name, f.Name, err)
+	}
+	return n, nil
+}
+
+// sortValues are a record's values of the sort keys, for the cursor that
+// continues after it.
+func sortValues(sort []engine.SortKey, rec engine.Record) []any {
+	if len(sort) == 0 {
+		return nil
+	}
+	values := make([]any, len(sort))
+	for i, k := range sort {
+		values[i] = rec[k.Field]
+	}
+	return values
+}
+
+// fetchPage reads one page of a list. Past a cursor whose first sort
+// value is a value it reads in two index ranges rather than one scan: the
+// keyset's OR (a later value, no value, or the same value and an older
+// row) bounds no index range, so the rows with a value are read with the
+// first key bounded by the cursor's value, and, when they do not fill
+// the page, the rows without one (which all come after) from their start.
+func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
+		return e.fetch(ctx, e.store, r, sel)
+	}
+	first := sel.OrderBy[0]
+	bound := store.Cond{Field: first.Field, Op: store.Ge, Value: sel.After[0]}
+	if first.Desc {
+		bound.Op = store.Le
+	}
+	valued := sel
+	valued.Where = append(slices.Clip(sel.Where), bound)
+	recs, seqs, err := e.fetch(ctx, e.store, r, valued)
+	if err != nil || sel.Limit <= 0 || len(recs) >= sel.Limit {
+		return recs, seqs, err
+	}
+	empty := sel
+	empty.Where = append(slices.Clip(sel.Where), store.Cond{Field: first.Field, Op: store.IsNull})
+	empty.After, empty.Limit = nil, sel.Limit-len(recs)
+	more, moreSeqs, err := e.fetch(ctx, e.store, r, empty)
+	return append(recs, more...), append(seqs, moreSeqs...), err
+}

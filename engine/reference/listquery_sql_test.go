@@ -1,0 +1,76 @@
+package reference_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ngrok/sqlmw"
+
+	"fieldapi/engine"
+	"fieldapi/engine/reference"
+)
+
+// statementRecorder keeps the text of every statement a database is sent.
+type statementRecorder struct {
+	sqlmw.NullInterceptor
+	mu    sync.Mutex
+	texts []string
+}
+
+func (r *statementRecorder) keep(query string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.texts = append(r.texts, query)
+}
+
+func (r *statementRecorder) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	r.keep(query)
+	rows, err := conn.QueryContext(ctx, query, args)
+	return ctx, rows, err
+}
+
+func (r *statementRecorder) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	r.keep(query)
+	rows, err := stmt.QueryContext(ctx, args)
+	return ctx, rows, err
+}
+
+// TestListValuesNeverReachSQLText: the values of filter operators, sort
+// cursors and estimated counts are bound as parameters; no statement's
+// text holds them (SQLite and PostgreSQL).
+func TestListValuesNeverReachSQLText(t *testing.T) {
+	const marker = "x'); DROP TABLE tasks; --"
+	for _, b := range sqlBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			rec := &statementRecorder{}
+			e := openDemo(t, b.DSN(t), builtin(t), reference.Options{
+				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, rec) }})
+			s := engine.Session{Company: "demo", Sign: "API", ClientID: "sqltext"}
+			ctx := context.Background()
+			after := int64(1 << 40)
+			for _, q := range []engine.Query{
+				{Limit: 5, Count: engine.CountEstimated, Where: []engine.Condition{{Field: "CustomerNr", Op: engine.OpIn, Values: []any{marker, "1001"}}}},
+				{Limit: 5, Where: []engine.Condition{{Field: "CustomerNr", Op: engine.OpPrefix, Values: []any{marker}}}},
+				{Limit: 5, Where: []engine.Condition{{Field: "TaskText", Op: engine.OpGte, Values: []any{marker}}}},
+				{Limit: 5, Sort: []engine.SortKey{{Field: "PlanStartDate", Desc: true}, {Field: "Nr"}}, After: &after, AfterKeys: []any{"2026-01-01", marker}},
+			} {
+				if _, err := e.List(ctx, s, "tasks", q); err != nil {
+					t.Fatalf("List %+v: %v", q, err)
+				}
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.texts) == 0 {
+				t.Fatal("no statement recorded")
+			}
+			for _, text := range rec.texts {
+				if strings.Contains(text, "DROP TABLE") {
+					t.Errorf("a value reached the SQL text: %s", text)
+				}
+			}
+		})
+	}
+}
