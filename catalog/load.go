@@ -16,6 +16,8 @@ import (
 	"strings"
 	"unicode"
 
+	"fieldapi/engine"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -253,7 +255,7 @@ func (r *Register) validate(c *Catalog) error {
 			return fmt.Errorf("requireOneOf: field %q is not declared", name)
 		}
 	}
-	params := map[string]bool{"limit": true, "page": true, "cursor": true, "modifiedSince": true, "modifiedBefore": true}
+	params := map[string]bool{"limit": true, "page": true, "cursor": true, "modifiedSince": true, "modifiedBefore": true, engine.FieldsParam: true, engine.ExpandParam: true}
 	for i, fl := range r.Filters {
 		if !paramName.MatchString(fl.Param) {
 			return fmt.Errorf("filters[%d]: param %q must be camelCase", i, fl.Param)
@@ -311,6 +313,9 @@ func (r *Register) validate(c *Catalog) error {
 		if len(l.PostReply) > 0 && !slices.Contains(l.PostReply, lr.Key) {
 			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
 		}
+	}
+	if err := r.validateExpansions(); err != nil {
+		return err
 	}
 	actions := map[string]bool{"location": true, "documents": true, "changes": true}
 	for i, a := range r.Actions {

@@ -148,6 +148,7 @@ type ContractListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -155,6 +156,7 @@ func (p ContractListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -174,9 +176,9 @@ func (s *ContractService) All(ctx context.Context, p ContractListParams) iter.Se
 	return walk[Contract](ctx, s.c, "/v1/contracts", p.query())
 }
 
-// Get reads one record: GET /v1/contracts/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ContractService) Get(ctx context.Context, nr string) (Contract, error) {
-	return getRecord[Contract](ctx, s.c, itemPath("/v1/contracts", nr))
+// Get reads one record: GET /v1/contracts/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ContractService) Get(ctx context.Context, nr string, opts ...ReadOption) (Contract, error) {
+	return getRecord[Contract](ctx, s.c, itemPath("/v1/contracts", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/contracts.

@@ -77,6 +77,7 @@ type ProductListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -84,6 +85,7 @@ func (p ProductListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -103,9 +105,9 @@ func (s *ProductService) All(ctx context.Context, p ProductListParams) iter.Seq2
 	return walk[Product](ctx, s.c, "/v1/products", p.query())
 }
 
-// Get reads one record: GET /v1/products/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ProductService) Get(ctx context.Context, nr string) (Product, error) {
-	return getRecord[Product](ctx, s.c, itemPath("/v1/products", nr))
+// Get reads one record: GET /v1/products/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ProductService) Get(ctx context.Context, nr string, opts ...ReadOption) (Product, error) {
+	return getRecord[Product](ctx, s.c, itemPath("/v1/products", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/products.

@@ -160,6 +160,7 @@ type QuoteListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -167,6 +168,7 @@ func (p QuoteListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -186,9 +188,9 @@ func (s *QuoteService) All(ctx context.Context, p QuoteListParams) iter.Seq2[Quo
 	return walk[Quote](ctx, s.c, "/v1/quotes", p.query())
 }
 
-// Get reads one record: GET /v1/quotes/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *QuoteService) Get(ctx context.Context, nr string) (Quote, error) {
-	return getRecord[Quote](ctx, s.c, itemPath("/v1/quotes", nr))
+// Get reads one record: GET /v1/quotes/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *QuoteService) Get(ctx context.Context, nr string, opts ...ReadOption) (Quote, error) {
+	return getRecord[Quote](ctx, s.c, itemPath("/v1/quotes", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/quotes.

@@ -107,6 +107,7 @@ type SupplierListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -114,6 +115,7 @@ func (p SupplierListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -133,9 +135,9 @@ func (s *SupplierService) All(ctx context.Context, p SupplierListParams) iter.Se
 	return walk[Supplier](ctx, s.c, "/v1/suppliers", p.query())
 }
 
-// Get reads one record: GET /v1/suppliers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *SupplierService) Get(ctx context.Context, nr string) (Supplier, error) {
-	return getRecord[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr))
+// Get reads one record: GET /v1/suppliers/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *SupplierService) Get(ctx context.Context, nr string, opts ...ReadOption) (Supplier, error) {
+	return getRecord[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/suppliers.

@@ -52,10 +52,12 @@ type Task struct {
 	CustomA3         string            `json:"CustomA3"`
 	CreatedBy        string            `json:"CreatedBy"`
 	CreatedDate      Date              `json:"CreatedDate"`
-	Materials        []Material        `json:"Materials"`   // its materials lines
-	Times            []Time            `json:"Times"`       // its times lines
-	Modified         Date              `json:"Modified"`    // when the record last changed
-	ExtraFields      map[string]string `json:"ExtraFields"` // the company's own fields, values as strings
+	Materials        []Material        `json:"Materials"`          // its materials lines
+	Times            []Time            `json:"Times"`              // its times lines
+	Modified         Date              `json:"Modified"`           // when the record last changed
+	ExtraFields      map[string]string `json:"ExtraFields"`        // the company's own fields, values as strings
+	Customer         *Customer         `json:"Customer,omitempty"` // with TaskExpandCustomer: the Customer CustomerNr names, or null
+	Project          *Project          `json:"Project,omitempty"`  // with TaskExpandProject: the Project ProjectNr names, or null
 }
 
 // TaskCreated is what Tasks.Create returns: the answer to POST /v1/tasks.
@@ -194,15 +196,26 @@ type TaskTimeLine struct {
 	Sign2Date    Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// TaskExpansion names a relation Tasks.List and Tasks.Get may expand (Expand, WithExpand).
+type TaskExpansion string
+
+// The expansions of tasks.
+const (
+	TaskExpandCustomer TaskExpansion = "Customer" // the Customer CustomerNr names, or null
+	TaskExpandProject  TaskExpansion = "Project"  // the Project ProjectNr names, or null
+)
+
 // TaskListParams are the parameters of Tasks.List and Tasks.All; the zero value lists everything.
 type TaskListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	Status         []string  // Status is one of these.
-	CustomerNr     string    // CustomerNr equals this.
+	Limit          int             // rows a page: 50 when 0, at most 500
+	Cursor         string          // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int             // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time       // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time       // records modified before this; zero: no limit
+	Status         []string        // Status is one of these.
+	CustomerNr     string          // CustomerNr equals this.
+	Fields         []string        // answer with only these fields (the key always comes); nil: every field
+	Expand         []TaskExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -210,6 +223,8 @@ func (p TaskListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -229,9 +244,9 @@ func (s *TaskService) All(ctx context.Context, p TaskListParams) iter.Seq2[Task,
 	return walk[Task](ctx, s.c, "/v1/tasks", p.query())
 }
 
-// Get reads one record: GET /v1/tasks/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *TaskService) Get(ctx context.Context, nr string) (Task, error) {
-	return getRecord[Task](ctx, s.c, itemPath("/v1/tasks", nr))
+// Get reads one record: GET /v1/tasks/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *TaskService) Get(ctx context.Context, nr string, opts ...ReadOption) (Task, error) {
+	return getRecord[Task](ctx, s.c, itemPath("/v1/tasks", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/tasks.

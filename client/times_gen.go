@@ -91,6 +91,7 @@ type TimeListParams struct {
 	OwnerType      string    // OwnerType equals this. Unset: task.
 	UserSign       string    // UserSign equals this.
 	Invoice        *bool     // Invoice is this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -100,6 +101,7 @@ func (p TimeListParams) query() url.Values {
 	setText(q, "ownerType", p.OwnerType)
 	setText(q, "userSign", p.UserSign)
 	setBool(q, "invoice", p.Invoice)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -119,9 +121,9 @@ func (s *TimeService) All(ctx context.Context, p TimeListParams) iter.Seq2[Time,
 	return walk[Time](ctx, s.c, "/v1/times", p.query())
 }
 
-// Get reads one record: GET /v1/times/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *TimeService) Get(ctx context.Context, id string) (Time, error) {
-	return getRecord[Time](ctx, s.c, itemPath("/v1/times", id))
+// Get reads one record: GET /v1/times/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *TimeService) Get(ctx context.Context, id string, opts ...ReadOption) (Time, error) {
+	return getRecord[Time](ctx, s.c, itemPath("/v1/times", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/times.

@@ -36,6 +36,7 @@ type UserListParams struct {
 	Name            string    // Name contains this text, ignoring case.
 	IncludePassive  bool      // true also lists records whose Status is Passive (hidden otherwise).
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
+	Fields          []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -44,6 +45,7 @@ func (p UserListParams) query() url.Values {
 	setText(q, "name", p.Name)
 	setSwitch(q, "includePassive", p.IncludePassive)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -63,7 +65,7 @@ func (s *UserService) All(ctx context.Context, p UserListParams) iter.Seq2[User,
 	return walk[User](ctx, s.c, "/v1/users", p.query())
 }
 
-// Get reads one record: GET /v1/users/{Sign}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *UserService) Get(ctx context.Context, sign string) (User, error) {
-	return getRecord[User](ctx, s.c, itemPath("/v1/users", sign))
+// Get reads one record: GET /v1/users/{Sign}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *UserService) Get(ctx context.Context, sign string, opts ...ReadOption) (User, error) {
+	return getRecord[User](ctx, s.c, itemPath("/v1/users", sign), opts)
 }

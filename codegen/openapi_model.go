@@ -139,6 +139,8 @@ type Parameter struct {
 	In          string  `json:"in,omitempty"`
 	Description string  `json:"description,omitempty"`
 	Required    bool    `json:"required,omitempty"`
+	Style       string  `json:"style,omitempty"`
+	Explode     *bool   `json:"explode,omitempty"`
 	Schema      *Schema `json:"schema,omitempty"`
 }
 

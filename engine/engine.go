@@ -158,6 +158,7 @@ type Query struct {
 	ModifiedBefore *time.Time  // Modified < this
 	Where          []Condition // register filters
 	KnownTotal     bool        // the caller carries the total already (a cursor walk): don't count
+	Shape          Shape       // the fields read and the relations expanded (shape.go)
 }
 
 // Op is how a condition compares.

@@ -155,14 +155,37 @@ var productFilters = []runtime.Filter{
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// productReadShape is what fields= and expand= may name on the reads of products.
+var productReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"Unit",
+		"BasePrice",
+		"PurchasePrice",
+		"CostPrice",
+		"Barcode",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listProducts serves GET /v1/products.
 func listProducts(c *runtime.Call) error {
-	return runtime.List(c, "products", productFilters, viewProduct)
+	return runtime.List(c, "products", productFilters, productReadShape, viewProduct)
 }
 
 // getProduct serves GET /v1/products/{Nr}.
 func getProduct(c *runtime.Call) error {
-	return runtime.Get(c, "products", viewProduct)
+	return runtime.Get(c, "products", productReadShape, viewProduct)
 }
 
 // createProduct serves POST /v1/products.

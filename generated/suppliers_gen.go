@@ -193,14 +193,41 @@ var supplierFilters = []runtime.Filter{
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// supplierReadShape is what fields= and expand= may name on the reads of suppliers.
+var supplierReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"AddressLine1",
+		"AddressLine2",
+		"PostalCode",
+		"City",
+		"State",
+		"Country",
+		"Phone",
+		"Fax",
+		"Email",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listSuppliers serves GET /v1/suppliers.
 func listSuppliers(c *runtime.Call) error {
-	return runtime.List(c, "suppliers", supplierFilters, viewSupplier)
+	return runtime.List(c, "suppliers", supplierFilters, supplierReadShape, viewSupplier)
 }
 
 // getSupplier serves GET /v1/suppliers/{Nr}.
 func getSupplier(c *runtime.Call) error {
-	return runtime.Get(c, "suppliers", viewSupplier)
+	return runtime.Get(c, "suppliers", supplierReadShape, viewSupplier)
 }
 
 // createSupplier serves POST /v1/suppliers.

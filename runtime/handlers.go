@@ -10,7 +10,7 @@ import (
 // register's name, its filters, its body shape and its typed mappers.
 
 // List serves GET /v1/<register>: one page, newest first.
-func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R) error {
+func List[R any](c *Call, register string, filters []Filter, shape ReadShape, view func(engine.Record) R) error {
 	query, err := c.Query()
 	if err != nil {
 		return err
@@ -19,18 +19,40 @@ func List[R any](c *Call, register string, filters []Filter, view func(engine.Re
 	if err != nil {
 		return err
 	}
+	sr, err := parseShape(query, shape, c.Scopes)
+	if err != nil {
+		return err
+	}
+	req.Query.Shape = sr.engine
 	page, err := c.Engine.List(c.Context(), c.Session, register, req.Query)
 	if err != nil {
 		return err
+	}
+	if sr.shaped() {
+		return sendShapedPage(c, sr, req, page, view)
 	}
 	return c.JSON(http.StatusOK, Envelope(req, page, view))
 }
 
 // Get serves GET /v1/<register>/{key}.
-func Get[R any](c *Call, register string, view func(engine.Record) R) error {
+func Get[R any](c *Call, register string, shape ReadShape, view func(engine.Record) R) error {
 	key, err := c.Key()
 	if err != nil {
 		return err
+	}
+	if sr, err := c.shapeOf(shape); err != nil || sr.shaped() {
+		if err != nil {
+			return err
+		}
+		reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
+		if err != nil {
+			return err
+		}
+		rec, err := reads.GetShaped(c.Context(), c.Session, register, key, sr.engine)
+		if err != nil {
+			return err
+		}
+		return c.sendShaped(sr, rec, view(rec))
 	}
 	rec, err := c.Engine.Get(c.Context(), c.Session, register, key)
 	if err != nil {

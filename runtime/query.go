@@ -57,7 +57,7 @@ type Filter struct {
 }
 
 // listParams are accepted by every list.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore"}
+var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", engine.FieldsParam, engine.ExpandParam}
 
 // ListRequest is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
@@ -296,7 +296,7 @@ func ParseTime(v string) (time.Time, error) {
 func fingerprint(values url.Values) uint64 {
 	var keys []string
 	for k := range values {
-		if k != "cursor" && k != "page" && k != "limit" {
+		if k != "cursor" && k != "page" && k != "limit" && k != engine.FieldsParam && k != engine.ExpandParam { // the shape selects no rows
 			keys = append(keys, k)
 		}
 	}

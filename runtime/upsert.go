@@ -68,7 +68,7 @@ func Upsert[W any, P interface {
 
 // GetBy serves GET /v1/<register>/by-<lookup>/{value}: the record as GET
 // by its key reads it.
-func GetBy[R any](c *Call, register string, by KeyParam, view func(engine.Record) R) error {
+func GetBy[R any](c *Call, register string, by KeyParam, shape ReadShape, view func(engine.Record) R) error {
 	ups, err := capabilityOf[engine.Upserts](c, "reads by lookup key")
 	if err != nil {
 		return err
@@ -76,6 +76,20 @@ func GetBy[R any](c *Call, register string, by KeyParam, view func(engine.Record
 	value, err := keyValue(c, by)
 	if err != nil {
 		return err
+	}
+	if sr, err := c.shapeOf(shape); err != nil || sr.shaped() {
+		if err != nil {
+			return err
+		}
+		reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
+		if err != nil {
+			return err
+		}
+		rec, err := reads.GetByShaped(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value}, sr.engine)
+		if err != nil {
+			return err
+		}
+		return c.sendShaped(sr, rec, view(rec))
 	}
 	rec, err := ups.GetBy(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value})
 	if err != nil {

@@ -242,14 +242,37 @@ var vehicleFilters = []runtime.Filter{
 	{Param: "electric", Field: "Electric", Kind: runtime.KindBool, Match: runtime.Equals, Default: "true"},
 }
 
+// vehicleReadShape is what fields= and expand= may name on the reads of vehicles.
+var vehicleReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Plate",
+		"Vin",
+		"DriverNr",
+		"DriverName",
+		"InspectionDate",
+		"RegisteredDate",
+		"Fuel",
+		"Mileage",
+		"Electric",
+		"Equipment",
+		"Settings",
+		"Services",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listVehicles serves GET /v1/vehicles.
 func listVehicles(c *runtime.Call) error {
-	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle)
+	return runtime.List(c, "vehicles", vehicleFilters, vehicleReadShape, viewVehicle)
 }
 
 // getVehicle serves GET /v1/vehicles/{Nr}.
 func getVehicle(c *runtime.Call) error {
-	return runtime.Get(c, "vehicles", viewVehicle)
+	return runtime.Get(c, "vehicles", vehicleReadShape, viewVehicle)
 }
 
 // createVehicle serves POST /v1/vehicles.
@@ -275,7 +298,7 @@ func getVehicleByVin(c *runtime.Call) error {
 	return runtime.GetBy(c, "vehicles", runtime.KeyParam{
 		Field: "Vin",
 		Name:  "vin",
-	}, viewVehicle)
+	}, vehicleReadShape, viewVehicle)
 }
 
 // upsertVehicleByVin serves PUT /v1/vehicles/by-vin/{vin}.

@@ -26,12 +26,14 @@ type DriverListParams struct {
 	ModifiedSince  time.Time // records modified at or after this; zero: no limit
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Active         *bool     // Active is this.
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
 func (p DriverListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setBool(q, "active", p.Active)
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -51,7 +53,7 @@ func (s *DriverService) All(ctx context.Context, p DriverListParams) iter.Seq2[D
 	return walk[Driver](ctx, s.c, "/v1/drivers", p.query())
 }
 
-// Get reads one record: GET /v1/drivers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *DriverService) Get(ctx context.Context, nr string) (Driver, error) {
-	return getRecord[Driver](ctx, s.c, itemPath("/v1/drivers", nr))
+// Get reads one record: GET /v1/drivers/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *DriverService) Get(ctx context.Context, nr string, opts ...ReadOption) (Driver, error) {
+	return getRecord[Driver](ctx, s.c, itemPath("/v1/drivers", nr), opts)
 }
