@@ -155,6 +155,7 @@ func (r report) targets() []targetCheck {
 				fmt.Sprintf("%.1f× (%.0f vs %.0f tasks/s)", x, batch.fieldapi.rps*batchTasks, single.fieldapi.rps), x >= 5})
 		}
 	}
+	out = append(out, r.expandTargets()...)
 	peak := r.hwm["fieldapi"]
 	out = append(out, targetCheck{fmt.Sprintf("peak RSS ≤ 120 MB (%d tasks, %d clients)", r.tasks, r.cfg.clients), mb(peak), peak > 0 && peak <= 120<<20})
 	return out
