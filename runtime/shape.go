@@ -199,37 +199,55 @@ func commaList(param, value string) ([]string, error) {
 // encode renders one record shaped: its view with only the members kept,
 // then each expansion asked, shaped the same way.
 func (sr shapeRequest) encode(view any, rec engine.Record) (json.RawMessage, error) {
-	body, err := json.Marshal(view)
-	if err != nil {
-		return nil, err
-	}
 	var b bytes.Buffer
-	if err := project(&b, body, sr.keep); err != nil {
-		return nil, err
+	err := sr.encodeTo(&b, view, rec)
+	return b.Bytes(), err
+}
+
+// encodeTo is encode into b, which a list's items share: each record is
+// written in place, not marshalled apart and copied.
+func (sr shapeRequest) encodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
+	start := b.Len()
+	if err := object(b, view, sr.keep); err != nil {
+		return err
 	}
 	for _, x := range sr.expand {
-		if b.Len() > 1 {
+		if b.Len() > start+1 {
 			b.WriteByte(',')
 		}
 		b.WriteString(strconv.Quote(x.Name))
 		b.WriteByte(':')
-		if err := sr.encodeExpanded(&b, x, rec[x.Name]); err != nil {
-			return nil, err
+		if err := sr.encodeExpanded(b, x, rec[x.Name]); err != nil {
+			return err
 		}
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
+}
+
+// object writes the JSON object of view without its closing brace,
+// keeping only the members named in keep (all when keep is nil).
+func object(b *bytes.Buffer, view any, keep []string) error {
+	if keep == nil {
+		// Encoded in place as json.Marshal would ("}\n" at the end).
+		if err := json.NewEncoder(b).Encode(view); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 2)
+		return nil
+	}
+	body, err := json.Marshal(view)
+	if err != nil {
+		return err
+	}
+	return project(b, body, keep)
 }
 
 // encodeExpanded writes an expansion's value: null, one record, or a
 // list of lines, each as its register's own read shows it.
 func (sr shapeRequest) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error {
 	one := func(rec engine.Record) error {
-		body, err := json.Marshal(x.View(rec))
-		if err != nil {
-			return err
-		}
-		if err := project(b, body, sr.nested[x.Name]); err != nil {
+		if err := object(b, x.View(rec), sr.nested[x.Name]); err != nil {
 			return err
 		}
 		b.WriteByte('}')
@@ -259,12 +277,8 @@ func (sr shapeRequest) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) 
 }
 
 // project writes the JSON object body without its closing brace, keeping
-// only the members named in keep (all when keep is nil), in body's order.
+// only the members named in keep, in body's order.
 func project(b *bytes.Buffer, body []byte, keep []string) error {
-	if keep == nil {
-		b.Write(body[:len(body)-1])
-		return nil
-	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil { // {
 		return err
@@ -337,38 +351,26 @@ func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
 }
 
 // sendShapedPage answers a shaped list: the envelope of every list, its
-// items shaped. The envelope is written around the items as they were
-// encoded: json.Marshal would scan them all again (json.RawMessage).
+// items shaped, written into one buffer (json.Marshal of the items as
+// json.RawMessage would scan them all again).
 func sendShapedPage[R any](c *Call, sr shapeRequest, req ListRequest, page engine.Page, view func(engine.Record) R) error {
-	var failed error
-	env := Envelope(req, page, func(rec engine.Record) json.RawMessage {
-		body, err := sr.encode(view(rec), rec)
-		if err != nil && failed == nil {
-			failed = err
-		}
-		return body
-	})
-	if failed != nil {
-		return failed
-	}
-	rest, err := json.Marshal(ListEnvelope[struct{}]{NextCursor: env.NextCursor, Page: env.Page, Total: env.Total})
+	env := Envelope(req, engine.Page{Next: page.Next, Total: page.Total}, func(engine.Record) struct{} { return struct{}{} })
+	rest, err := json.Marshal(env)
 	if err != nil {
 		return err
 	}
-	size := len(rest)
-	for _, item := range env.Items {
-		size += len(item) + 1
-	}
-	b := bytes.NewBuffer(make([]byte, 0, size+16))
+	b := bytes.NewBuffer(make([]byte, 0, 4096*(len(page.Records)+1)))
 	b.WriteString(`{"items":[`)
-	for i, item := range env.Items {
+	for i, rec := range page.Records {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(item)
+		if err := sr.encodeTo(b, view(rec), rec); err != nil {
+			return err
+		}
 	}
 	b.WriteString("],")
-	b.Write(rest[bytes.IndexByte(rest, ',')+1:]) // {"items":null,"nextCursor":…} past items
+	b.Write(rest[bytes.IndexByte(rest, ',')+1:]) // {"items":[],"nextCursor":…} past items
 	c.send(http.StatusOK, "application/json", b.Bytes())
 	return nil
 }
