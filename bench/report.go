@@ -137,7 +137,7 @@ func (r report) targets() []targetCheck {
 			continue
 		}
 		x := float64(p.fieldapi.p99) / float64(max(p.fieldapi.p50, 1))
-		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, r.cfg.clients), fmt.Sprintf("%.1f×", x), x <= 10})
+		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, p.fieldapi.clients), fmt.Sprintf("%.1f×", x), x <= 10})
 	}
 	if mixed, ok := r.pair("mixed"); ok {
 		f := mixed.fieldapi
