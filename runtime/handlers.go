@@ -40,19 +40,10 @@ func Get[R any](c *Call, register string, shape ReadShape, view func(engine.Reco
 	if err != nil {
 		return err
 	}
-	if sr, err := c.shapeOf(shape); err != nil || sr.shaped() {
-		if err != nil {
-			return err
-		}
-		reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
-		if err != nil {
-			return err
-		}
-		rec, err := reads.GetShaped(c.Context(), c.Session, register, key, sr.engine)
-		if err != nil {
-			return err
-		}
-		return c.sendShaped(sr, rec, view(rec))
+	if served, err := shapedGet(c, shape, view, func(reads engine.ShapedReads, sh engine.Shape) (engine.Record, error) {
+		return reads.GetShaped(c.Context(), c.Session, register, key, sh)
+	}); served {
+		return err
 	}
 	rec, err := c.Engine.Get(c.Context(), c.Session, register, key)
 	if err != nil {

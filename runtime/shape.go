@@ -309,6 +309,25 @@ func project(b *bytes.Buffer, body []byte, keep []string) error {
 	return nil
 }
 
+// shapedGet serves a get whose query has fields= or expand=, reading the
+// record with read; served is false when it has neither (the get answers
+// as it always has).
+func shapedGet[R any](c *Call, shape ReadShape, view func(engine.Record) R, read func(engine.ShapedReads, engine.Shape) (engine.Record, error)) (served bool, err error) {
+	sr, err := c.shapeOf(shape)
+	if err != nil || !sr.shaped() {
+		return err != nil, err
+	}
+	reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
+	if err != nil {
+		return true, err
+	}
+	rec, err := read(reads, sr.engine)
+	if err != nil {
+		return true, err
+	}
+	return true, c.sendShaped(sr, rec, view(rec))
+}
+
 // sendShaped answers a shaped read of one record. Its ETag is weak, of
 // the answer itself: If-None-Match answers 304 while the shaped answer is
 // unchanged, and a write refuses it (a write's If-Match takes the strong

@@ -77,19 +77,10 @@ func GetBy[R any](c *Call, register string, by KeyParam, shape ReadShape, view f
 	if err != nil {
 		return err
 	}
-	if sr, err := c.shapeOf(shape); err != nil || sr.shaped() {
-		if err != nil {
-			return err
-		}
-		reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
-		if err != nil {
-			return err
-		}
-		rec, err := reads.GetByShaped(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value}, sr.engine)
-		if err != nil {
-			return err
-		}
-		return c.sendShaped(sr, rec, view(rec))
+	if served, err := shapedGet(c, shape, view, func(reads engine.ShapedReads, sh engine.Shape) (engine.Record, error) {
+		return reads.GetByShaped(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value}, sh)
+	}); served {
+		return err
 	}
 	rec, err := ups.GetBy(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value})
 	if err != nil {
