@@ -40,6 +40,7 @@ type target struct {
 // result is one scenario's figures on one target.
 type result struct {
 	scenario, target string
+	clients          int // that drove it
 	requests, errors int
 	rps              float64
 	p50, p99, max    time.Duration
@@ -114,7 +115,7 @@ func run(sc scenario, t *target, clients int, warmup, duration time.Duration) re
 	stop.Store(true)
 	elapsed := time.Since(began)
 	wg.Wait()
-	r := result{scenario: sc.name, target: t.name, requests: len(all), errors: errs, peakRSS: rss.stop(), firstError: firstErr}
+	r := result{scenario: sc.name, target: t.name, clients: clients, requests: len(all), errors: errs, peakRSS: rss.stop(), firstError: firstErr}
 	if len(all) > 0 {
 		slices.Sort(all)
 		r.rps = float64(len(all)) / elapsed.Seconds()

@@ -21,6 +21,13 @@
 //     companies (bench-c1 … bench-c8, made on first use); the target is
 //     one ≥ 0.9× eight: creates of one company must not queue on a row of
 //     the company.
+//   - list-unexpanded, list-expanded, list-n-plus-1: fieldapi alone, one
+//     client: the page of 50 tasks, the same page with each task's
+//     customer expanded (expand=Customer; the lines are in the task's read
+//     shape), and the 1 + 2N calls a client makes for it without expand=
+//     (the page, then each task's customer and task), timed as one.
+//     Targets: list-expanded ≤ 1.5× list-unexpanded's p50 and ≥ 10×
+//     faster than list-n-plus-1 (issue 23; expand.go).
 //   - mixed: fieldapi alone, every kind of call at once, each client
 //     going round them: get a customer, get a task, a step of a cursor
 //     walk, a customer's tasks, a task with 3 lines and a customer
@@ -368,6 +375,7 @@ func scenarios(d dataset, runID string) []scenario {
 				fmt.Sprintf("bench-%s-%s-%s-%d-%d", runID, t.name, name, w, i))
 		}})
 	}
+	out = append(out, expandScenarios(get)...)
 	// mixed stays last (benchmark puts the company runs before it).
 	out = append(out, batchScenarios(d, runID, write, pick)...)
 	return append(out, mixedScenario(d, runID, get, write, pick))

@@ -137,7 +137,7 @@ func (r report) targets() []targetCheck {
 			continue
 		}
 		x := float64(p.fieldapi.p99) / float64(max(p.fieldapi.p50, 1))
-		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, r.cfg.clients), fmt.Sprintf("%.1f×", x), x <= 10})
+		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, p.fieldapi.clients), fmt.Sprintf("%.1f×", x), x <= 10})
 	}
 	if mixed, ok := r.pair("mixed"); ok {
 		f := mixed.fieldapi
@@ -155,6 +155,7 @@ func (r report) targets() []targetCheck {
 				fmt.Sprintf("%.1f× (%.0f vs %.0f tasks/s)", x, batch.fieldapi.rps*batchTasks, single.fieldapi.rps), x >= 5})
 		}
 	}
+	out = append(out, r.expandTargets()...)
 	peak := r.hwm["fieldapi"]
 	out = append(out, targetCheck{fmt.Sprintf("peak RSS ≤ 120 MB (%d tasks, %d clients)", r.tasks, r.cfg.clients), mb(peak), peak > 0 && peak <= 120<<20})
 	return out

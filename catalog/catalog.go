@@ -124,6 +124,10 @@ type Field struct {
 	// and PUT /v1/<register>/by-<writeName>/{value} address a record by it.
 	LookupKey bool `yaml:"lookupKey"`
 
+	// Expand, on a reference field, lets a read expand it (expand=<Expand>):
+	// the referenced record, as its own GET reads it, under this name (expand.go).
+	Expand string `yaml:"expand"`
+
 	WriteName string `yaml:"-"` // camelCase request name
 	Column    string `yaml:"-"` // SQL column
 }
@@ -170,6 +174,7 @@ type Line struct {
 	Post      bool              `yaml:"post"`      // POST /v1/<owner>/{key}/<name> adds one line
 	PostReply []string          `yaml:"postReply"` // fields (camelCase in the reply) answering that POST; empty: the whole line
 	Inherit   []string          `yaml:"inherit"`   // fields a line takes from its owner unless it gives its own (rulekeys.go)
+	Expand    bool              `yaml:"expand"`    // a read may expand the lines (expand=<ReadName>) when its shape does not carry them (expand.go)
 
 	ReadName string `yaml:"-"` // PascalCase name in the owner's read shape
 }

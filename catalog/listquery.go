@@ -33,10 +33,6 @@ var opTypes = map[FilterOp][]FieldType{
 // sortableTypes are the field types a list may be sorted by.
 var sortableTypes = []FieldType{Text, Number, Date, Bool}
 
-// listParams are the parameters every list takes: no filter may take
-// their names.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", "count", "sort"}
-
 // validateListQuery checks the filter operators and sortable fields.
 func (r *Register) validateListQuery(fields map[string]*Field) error {
 	for _, fl := range r.Filters {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"unicode"
 
+	"fieldapi/engine"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -254,7 +256,7 @@ func (r *Register) validate(c *Catalog) error {
 		}
 	}
 	params := map[string]bool{}
-	for _, name := range listParams {
+	for _, name := range engine.ListParams() {
 		params[name] = true
 	}
 	for i, fl := range r.Filters {
@@ -317,6 +319,9 @@ func (r *Register) validate(c *Catalog) error {
 		if len(l.PostReply) > 0 && !slices.Contains(l.PostReply, lr.Key) {
 			return fmt.Errorf("line %s: postReply must carry the line's key %s (the Location of the line created)", l.Name, lr.Key)
 		}
+	}
+	if err := r.validateExpansions(); err != nil {
+		return err
 	}
 	actions := map[string]bool{"location": true, "documents": true, "changes": true}
 	for i, a := range r.Actions {

@@ -182,6 +182,12 @@ var loaderErrors = []struct {
 	{"filter param count", things("filters:\n  - {param: count, field: Nr}\n"), "catalog/things.yaml: filter count: parameter name is taken"},
 
 	// Lines.
+	{"expand on a plain field", things("  - {name: Size, writable: true, expand: Big}\n"), `catalog/things.yaml: field Size: expand needs a reference field (references: <register>)`},
+	{"expand on a list reference", things("  - {name: Others, type: list, writable: true, references: things, expand: Other}\n"), `catalog/things.yaml: field Others: expand needs a reference to one record; Others is list`},
+	{"expand name not PascalCase", things("  - {name: OtherNr, writable: true, references: things, expand: other}\n"), `catalog/things.yaml: field OtherNr: expand "other" must be a PascalCase name, such as Thing`},
+	{"expand name taken by a field", things("  - {name: OtherNr, writable: true, references: things, expand: Nr}\n"), `catalog/things.yaml: field OtherNr: expand "Nr" is the name of field Nr`},
+	{"expand a read line list", things("lines:\n  - {name: parts, register: things, parent: Nr, read: true, expand: true}\n"), `catalog/things.yaml: line parts: expand: the read shape carries the lines already (read: true)`},
+	{"filter on the fields parameter", things("filters:\n  - {param: fields, field: Nr}\n"), `catalog/things.yaml: filter fields: parameter name is taken`},
 	{"line name", things("lines:\n  - {name: Parts, register: things, parent: Nr}\n"), `catalog/things.yaml: lines[0]: name "Parts" must be camelCase`},
 	{"line name used by a field", things("lines:\n  - {name: nr, register: things, parent: Nr}\n"), "catalog/things.yaml: line nr: name is already used"},
 	{"line without a name", things("lines:\n  - {register: things, parent: Nr}\n"), `catalog/things.yaml: lines[0]: name "" must be camelCase`},

@@ -102,6 +102,7 @@ type AddressListParams struct {
 	ObjectNr       string    // ObjectNr equals this.
 	Level          *float64  // Level equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -112,6 +113,7 @@ func (p AddressListParams) query() url.Values {
 	setText(q, "objectNr", p.ObjectNr)
 	setNumber(q, "level", p.Level)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -131,9 +133,9 @@ func (s *AddressService) All(ctx context.Context, p AddressListParams) iter.Seq2
 	return walk[Address](ctx, s.c, "/v1/addresses", p.query())
 }
 
-// Get reads one record: GET /v1/addresses/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *AddressService) Get(ctx context.Context, id string) (Address, error) {
-	return getRecord[Address](ctx, s.c, itemPath("/v1/addresses", id))
+// Get reads one record: GET /v1/addresses/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *AddressService) Get(ctx context.Context, id string, opts ...ReadOption) (Address, error) {
+	return getRecord[Address](ctx, s.c, itemPath("/v1/addresses", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/addresses.

@@ -30,9 +30,14 @@ func getOne[T any](ctx context.Context, c *Client, path string, query url.Values
 	return call[T](ctx, c, request{method: http.MethodGet, path: path, query: query})
 }
 
-// getRecord reads one record, sending the context's If-None-Match.
-func getRecord[T any](ctx context.Context, c *Client, path string) (T, error) {
-	return call[T](ctx, c, request{method: http.MethodGet, path: path, conditional: true})
+// getRecord reads one record, sending the context's If-None-Match and
+// the read options' query (fields=, expand=; client/shape.go).
+func getRecord[T any](ctx context.Context, c *Client, path string, opts []ReadOption) (T, error) {
+	q := url.Values{}
+	for _, opt := range opts {
+		opt(q)
+	}
+	return call[T](ctx, c, request{method: http.MethodGet, path: path, query: q, conditional: true})
 }
 
 // write sends a body with a fresh (or the context's) Idempotency-Key.

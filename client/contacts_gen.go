@@ -77,6 +77,7 @@ type ContactListParams struct {
 	CustomerNr     string    // CustomerNr equals this.
 	Name           string    // Name contains this text, ignoring case.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -85,6 +86,7 @@ func (p ContactListParams) query() url.Values {
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "name", p.Name)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -104,9 +106,9 @@ func (s *ContactService) All(ctx context.Context, p ContactListParams) iter.Seq2
 	return walk[Contact](ctx, s.c, "/v1/contacts", p.query())
 }
 
-// Get reads one record: GET /v1/contacts/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ContactService) Get(ctx context.Context, id string) (Contact, error) {
-	return getRecord[Contact](ctx, s.c, itemPath("/v1/contacts", id))
+// Get reads one record: GET /v1/contacts/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ContactService) Get(ctx context.Context, id string, opts ...ReadOption) (Contact, error) {
+	return getRecord[Contact](ctx, s.c, itemPath("/v1/contacts", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/contacts.

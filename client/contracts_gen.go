@@ -149,6 +149,7 @@ type ContractListParams struct {
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -157,6 +158,7 @@ func (p ContractListParams) query() url.Values {
 	setList(q, "status", p.Status)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -176,9 +178,9 @@ func (s *ContractService) All(ctx context.Context, p ContractListParams) iter.Se
 	return walk[Contract](ctx, s.c, "/v1/contracts", p.query())
 }
 
-// Get reads one record: GET /v1/contracts/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ContractService) Get(ctx context.Context, nr string) (Contract, error) {
-	return getRecord[Contract](ctx, s.c, itemPath("/v1/contracts", nr))
+// Get reads one record: GET /v1/contracts/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ContractService) Get(ctx context.Context, nr string, opts ...ReadOption) (Contract, error) {
+	return getRecord[Contract](ctx, s.c, itemPath("/v1/contracts", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/contracts.

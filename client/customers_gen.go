@@ -31,8 +31,9 @@ type Customer struct {
 	Custom3      string            `json:"Custom3"`
 	Custom4      string            `json:"Custom4"`
 	Note         string            `json:"Note"`
-	Modified     Date              `json:"Modified"`    // when the record last changed
-	ExtraFields  map[string]string `json:"ExtraFields"` // the company's own fields, values as strings
+	Modified     Date              `json:"Modified"`           // when the record last changed
+	ExtraFields  map[string]string `json:"ExtraFields"`        // the company's own fields, values as strings
+	Contacts     []Contact         `json:"Contacts,omitempty"` // with CustomerExpandContacts: the contacts lines, from contacts
 }
 
 // CustomerCreate is the body of Customers.Create: POST /v1/customers.
@@ -98,6 +99,14 @@ type CustomerContactLine struct {
 	Note          Field[string] `json:"note,omitzero"`
 }
 
+// CustomerExpansion names a relation Customers.List and Customers.Get may expand (Expand, WithExpand).
+type CustomerExpansion string
+
+// The expansions of customers.
+const (
+	CustomerExpandContacts CustomerExpansion = "Contacts" // the contacts lines, from contacts
+)
+
 // CustomerSort is a sort key of Customers.List and Customers.All: a field ascending, or its Desc; records without a value come last.
 type CustomerSort string
 
@@ -111,16 +120,18 @@ const (
 
 // CustomerListParams are the parameters of Customers.List and Customers.All; the zero value lists everything.
 type CustomerListParams struct {
-	Limit          int            // rows a page: 50 when 0, at most 500
-	Cursor         string         // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int            // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time      // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time      // records modified before this; zero: no limit
-	Name           string         // Name contains this text, ignoring case.
-	Category       string         // Category equals this.
-	NamePrefix     string         // name[prefix]: Name starts with the text (exact case).
-	Sort           []CustomerSort // order by these keys, then newest first; none: newest first
-	Count          Count          // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit          int                 // rows a page: 50 when 0, at most 500
+	Cursor         string              // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int                 // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time           // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time           // records modified before this; zero: no limit
+	Name           string              // Name contains this text, ignoring case.
+	Category       string              // Category equals this.
+	NamePrefix     string              // name[prefix]: Name starts with the text (exact case).
+	Sort           []CustomerSort      // order by these keys, then newest first; none: newest first
+	Count          Count               // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string            // answer with only these fields (the key always comes); nil: every field
+	Expand         []CustomerExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -131,6 +142,8 @@ func (p CustomerListParams) query() url.Values {
 	setText(q, "name[prefix]", p.NamePrefix)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -150,9 +163,9 @@ func (s *CustomerService) All(ctx context.Context, p CustomerListParams) iter.Se
 	return walk[Customer](ctx, s.c, "/v1/customers", p.query())
 }
 
-// Get reads one record: GET /v1/customers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *CustomerService) Get(ctx context.Context, nr string) (Customer, error) {
-	return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr))
+// Get reads one record: GET /v1/customers/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *CustomerService) Get(ctx context.Context, nr string, opts ...ReadOption) (Customer, error) {
+	return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/customers.

@@ -13,33 +13,34 @@ import (
 // Material is a record of the materials register (catalog/materials.yaml):
 // Material lines on tasks, quotes, orders and contracts. A field the server sends as null reads as its zero value.
 type Material struct {
-	Id                  string  `json:"Id"`
-	OwnerNr             string  `json:"OwnerNr"`
-	OwnerType           string  `json:"OwnerType"`
-	ProductNr           string  `json:"ProductNr"`
-	ProductName         string  `json:"ProductName"`
-	Unit                string  `json:"Unit"`
-	Note                string  `json:"Note"`
-	UserSign            string  `json:"UserSign"`
-	Quantity            float64 `json:"Quantity"`
-	InvoiceQuantity     float64 `json:"InvoiceQuantity"`
-	Price               float64 `json:"Price"`
-	DiscountPct         float64 `json:"DiscountPct"`
-	Invoice             bool    `json:"Invoice"`
-	DeliveryDate        Date    `json:"DeliveryDate"`
-	SupplierNr          string  `json:"SupplierNr"`
-	PurchasePriceListNr string  `json:"PurchasePriceListNr"`
-	PurchasePrice       float64 `json:"PurchasePrice"`
-	CostPerUnit         float64 `json:"CostPerUnit"`
-	TotalCost           float64 `json:"TotalCost"`
-	Custom1             string  `json:"Custom1"`
-	Custom2             string  `json:"Custom2"`
-	Custom3             string  `json:"Custom3"`
-	Sign1By             string  `json:"Sign1By"`
-	Sign1Date           Date    `json:"Sign1Date"`
-	Sign2By             string  `json:"Sign2By"`
-	Sign2Date           Date    `json:"Sign2Date"`
-	Modified            Date    `json:"Modified"` // when the record last changed
+	Id                  string   `json:"Id"`
+	OwnerNr             string   `json:"OwnerNr"`
+	OwnerType           string   `json:"OwnerType"`
+	ProductNr           string   `json:"ProductNr"`
+	ProductName         string   `json:"ProductName"`
+	Unit                string   `json:"Unit"`
+	Note                string   `json:"Note"`
+	UserSign            string   `json:"UserSign"`
+	Quantity            float64  `json:"Quantity"`
+	InvoiceQuantity     float64  `json:"InvoiceQuantity"`
+	Price               float64  `json:"Price"`
+	DiscountPct         float64  `json:"DiscountPct"`
+	Invoice             bool     `json:"Invoice"`
+	DeliveryDate        Date     `json:"DeliveryDate"`
+	SupplierNr          string   `json:"SupplierNr"`
+	PurchasePriceListNr string   `json:"PurchasePriceListNr"`
+	PurchasePrice       float64  `json:"PurchasePrice"`
+	CostPerUnit         float64  `json:"CostPerUnit"`
+	TotalCost           float64  `json:"TotalCost"`
+	Custom1             string   `json:"Custom1"`
+	Custom2             string   `json:"Custom2"`
+	Custom3             string   `json:"Custom3"`
+	Sign1By             string   `json:"Sign1By"`
+	Sign1Date           Date     `json:"Sign1Date"`
+	Sign2By             string   `json:"Sign2By"`
+	Sign2Date           Date     `json:"Sign2Date"`
+	Modified            Date     `json:"Modified"`          // when the record last changed
+	Product             *Product `json:"Product,omitempty"` // with MaterialExpandProduct: the Product ProductNr names, or null
 }
 
 // MaterialUpdate is the body of Materials.Update: PATCH /v1/materials/{Id}.
@@ -67,18 +68,28 @@ type MaterialUpdate struct {
 	Sign2Date           Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// MaterialExpansion names a relation Materials.List and Materials.Get may expand (Expand, WithExpand).
+type MaterialExpansion string
+
+// The expansions of materials.
+const (
+	MaterialExpandProduct MaterialExpansion = "Product" // the Product ProductNr names, or null
+)
+
 // MaterialListParams are the parameters of Materials.List and Materials.All; the zero value lists everything.
 type MaterialListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	OwnerNr        string    // OwnerNr equals this.
-	OwnerType      string    // OwnerType equals this. Unset: task.
-	ProductNr      string    // ProductNr equals this.
-	Invoice        *bool     // Invoice is this.
-	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit          int                 // rows a page: 50 when 0, at most 500
+	Cursor         string              // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int                 // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time           // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time           // records modified before this; zero: no limit
+	OwnerNr        string              // OwnerNr equals this.
+	OwnerType      string              // OwnerType equals this. Unset: task.
+	ProductNr      string              // ProductNr equals this.
+	Invoice        *bool               // Invoice is this.
+	Count          Count               // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string            // answer with only these fields (the key always comes); nil: every field
+	Expand         []MaterialExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -89,6 +100,8 @@ func (p MaterialListParams) query() url.Values {
 	setText(q, "productNr", p.ProductNr)
 	setBool(q, "invoice", p.Invoice)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -108,9 +121,9 @@ func (s *MaterialService) All(ctx context.Context, p MaterialListParams) iter.Se
 	return walk[Material](ctx, s.c, "/v1/materials", p.query())
 }
 
-// Get reads one record: GET /v1/materials/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *MaterialService) Get(ctx context.Context, id string) (Material, error) {
-	return getRecord[Material](ctx, s.c, itemPath("/v1/materials", id))
+// Get reads one record: GET /v1/materials/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *MaterialService) Get(ctx context.Context, id string, opts ...ReadOption) (Material, error) {
+	return getRecord[Material](ctx, s.c, itemPath("/v1/materials", id), opts)
 }
 
 // Update changes the fields set in body and answers with the whole record: PATCH /v1/materials/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.

@@ -71,6 +71,7 @@ type Object2ListParams struct {
 	Category       string    // Category equals this.
 	CustomerNr     string    // CustomerNr equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -80,6 +81,7 @@ func (p Object2ListParams) query() url.Values {
 	setText(q, "category", p.Category)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -99,9 +101,9 @@ func (s *Object2Service) All(ctx context.Context, p Object2ListParams) iter.Seq2
 	return walk[Object2](ctx, s.c, "/v1/objects2", p.query())
 }
 
-// Get reads one record: GET /v1/objects2/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *Object2Service) Get(ctx context.Context, nr string) (Object2, error) {
-	return getRecord[Object2](ctx, s.c, itemPath("/v1/objects2", nr))
+// Get reads one record: GET /v1/objects2/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *Object2Service) Get(ctx context.Context, nr string, opts ...ReadOption) (Object2, error) {
+	return getRecord[Object2](ctx, s.c, itemPath("/v1/objects2", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects2.

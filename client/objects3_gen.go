@@ -71,6 +71,7 @@ type Object3ListParams struct {
 	Category       string    // Category equals this.
 	CustomerNr     string    // CustomerNr equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -80,6 +81,7 @@ func (p Object3ListParams) query() url.Values {
 	setText(q, "category", p.Category)
 	setText(q, "customerNr", p.CustomerNr)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -99,9 +101,9 @@ func (s *Object3Service) All(ctx context.Context, p Object3ListParams) iter.Seq2
 	return walk[Object3](ctx, s.c, "/v1/objects3", p.query())
 }
 
-// Get reads one record: GET /v1/objects3/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *Object3Service) Get(ctx context.Context, nr string) (Object3, error) {
-	return getRecord[Object3](ctx, s.c, itemPath("/v1/objects3", nr))
+// Get reads one record: GET /v1/objects3/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *Object3Service) Get(ctx context.Context, nr string, opts ...ReadOption) (Object3, error) {
+	return getRecord[Object3](ctx, s.c, itemPath("/v1/objects3", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/objects3.

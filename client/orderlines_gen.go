@@ -66,6 +66,7 @@ type OrderLineListParams struct {
 	OrderNr             string    // OrderNr equals this.
 	IncludeZeroQuantity bool      // true also lists records whose Quantity is 0 (hidden otherwise).
 	Count               Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields              []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -74,6 +75,7 @@ func (p OrderLineListParams) query() url.Values {
 	setText(q, "orderNr", p.OrderNr)
 	setSwitch(q, "includeZeroQuantity", p.IncludeZeroQuantity)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -93,9 +95,9 @@ func (s *OrderLineService) All(ctx context.Context, p OrderLineListParams) iter.
 	return walk[OrderLine](ctx, s.c, "/v1/orderlines", p.query())
 }
 
-// Get reads one record: GET /v1/orderlines/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *OrderLineService) Get(ctx context.Context, id string) (OrderLine, error) {
-	return getRecord[OrderLine](ctx, s.c, itemPath("/v1/orderlines", id))
+// Get reads one record: GET /v1/orderlines/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *OrderLineService) Get(ctx context.Context, id string, opts ...ReadOption) (OrderLine, error) {
+	return getRecord[OrderLine](ctx, s.c, itemPath("/v1/orderlines", id), opts)
 }
 
 // Update changes the fields set in body and answers with the whole record: PATCH /v1/orderlines/{Id}. Under WithIfMatch it writes only while the record is still at that ETag, else ErrPreconditionFailed.

@@ -39,9 +39,10 @@ type Order struct {
 	Custom2              string            `json:"Custom2"`
 	Custom3              string            `json:"Custom3"`
 	Custom4              string            `json:"Custom4"`
-	Lines                []OrderLine       `json:"Lines"`       // its lines lines
-	Modified             Date              `json:"Modified"`    // when the record last changed
-	ExtraFields          map[string]string `json:"ExtraFields"` // the company's own fields, values as strings
+	Lines                []OrderLine       `json:"Lines"`              // its lines lines
+	Modified             Date              `json:"Modified"`           // when the record last changed
+	ExtraFields          map[string]string `json:"ExtraFields"`        // the company's own fields, values as strings
+	Customer             *Customer         `json:"Customer,omitempty"` // with OrderExpandCustomer: the Customer CustomerNr names, or null
 }
 
 // OrderCreate is the body of Orders.Create: POST /v1/orders.
@@ -129,6 +130,14 @@ type OrderLinesReply struct {
 	TotalPrice float64 `json:"totalPrice"`
 }
 
+// OrderExpansion names a relation Orders.List and Orders.Get may expand (Expand, WithExpand).
+type OrderExpansion string
+
+// The expansions of orders.
+const (
+	OrderExpandCustomer OrderExpansion = "Customer" // the Customer CustomerNr names, or null
+)
+
 // OrderSort is a sort key of Orders.List and Orders.All: a field ascending, or its Desc; records without a value come last.
 type OrderSort string
 
@@ -144,29 +153,31 @@ const (
 
 // OrderListParams are the parameters of Orders.List and Orders.All; the zero value lists everything.
 type OrderListParams struct {
-	Limit              int         // rows a page: 50 when 0, at most 500
-	Cursor             string      // continue after the page whose NextCursor this is (All follows them itself)
-	Page               int         // a page number instead of a cursor; not with Cursor
-	ModifiedSince      time.Time   // records modified at or after this; zero: no limit
-	ModifiedBefore     time.Time   // records modified before this; zero: no limit
-	Status             []string    // Status is one of these.
-	OrderDate          string      // OrderDate equals this.
-	DeliveryDate       string      // DeliveryDate equals this.
-	CustomerNr         string      // CustomerNr equals this.
-	SupplierNr         string      // SupplierNr equals this.
-	StatusIn           []string    // status[in]: Status is one of the values, separated by commas.
-	OrderDateGte       string      // orderDate[gte]: OrderDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateLte       string      // orderDate[lte]: OrderDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateGt        string      // orderDate[gt]: OrderDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateLt        string      // orderDate[lt]: OrderDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	OrderDateIsnull    *bool       // orderDate[isnull]: true: OrderDate has no value; false: it has one.
-	DeliveryDateGte    string      // deliveryDate[gte]: DeliveryDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateLte    string      // deliveryDate[lte]: DeliveryDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateGt     string      // deliveryDate[gt]: DeliveryDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateLt     string      // deliveryDate[lt]: DeliveryDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	DeliveryDateIsnull *bool       // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
-	Sort               []OrderSort // order by these keys, then newest first; none: newest first
-	Count              Count       // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit              int              // rows a page: 50 when 0, at most 500
+	Cursor             string           // continue after the page whose NextCursor this is (All follows them itself)
+	Page               int              // a page number instead of a cursor; not with Cursor
+	ModifiedSince      time.Time        // records modified at or after this; zero: no limit
+	ModifiedBefore     time.Time        // records modified before this; zero: no limit
+	Status             []string         // Status is one of these.
+	OrderDate          string           // OrderDate equals this.
+	DeliveryDate       string           // DeliveryDate equals this.
+	CustomerNr         string           // CustomerNr equals this.
+	SupplierNr         string           // SupplierNr equals this.
+	StatusIn           []string         // status[in]: Status is one of the values, separated by commas.
+	OrderDateGte       string           // orderDate[gte]: OrderDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLte       string           // orderDate[lte]: OrderDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateGt        string           // orderDate[gt]: OrderDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateLt        string           // orderDate[lt]: OrderDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	OrderDateIsnull    *bool            // orderDate[isnull]: true: OrderDate has no value; false: it has one.
+	DeliveryDateGte    string           // deliveryDate[gte]: DeliveryDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLte    string           // deliveryDate[lte]: DeliveryDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateGt     string           // deliveryDate[gt]: DeliveryDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateLt     string           // deliveryDate[lt]: DeliveryDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	DeliveryDateIsnull *bool            // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
+	Sort               []OrderSort      // order by these keys, then newest first; none: newest first
+	Count              Count            // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields             []string         // answer with only these fields (the key always comes); nil: every field
+	Expand             []OrderExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -190,6 +201,8 @@ func (p OrderListParams) query() url.Values {
 	setBool(q, "deliveryDate[isnull]", p.DeliveryDateIsnull)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -209,9 +222,9 @@ func (s *OrderService) All(ctx context.Context, p OrderListParams) iter.Seq2[Ord
 	return walk[Order](ctx, s.c, "/v1/orders", p.query())
 }
 
-// Get reads one record: GET /v1/orders/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *OrderService) Get(ctx context.Context, nr string) (Order, error) {
-	return getRecord[Order](ctx, s.c, itemPath("/v1/orders", nr))
+// Get reads one record: GET /v1/orders/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *OrderService) Get(ctx context.Context, nr string, opts ...ReadOption) (Order, error) {
+	return getRecord[Order](ctx, s.c, itemPath("/v1/orders", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/orders.

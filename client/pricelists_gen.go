@@ -30,6 +30,7 @@ type PriceListListParams struct {
 	ModifiedBefore  time.Time // records modified before this; zero: no limit
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
 	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields          []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -37,6 +38,7 @@ func (p PriceListListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -56,7 +58,7 @@ func (s *PriceListService) All(ctx context.Context, p PriceListListParams) iter.
 	return walk[PriceList](ctx, s.c, "/v1/pricelists", p.query())
 }
 
-// Get reads one record: GET /v1/pricelists/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *PriceListService) Get(ctx context.Context, nr string) (PriceList, error) {
-	return getRecord[PriceList](ctx, s.c, itemPath("/v1/pricelists", nr))
+// Get reads one record: GET /v1/pricelists/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *PriceListService) Get(ctx context.Context, nr string, opts ...ReadOption) (PriceList, error) {
+	return getRecord[PriceList](ctx, s.c, itemPath("/v1/pricelists", nr), opts)
 }

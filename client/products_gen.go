@@ -99,6 +99,7 @@ type ProductListParams struct {
 	BasePriceIsnull *bool         // basePrice[isnull]: true: BasePrice has no value; false: it has one.
 	Sort            []ProductSort // order by these keys, then newest first; none: newest first
 	Count           Count         // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields          []string      // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -115,6 +116,7 @@ func (p ProductListParams) query() url.Values {
 	setBool(q, "basePrice[isnull]", p.BasePriceIsnull)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -134,9 +136,9 @@ func (s *ProductService) All(ctx context.Context, p ProductListParams) iter.Seq2
 	return walk[Product](ctx, s.c, "/v1/products", p.query())
 }
 
-// Get reads one record: GET /v1/products/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ProductService) Get(ctx context.Context, nr string) (Product, error) {
-	return getRecord[Product](ctx, s.c, itemPath("/v1/products", nr))
+// Get reads one record: GET /v1/products/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ProductService) Get(ctx context.Context, nr string, opts ...ReadOption) (Product, error) {
+	return getRecord[Product](ctx, s.c, itemPath("/v1/products", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/products.

@@ -38,8 +38,9 @@ type Project struct {
 	Custom3         string            `json:"Custom3"`
 	Custom4         string            `json:"Custom4"`
 	Note            string            `json:"Note"`
-	Modified        Date              `json:"Modified"`    // when the record last changed
-	ExtraFields     map[string]string `json:"ExtraFields"` // the company's own fields, values as strings
+	Modified        Date              `json:"Modified"`           // when the record last changed
+	ExtraFields     map[string]string `json:"ExtraFields"`        // the company's own fields, values as strings
+	Customer        *Customer         `json:"Customer,omitempty"` // with ProjectExpandCustomer: the Customer CustomerNr names, or null
 }
 
 // ProjectCreate is the body of Projects.Create: POST /v1/projects.
@@ -87,17 +88,27 @@ type ProjectUpdate struct {
 	ExtraFields     Field[map[string]string] `json:"extraFields,omitzero"` // the company's own fields, by key
 }
 
+// ProjectExpansion names a relation Projects.List and Projects.Get may expand (Expand, WithExpand).
+type ProjectExpansion string
+
+// The expansions of projects.
+const (
+	ProjectExpandCustomer ProjectExpansion = "Customer" // the Customer CustomerNr names, or null
+)
+
 // ProjectListParams are the parameters of Projects.List and Projects.All; the zero value lists everything.
 type ProjectListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	CustomerNr     string    // CustomerNr equals this.
-	Owner          string    // Owner equals this.
-	Status         []string  // Status is one of these.
-	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit          int                // rows a page: 50 when 0, at most 500
+	Cursor         string             // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int                // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time          // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time          // records modified before this; zero: no limit
+	CustomerNr     string             // CustomerNr equals this.
+	Owner          string             // Owner equals this.
+	Status         []string           // Status is one of these.
+	Count          Count              // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string           // answer with only these fields (the key always comes); nil: every field
+	Expand         []ProjectExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -107,6 +118,8 @@ func (p ProjectListParams) query() url.Values {
 	setText(q, "owner", p.Owner)
 	setList(q, "status", p.Status)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -126,9 +139,9 @@ func (s *ProjectService) All(ctx context.Context, p ProjectListParams) iter.Seq2
 	return walk[Project](ctx, s.c, "/v1/projects", p.query())
 }
 
-// Get reads one record: GET /v1/projects/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ProjectService) Get(ctx context.Context, nr string) (Project, error) {
-	return getRecord[Project](ctx, s.c, itemPath("/v1/projects", nr))
+// Get reads one record: GET /v1/projects/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ProjectService) Get(ctx context.Context, nr string, opts ...ReadOption) (Project, error) {
+	return getRecord[Project](ctx, s.c, itemPath("/v1/projects", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/projects.

@@ -188,6 +188,7 @@ type QuoteListParams struct {
 	ValidUntilDateIsnull *bool       // validUntilDate[isnull]: true: ValidUntilDate has no value; false: it has one.
 	Sort                 []QuoteSort // order by these keys, then newest first; none: newest first
 	Count                Count       // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields               []string    // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -210,6 +211,7 @@ func (p QuoteListParams) query() url.Values {
 	setBool(q, "validUntilDate[isnull]", p.ValidUntilDateIsnull)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -229,9 +231,9 @@ func (s *QuoteService) All(ctx context.Context, p QuoteListParams) iter.Seq2[Quo
 	return walk[Quote](ctx, s.c, "/v1/quotes", p.query())
 }
 
-// Get reads one record: GET /v1/quotes/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *QuoteService) Get(ctx context.Context, nr string) (Quote, error) {
-	return getRecord[Quote](ctx, s.c, itemPath("/v1/quotes", nr))
+// Get reads one record: GET /v1/quotes/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *QuoteService) Get(ctx context.Context, nr string, opts ...ReadOption) (Quote, error) {
+	return getRecord[Quote](ctx, s.c, itemPath("/v1/quotes", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/quotes.

@@ -72,6 +72,7 @@ type ResourceListParams struct {
 	Name           string    // Name contains this text, ignoring case.
 	Category       string    // Category equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -80,6 +81,7 @@ func (p ResourceListParams) query() url.Values {
 	setText(q, "name", p.Name)
 	setText(q, "category", p.Category)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -99,9 +101,9 @@ func (s *ResourceService) All(ctx context.Context, p ResourceListParams) iter.Se
 	return walk[Resource](ctx, s.c, "/v1/resources", p.query())
 }
 
-// Get reads one record: GET /v1/resources/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ResourceService) Get(ctx context.Context, nr string) (Resource, error) {
-	return getRecord[Resource](ctx, s.c, itemPath("/v1/resources", nr))
+// Get reads one record: GET /v1/resources/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ResourceService) Get(ctx context.Context, nr string, opts ...ReadOption) (Resource, error) {
+	return getRecord[Resource](ctx, s.c, itemPath("/v1/resources", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/resources.

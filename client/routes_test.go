@@ -157,7 +157,11 @@ func callEveryMethod(t *testing.T, ctx context.Context) *recorder {
 			for k := 2; k < method.Type.NumIn(); k++ { // after the receiver and ctx
 				args = append(args, sampleArg(method.Type.In(k), k == 2, key))
 			}
-			out := svc.Method(j).Call(args)
+			call := svc.Method(j).Call
+			if method.Type.IsVariadic() { // read options: none
+				call = svc.Method(j).CallSlice
+			}
+			out := call(args)
 			if doc, ok := out[0].Interface().(*client.DocumentContent); ok && doc != nil {
 				doc.Body.Close()
 			}

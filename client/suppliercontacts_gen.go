@@ -77,6 +77,7 @@ type SupplierContactListParams struct {
 	SupplierNr     string    // SupplierNr equals this.
 	Name           string    // Name contains this text, ignoring case.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -85,6 +86,7 @@ func (p SupplierContactListParams) query() url.Values {
 	setText(q, "supplierNr", p.SupplierNr)
 	setText(q, "name", p.Name)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -104,9 +106,9 @@ func (s *SupplierContactService) All(ctx context.Context, p SupplierContactListP
 	return walk[SupplierContact](ctx, s.c, "/v1/suppliercontacts", p.query())
 }
 
-// Get reads one record: GET /v1/suppliercontacts/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *SupplierContactService) Get(ctx context.Context, id string) (SupplierContact, error) {
-	return getRecord[SupplierContact](ctx, s.c, itemPath("/v1/suppliercontacts", id))
+// Get reads one record: GET /v1/suppliercontacts/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *SupplierContactService) Get(ctx context.Context, id string, opts ...ReadOption) (SupplierContact, error) {
+	return getRecord[SupplierContact](ctx, s.c, itemPath("/v1/suppliercontacts", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/suppliercontacts.

@@ -121,6 +121,7 @@ type SupplierListParams struct {
 	NamePrefix     string         // name[prefix]: Name starts with the text (exact case).
 	Sort           []SupplierSort // order by these keys, then newest first; none: newest first
 	Count          Count          // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string       // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -131,6 +132,7 @@ func (p SupplierListParams) query() url.Values {
 	setText(q, "name[prefix]", p.NamePrefix)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -150,9 +152,9 @@ func (s *SupplierService) All(ctx context.Context, p SupplierListParams) iter.Se
 	return walk[Supplier](ctx, s.c, "/v1/suppliers", p.query())
 }
 
-// Get reads one record: GET /v1/suppliers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *SupplierService) Get(ctx context.Context, nr string) (Supplier, error) {
-	return getRecord[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr))
+// Get reads one record: GET /v1/suppliers/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *SupplierService) Get(ctx context.Context, nr string, opts ...ReadOption) (Supplier, error) {
+	return getRecord[Supplier](ctx, s.c, itemPath("/v1/suppliers", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/suppliers.

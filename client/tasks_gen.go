@@ -52,10 +52,12 @@ type Task struct {
 	CustomA3         string            `json:"CustomA3"`
 	CreatedBy        string            `json:"CreatedBy"`
 	CreatedDate      Date              `json:"CreatedDate"`
-	Materials        []Material        `json:"Materials"`   // its materials lines
-	Times            []Time            `json:"Times"`       // its times lines
-	Modified         Date              `json:"Modified"`    // when the record last changed
-	ExtraFields      map[string]string `json:"ExtraFields"` // the company's own fields, values as strings
+	Materials        []Material        `json:"Materials"`          // its materials lines
+	Times            []Time            `json:"Times"`              // its times lines
+	Modified         Date              `json:"Modified"`           // when the record last changed
+	ExtraFields      map[string]string `json:"ExtraFields"`        // the company's own fields, values as strings
+	Customer         *Customer         `json:"Customer,omitempty"` // with TaskExpandCustomer: the Customer CustomerNr names, or null
+	Project          *Project          `json:"Project,omitempty"`  // with TaskExpandProject: the Project ProjectNr names, or null
 }
 
 // TaskCreated is what Tasks.Create returns: the answer to POST /v1/tasks.
@@ -194,6 +196,15 @@ type TaskTimeLine struct {
 	Sign2Date    Field[Date]    `json:"sign2Date,omitzero"`
 }
 
+// TaskExpansion names a relation Tasks.List and Tasks.Get may expand (Expand, WithExpand).
+type TaskExpansion string
+
+// The expansions of tasks.
+const (
+	TaskExpandCustomer TaskExpansion = "Customer" // the Customer CustomerNr names, or null
+	TaskExpandProject  TaskExpansion = "Project"  // the Project ProjectNr names, or null
+)
+
 // TaskSort is a sort key of Tasks.List and Tasks.All: a field ascending, or its Desc; records without a value come last.
 type TaskSort string
 
@@ -209,34 +220,36 @@ const (
 
 // TaskListParams are the parameters of Tasks.List and Tasks.All; the zero value lists everything.
 type TaskListParams struct {
-	Limit               int        // rows a page: 50 when 0, at most 500
-	Cursor              string     // continue after the page whose NextCursor this is (All follows them itself)
-	Page                int        // a page number instead of a cursor; not with Cursor
-	ModifiedSince       time.Time  // records modified at or after this; zero: no limit
-	ModifiedBefore      time.Time  // records modified before this; zero: no limit
-	Status              []string   // Status is one of these.
-	CustomerNr          string     // CustomerNr equals this.
-	PlanStartDate       string     // PlanStartDate equals this.
-	PlanStopDate        string     // PlanStopDate equals this.
-	EstimatedTime       *float64   // EstimatedTime equals this.
-	StatusIn            []string   // status[in]: Status is one of the values, separated by commas.
-	CustomerNrIn        []string   // customerNr[in]: CustomerNr is one of the values, separated by commas.
-	PlanStartDateGte    string     // planStartDate[gte]: PlanStartDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStartDateLte    string     // planStartDate[lte]: PlanStartDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStartDateGt     string     // planStartDate[gt]: PlanStartDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStartDateLt     string     // planStartDate[lt]: PlanStartDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStartDateIsnull *bool      // planStartDate[isnull]: true: PlanStartDate has no value; false: it has one.
-	PlanStopDateGte     string     // planStopDate[gte]: PlanStopDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStopDateLte     string     // planStopDate[lte]: PlanStopDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStopDateGt      string     // planStopDate[gt]: PlanStopDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStopDateLt      string     // planStopDate[lt]: PlanStopDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
-	PlanStopDateIsnull  *bool      // planStopDate[isnull]: true: PlanStopDate has no value; false: it has one.
-	EstimatedTimeGte    *float64   // estimatedTime[gte]: EstimatedTime ≥ the value.
-	EstimatedTimeLte    *float64   // estimatedTime[lte]: EstimatedTime ≤ the value.
-	EstimatedTimeGt     *float64   // estimatedTime[gt]: EstimatedTime > the value.
-	EstimatedTimeLt     *float64   // estimatedTime[lt]: EstimatedTime < the value.
-	Sort                []TaskSort // order by these keys, then newest first; none: newest first
-	Count               Count      // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit               int             // rows a page: 50 when 0, at most 500
+	Cursor              string          // continue after the page whose NextCursor this is (All follows them itself)
+	Page                int             // a page number instead of a cursor; not with Cursor
+	ModifiedSince       time.Time       // records modified at or after this; zero: no limit
+	ModifiedBefore      time.Time       // records modified before this; zero: no limit
+	Status              []string        // Status is one of these.
+	CustomerNr          string          // CustomerNr equals this.
+	PlanStartDate       string          // PlanStartDate equals this.
+	PlanStopDate        string          // PlanStopDate equals this.
+	EstimatedTime       *float64        // EstimatedTime equals this.
+	StatusIn            []string        // status[in]: Status is one of the values, separated by commas.
+	CustomerNrIn        []string        // customerNr[in]: CustomerNr is one of the values, separated by commas.
+	PlanStartDateGte    string          // planStartDate[gte]: PlanStartDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateLte    string          // planStartDate[lte]: PlanStartDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateGt     string          // planStartDate[gt]: PlanStartDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateLt     string          // planStartDate[lt]: PlanStartDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStartDateIsnull *bool           // planStartDate[isnull]: true: PlanStartDate has no value; false: it has one.
+	PlanStopDateGte     string          // planStopDate[gte]: PlanStopDate ≥ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateLte     string          // planStopDate[lte]: PlanStopDate ≤ the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateGt      string          // planStopDate[gt]: PlanStopDate > the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateLt      string          // planStopDate[lt]: PlanStopDate < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
+	PlanStopDateIsnull  *bool           // planStopDate[isnull]: true: PlanStopDate has no value; false: it has one.
+	EstimatedTimeGte    *float64        // estimatedTime[gte]: EstimatedTime ≥ the value.
+	EstimatedTimeLte    *float64        // estimatedTime[lte]: EstimatedTime ≤ the value.
+	EstimatedTimeGt     *float64        // estimatedTime[gt]: EstimatedTime > the value.
+	EstimatedTimeLt     *float64        // estimatedTime[lt]: EstimatedTime < the value.
+	Sort                []TaskSort      // order by these keys, then newest first; none: newest first
+	Count               Count           // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields              []string        // answer with only these fields (the key always comes); nil: every field
+	Expand              []TaskExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -265,6 +278,8 @@ func (p TaskListParams) query() url.Values {
 	setNumber(q, "estimatedTime[lt]", p.EstimatedTimeLt)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -284,9 +299,9 @@ func (s *TaskService) All(ctx context.Context, p TaskListParams) iter.Seq2[Task,
 	return walk[Task](ctx, s.c, "/v1/tasks", p.query())
 }
 
-// Get reads one record: GET /v1/tasks/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *TaskService) Get(ctx context.Context, nr string) (Task, error) {
-	return getRecord[Task](ctx, s.c, itemPath("/v1/tasks", nr))
+// Get reads one record: GET /v1/tasks/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *TaskService) Get(ctx context.Context, nr string, opts ...ReadOption) (Task, error) {
+	return getRecord[Task](ctx, s.c, itemPath("/v1/tasks", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/tasks.

@@ -107,6 +107,7 @@ type TimeListParams struct {
 	DateLt         string     // date[lt]: Date < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
 	Sort           []TimeSort // order by these keys, then newest first; none: newest first
 	Count          Count      // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string   // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -123,6 +124,7 @@ func (p TimeListParams) query() url.Values {
 	setText(q, "date[lt]", p.DateLt)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -142,9 +144,9 @@ func (s *TimeService) All(ctx context.Context, p TimeListParams) iter.Seq2[Time,
 	return walk[Time](ctx, s.c, "/v1/times", p.query())
 }
 
-// Get reads one record: GET /v1/times/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *TimeService) Get(ctx context.Context, id string) (Time, error) {
-	return getRecord[Time](ctx, s.c, itemPath("/v1/times", id))
+// Get reads one record: GET /v1/times/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *TimeService) Get(ctx context.Context, id string, opts ...ReadOption) (Time, error) {
+	return getRecord[Time](ctx, s.c, itemPath("/v1/times", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/times.

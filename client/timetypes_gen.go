@@ -42,6 +42,7 @@ type TimeTypeListParams struct {
 	Billable        *bool     // InternalType is the opposite of this.
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
 	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields          []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -50,6 +51,7 @@ func (p TimeTypeListParams) query() url.Values {
 	setBool(q, "billable", p.Billable)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -69,7 +71,7 @@ func (s *TimeTypeService) All(ctx context.Context, p TimeTypeListParams) iter.Se
 	return walk[TimeType](ctx, s.c, "/v1/timetypes", p.query())
 }
 
-// Get reads one record: GET /v1/timetypes/{Name}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *TimeTypeService) Get(ctx context.Context, name string) (TimeType, error) {
-	return getRecord[TimeType](ctx, s.c, itemPath("/v1/timetypes", name))
+// Get reads one record: GET /v1/timetypes/{Name}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *TimeTypeService) Get(ctx context.Context, name string, opts ...ReadOption) (TimeType, error) {
+	return getRecord[TimeType](ctx, s.c, itemPath("/v1/timetypes", name), opts)
 }

@@ -37,6 +37,7 @@ type UserListParams struct {
 	IncludePassive  bool      // true also lists records whose Status is Passive (hidden otherwise).
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
 	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields          []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -46,6 +47,7 @@ func (p UserListParams) query() url.Values {
 	setSwitch(q, "includePassive", p.IncludePassive)
 	setSwitch(q, "includeArchived", p.IncludeArchived)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -65,7 +67,7 @@ func (s *UserService) All(ctx context.Context, p UserListParams) iter.Seq2[User,
 	return walk[User](ctx, s.c, "/v1/users", p.query())
 }
 
-// Get reads one record: GET /v1/users/{Sign}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *UserService) Get(ctx context.Context, sign string) (User, error) {
-	return getRecord[User](ctx, s.c, itemPath("/v1/users", sign))
+// Get reads one record: GET /v1/users/{Sign}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *UserService) Get(ctx context.Context, sign string, opts ...ReadOption) (User, error) {
+	return getRecord[User](ctx, s.c, itemPath("/v1/users", sign), opts)
 }

@@ -96,6 +96,7 @@ type docsRegister struct {
 	Anchor   string // reg-customers
 	Fields   []docsField
 	Filters  []docsFilter
+	Shaping  docsReadShape // fields= and expand= (docs_shape.go)
 	Routes   []docsRoute
 	Examples []docsExample
 	Notes    []template.HTML // register-wide rules: number series, requireOneOf, uncounted
@@ -322,7 +323,7 @@ func newDocsRegister(r *Register, owners []lineOwner, doc *Document, links schem
 	for _, o := range owners {
 		required = append(required, schemas[o.line.Schema].Required...)
 	}
-	d := &docsRegister{Register: r, Anchor: registerAnchor(r.Name)}
+	d := &docsRegister{Register: r, Anchor: registerAnchor(r.Name), Shaping: shapeDocs(r)}
 	d.Notes = registerNotes(r, owners)
 	row := func(readName string, prop *Schema) docsField {
 		t, nullable := links.typeOf(prop)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/engine"
 	"fieldapi/runtime"
 )
 
@@ -38,6 +39,6 @@ func sortRows(r *Register) []docsFilter {
 	if len(names) == 0 {
 		return nil
 	}
-	return []docsFilter{{Param: runtime.SortParam, Type: "text",
+	return []docsFilter{{Param: engine.SortParam, Type: "text",
 		Meaning: "Order by these fields, comma-separated, - before one for descending (see paging): " + strings.Join(names, ", ") + ". Example: sort=-" + catalog.WriteName(names[0]) + "."}}
 }

@@ -181,6 +181,7 @@ func clientRegisterFile(r *clientRegister) *jen.File {
 				a.Body.Fields, false, nil, true)
 		}
 	}
+	clientExpansions(f, r)
 	clientListParams(f, r)
 	clientService(f, r)
 	return f
@@ -235,6 +236,7 @@ func clientRecord(f *jen.File, r *clientRegister) {
 	if r.ExtraFields {
 		fields = append(fields, jen.Id("ExtraFields").Map(jen.String()).String().Tag(tag("ExtraFields")).Comment("the company's own fields, values as strings"))
 	}
+	fields = append(fields, clientExpansionFields(r)...)
 	f.Comment(fmt.Sprintf("%s is a record of the %s register (%s):", r.RecordType, r.Name, r.Source))
 	f.Comment(describe(r.Register) + " A field the server sends as null reads as its zero value.")
 	f.Type().Id(r.RecordType).Struct(fields...)
@@ -346,7 +348,9 @@ func clientListParams(f *jen.File, r *clientRegister) {
 		fields = append(fields, jen.Id(fl.GoName).Add(typ).Comment(fl.Doc))
 		body = append(body, jen.Id(set).Call(jen.Id("q"), jen.Lit(fl.Param), jen.Id("p").Dot(fl.GoName)))
 	}
-	fields, body = clientShapeParams(f, r, fields, body)
+	fields, body = clientQueryParams(f, r, fields, body)
+	shapeFields, shapeSend := clientShapeParams(r)
+	fields, body = append(fields, shapeFields...), append(body, shapeSend...)
 	body = append(body, jen.Return(jen.Id("q")))
 	f.Comment(fmt.Sprintf("%s are the parameters of %s.List and %s.All; the zero value lists everything.", r.ListParams, r.Plural, r.Plural))
 	f.Type().Id(r.ListParams).Struct(fields...)
@@ -371,7 +375,7 @@ const (
 //
 //	// Get reads one record: GET /v1/customers/{Nr}. ...
 //	func (s *CustomerService) Get(ctx context.Context, nr string) (Customer, error) {
-//		return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr))
+//		return getRecord[Customer](ctx, s.c, itemPath("/v1/customers", nr), opts)
 //	}
 //
 // The calls on one existing record go through the conditional core:
@@ -413,9 +417,10 @@ func clientService(f *jen.File, r *clientRegister) {
 	method(fmt.Sprintf("All yields every record of %s from the page p names on, following the cursors; it stops at the first error, which it yields.", r.Name), "All",
 		[]jen.Code{ctx, jen.Id("p").Id(r.ListParams)}, jen.Qual(iterPkg, "Seq2").Index(jen.List(jen.Id(rec), jen.Error())),
 		generic("walk", rec, jen.Id("ctx"), c, coll, jen.Id("p").Dot("query").Call()))
-	method(fmt.Sprintf("Get reads one record: GET %s. %s", r.ItemDocPath, conditionalGetDoc), "Get",
-		[]jen.Code{ctx, key}, answer(jen.Id(rec)),
-		generic("getRecord", rec, jen.Id("ctx"), c, item()))
+	opts := jen.Id("opts").Op("...").Id("ReadOption")
+	method(fmt.Sprintf("Get reads one record: GET %s; opts shape it (WithFields, WithExpand). %s", r.ItemDocPath, conditionalGetDoc), "Get",
+		[]jen.Code{ctx, key, opts}, answer(jen.Id(rec)),
+		generic("getRecord", rec, jen.Id("ctx"), c, item(), jen.Id("opts")))
 	if r.CreateType != "" {
 		method(fmt.Sprintf("Create creates a record, lines included, all or nothing: POST %s.", r.CollectionPath), "Create",
 			[]jen.Code{ctx, jen.Id("body").Id(r.CreateType)}, answer(jen.Id(r.CreateAnswer)),
@@ -437,9 +442,9 @@ func clientService(f *jen.File, r *clientRegister) {
 	for _, lk := range r.Lookups {
 		param := goParam(lk.Field.Name, "value")
 		by := jen.Id("itemPath").Call(jen.Lit(r.CollectionPath+"/by-"+lk.Field.WriteName), jen.Id(param))
-		method(fmt.Sprintf("GetBy%s reads the record whose %s is the value: GET %s. %s", lk.Field.Name, lk.Field.Name, lk.DocPath, conditionalGetDoc), "GetBy"+lk.Field.Name,
-			[]jen.Code{ctx, jen.Id(param).String()}, answer(jen.Id(rec)),
-			generic("getRecord", rec, jen.Id("ctx"), c, by))
+		method(fmt.Sprintf("GetBy%s reads the record whose %s is the value: GET %s; opts shape it (WithFields, WithExpand). %s", lk.Field.Name, lk.Field.Name, lk.DocPath, conditionalGetDoc), "GetBy"+lk.Field.Name,
+			[]jen.Code{ctx, jen.Id(param).String(), opts}, answer(jen.Id(rec)),
+			generic("getRecord", rec, jen.Id("ctx"), c, by, jen.Id("opts")))
 		if lk.UpsertFunc != "" {
 			method(fmt.Sprintf(upsertDoc, "UpsertBy"+lk.Field.Name, lk.Field.Name, lk.DocPath), "UpsertBy"+lk.Field.Name,
 				[]jen.Code{ctx, jen.Id(param).String(), jen.Id("body").Id(r.CreateType)}, answer(upserted),

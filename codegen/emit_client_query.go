@@ -6,16 +6,17 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"fieldapi/catalog"
+	"fieldapi/engine"
 	"fieldapi/runtime"
 )
 
-// clientShapeParams adds to a list's parameters those of issue 23: one
-// typed field per filter operator, and Count.
+// clientQueryParams adds to a list's parameters those that choose and
+// count its records: one typed field per filter operator, Sort and Count.
 //
 //	PlanStartDateGte string   // planStartDate[gte]: PlanStartDate ≥ the value ...
 //	StatusIn         []string // status[in]: ...
 //	Count            Count    // how to count Total: CountExact when ""
-func clientShapeParams(file *jen.File, r *clientRegister, fields, body []jen.Code) ([]jen.Code, []jen.Code) {
+func clientQueryParams(file *jen.File, r *clientRegister, fields, body []jen.Code) ([]jen.Code, []jen.Code) {
 	for _, cf := range r.Filters {
 		f := r.Field(cf.Field)
 		for _, op := range cf.Ops {
@@ -39,10 +40,10 @@ func clientShapeParams(file *jen.File, r *clientRegister, fields, body []jen.Cod
 	}
 	if sortType := clientSortType(file, r); sortType != "" {
 		fields = append(fields, jen.Id("Sort").Index().Id(sortType).Comment("order by these keys, then newest first; none: newest first"))
-		body = append(body, jen.Id("setSort").Call(jen.Id("q"), jen.Lit(runtime.SortParam), jen.Id("p").Dot("Sort")))
+		body = append(body, jen.Id("setSort").Call(jen.Id("q"), jen.Lit(engine.SortParam), jen.Id("p").Dot("Sort")))
 	}
 	fields = append(fields, jen.Id("Count").Id("Count").Comment("how to count Total: CountExact when \"\", CountEstimated or CountNone"))
-	body = append(body, jen.Id("setText").Call(jen.Id("q"), jen.Lit(runtime.CountParam), jen.String().Call(jen.Id("p").Dot("Count"))))
+	body = append(body, jen.Id("setText").Call(jen.Id("q"), jen.Lit(engine.CountParam), jen.String().Call(jen.Id("p").Dot("Count"))))
 	return fields, body
 }
 

@@ -34,6 +34,7 @@ const (
 //	var customerUpsertShape = runtime.Shape{...}     // upsertShapeVar      with a PUT by key or lookup key
 //	var customerContactsShape = runtime.Shape{...}   // lineShapeVar        per line list
 //	var customerFilters = []runtime.Filter{...}      // filtersVar
+//	var customerReadShape = runtime.ReadShape{...}   // readShapeVar
 //	func listCustomers(c *runtime.Call) error        // listHandler
 //	func getCustomer(c *runtime.Call) error          // getHandler
 //	func createCustomer(c *runtime.Call) error       // createHandler       with create
@@ -88,6 +89,7 @@ func registerFile(r *Register, pkgPath string) *jen.File {
 	if len(r.SortableFields()) > 0 {
 		emit(sortableVar)
 	}
+	emit(readShapeVar)
 	emit(listHandler)
 	emit(getHandler)
 	if r.Has(catalog.Create) {
@@ -541,23 +543,23 @@ func filtersVar(f *jen.File, r *Register) {
 //
 //	// getCustomer serves GET /v1/customers/{Nr}.
 //	func getCustomer(c *runtime.Call) error {
-//		return runtime.Get(c, "customers", viewCustomer)
+//		return runtime.Get(c, "customers", customerReadShape, viewCustomer)
 //	}
 func handlerFunc(f *jen.File, name, method, path string, call jen.Code) {
 	f.Commentf("%s serves %s %s.", name, method, path)
 	f.Func().Id(name).Params(jen.Id("c").Op("*").Qual(runtimePkg, "Call")).Error().Block(jen.Return(call))
 }
 
-// listHandler emits: func listCustomers(c *runtime.Call) error { return runtime.List(c, "customers", customerFilters, viewCustomer) }
+// listHandler emits: func listCustomers(c *runtime.Call) error { return runtime.List(c, "customers", customerFilters, customerReadShape, viewCustomer) }
 func listHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.ListFunc, "GET", r.CollectionPath,
 		jen.Qual(runtimePkg, "List").Call(listArgs(r)...))
 }
 
-// getHandler emits: func getCustomer(c *runtime.Call) error { return runtime.Get(c, "customers", viewCustomer) }
+// getHandler emits: func getCustomer(c *runtime.Call) error { return runtime.Get(c, "customers", customerReadShape, viewCustomer) }
 func getHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.GetFunc, "GET", r.ItemDocPath,
-		jen.Qual(runtimePkg, "Get").Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.ViewFunc)))
+		jen.Qual(runtimePkg, "Get").Call(jen.Id("c"), jen.Lit(r.Name), jen.Id(r.ReadShapeVar), jen.Id(r.ViewFunc)))
 }
 
 // createHandler emits: func createCustomer(c *runtime.Call) error { return runtime.Create[CustomerWrite](c, "customers", customerCreateShape, viewCustomer) }
@@ -594,10 +596,10 @@ func upsertHandler(f *jen.File, r *Register) {
 	handlerFunc(f, r.UpsertFunc, "PUT", r.ItemDocPath, upsertCall(r, key))
 }
 
-// getByHandler emits: func getProductByBarcode(c *runtime.Call) error { return runtime.GetBy(c, "products", runtime.KeyParam{Field: "Barcode", Name: "barcode"}, viewProduct) }
+// getByHandler emits: func getProductByBarcode(c *runtime.Call) error { return runtime.GetBy(c, "products", runtime.KeyParam{Field: "Barcode", Name: "barcode"}, productReadShape, viewProduct) }
 func getByHandler(f *jen.File, r *Register, lk *Lookup) {
 	handlerFunc(f, lk.GetFunc, "GET", lk.DocPath,
-		jen.Qual(runtimePkg, "GetBy").Call(jen.Id("c"), jen.Lit(r.Name), keyParam(lk.Field), jen.Id(r.ViewFunc)))
+		jen.Qual(runtimePkg, "GetBy").Call(jen.Id("c"), jen.Lit(r.Name), keyParam(lk.Field), jen.Id(r.ReadShapeVar), jen.Id(r.ViewFunc)))
 }
 
 // upsertByHandler emits: func upsertProductByBarcode(c *runtime.Call) error { return runtime.Upsert[ProductWrite](c, "products", runtime.KeyParam{Field: "Barcode", Name: "barcode"}, ...) }

@@ -40,7 +40,7 @@ func sortableVar(f *jen.File, r *Register) {
 // listArgs are the arguments of the list handler's runtime.List call:
 // the sortable fields last, when there are some.
 func listArgs(r *Register) []jen.Code {
-	args := []jen.Code{jen.Id("c"), jen.Lit(r.Name), jen.Id(r.FiltersVar), jen.Id(r.ViewFunc)}
+	args := []jen.Code{jen.Id("c"), jen.Lit(r.Name), jen.Id(r.FiltersVar), jen.Id(r.ReadShapeVar), jen.Id(r.ViewFunc)}
 	if len(r.SortableFields()) > 0 {
 		args = append(args, jen.Id(r.SortableVar).Op("..."))
 	}

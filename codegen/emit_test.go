@@ -232,7 +232,7 @@ var noteFilters = []runtime.Filter{}
 			imports: []string{"fieldapi/runtime"},
 			want: `// listParts serves GET /v1/parts.
 func listParts(c *runtime.Call) error {
-	return runtime.List(c, "parts", partFilters, viewPart)
+	return runtime.List(c, "parts", partFilters, partReadShape, viewPart)
 }
 `,
 		},

@@ -75,6 +75,9 @@ type Register struct {
 
 	Lookups []*Lookup // the lookup keys, each a second way to address a record
 
+	ReadShapeVar string       // customerReadShape: what fields= and expand= may name (model_shape.go)
+	Expansions   []*Expansion // the relations a read may expand
+
 	Names *RegisterNames // its constants in the engine's names package (model_names.go)
 }
 
@@ -216,6 +219,7 @@ func NewModel(cat *catalog.Catalog) (*Model, error) {
 	}
 	for _, r := range m.Registers {
 		r.completeCommands()
+		r.completeShape(byName)
 		r.Names = newRegisterNames(r)
 	}
 	if err := m.checkNames(); err != nil {
@@ -280,7 +284,7 @@ func (m *Model) checkNames() error {
 
 // declNames are the package-level Go names registerFile declares for r.
 func (r *Register) declNames() []string {
-	names := []string{r.RecordType, r.ViewFunc, r.FiltersVar, r.ListFunc, r.GetFunc, r.RoutesFunc}
+	names := []string{r.RecordType, r.ViewFunc, r.FiltersVar, r.ReadShapeVar, r.ListFunc, r.GetFunc, r.RoutesFunc}
 	if r.HasBody {
 		names = append(names, r.WriteType)
 	}

@@ -244,8 +244,9 @@ func fieldNotes(f *catalog.Field) string {
 	return strings.Join(notes, " ")
 }
 
-// readSchema is the record as read: every property is always present.
-// It is only ever a response, so no property is marked readOnly (client
+// readSchema is the record as read: every property is present unless
+// fields= leaves it out (only the key is required), and the expansions
+// asked are added (shapeReadSchema). It is only ever a response, so no property is marked readOnly (client
 // generators would make such a property optional); the Create and Update
 // schemas say what may be written.
 func readSchema(r *Register) *Schema {
@@ -271,6 +272,7 @@ func readSchema(r *Register) *Schema {
 		s.Properties[l.ReadName] = &Schema{Type: types("array"), Items: ref(l.Of.RecordType), Description: "The record's " + l.Name + " lines."}
 		s.Required = append(s.Required, l.ReadName)
 	}
+	shapeReadSchema(r, s)
 	if ex := r.ReadExample(); ex != nil {
 		s.Examples = []any{ex}
 	}
@@ -534,6 +536,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 			"409 already_exists when a lookup key sent is another record's. " + op.Description
 	case KindGet, KindGetBy:
 		op.Parameters = append(op.Parameters, headerParamRef(runtime.HeaderIfNoneMatch))
+		op.Parameters = append(op.Parameters, shapeParameters(r)...)
 		notModified := &Response{Description: "Not modified: the record is still at the version If-None-Match names", Headers: responseHeaders(false)}
 		notModified.Headers[runtime.HeaderETag] = headerRef(runtime.HeaderETag)
 		op.Responses["304"] = notModified
@@ -552,6 +555,7 @@ func (b *docBuilder) routeOperation(r *Register, rt RouteSpec) *Operation {
 	switch rt.Kind {
 	case KindList:
 		op.Parameters = append(op.Parameters, listParameters(r)...)
+		op.Parameters = append(op.Parameters, shapeParameters(r)...)
 		ok(200, "One page, newest first", ref(r.PageSchema))
 	case KindExtraFields:
 		ok(200, "The extra fields the company defines for "+r.Name, ref("ExtraFieldList"))

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"fieldapi/catalog"
+	"fieldapi/engine"
 	"fieldapi/runtime"
 )
 
@@ -25,7 +26,7 @@ func listShapeParameters(r *Register) []*Parameter {
 	for i, m := range runtime.CountModes {
 		modes[i] = m
 	}
-	return append(params, &Parameter{Name: runtime.CountParam, In: "query", Schema: &Schema{Type: types("string"), Enum: modes},
+	return append(params, &Parameter{Name: engine.CountParam, In: "query", Schema: &Schema{Type: types("string"), Enum: modes},
 		Description: "How to count total: exact (default), estimated (from the database's statistics; the page then says totalEstimated: true when total is an estimate) or none (total is null, nothing is counted)."})
 }
 
@@ -90,7 +91,7 @@ func sortParameter(r *Register) *Parameter {
 		alts = append(alts, f.Name, catalog.WriteName(f.Name))
 	}
 	one := "-?(" + strings.Join(alts, "|") + ")"
-	return &Parameter{Name: runtime.SortParam, In: "query",
+	return &Parameter{Name: engine.SortParam, In: "query",
 		Schema: &Schema{Type: types("string"), Pattern: "^" + one + "(," + one + ")*$", Examples: []any{"-" + names[0]}},
 		Description: "Order by these fields, a comma list, - before a field for descending: " + strings.Join(names, ", ") +
 			" (or camelCase). Records without a value come last either way; ties and the default are newest first. A cursor continues in the order it was made for."}

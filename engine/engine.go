@@ -161,6 +161,7 @@ type Query struct {
 	Count          CountMode   // how to count the total
 	Sort           []SortKey   // order by these fields, then newest first; none: newest first
 	AfterKeys      []any       // cursor under Sort: the last row's sort values, with After its position
+	Shape          Shape       // the fields read and the relations expanded (shape.go)
 }
 
 // Op is how a condition compares.

@@ -190,14 +190,46 @@ var addressFilters = []runtime.Filter{
 	{Param: "level", Field: "Level", Kind: runtime.KindNumber, Match: runtime.Equals},
 }
 
+// addressReadShape is what fields= and expand= may name on the reads of addresses.
+var addressReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Id",
+		"OwnerType",
+		"OwnerName",
+		"CustomerNr",
+		"SupplierNr",
+		"ObjectNr",
+		"Level",
+		"Status",
+		"Name",
+		"MostImportant",
+		"AddressLine1",
+		"AddressLine2",
+		"PostalCode",
+		"City",
+		"State",
+		"Country",
+		"Phone",
+		"Fax",
+		"Email",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listAddresses serves GET /v1/addresses.
 func listAddresses(c *runtime.Call) error {
-	return runtime.List(c, "addresses", addressFilters, viewAddress)
+	return runtime.List(c, "addresses", addressFilters, addressReadShape, viewAddress)
 }
 
 // getAddress serves GET /v1/addresses/{Id}.
 func getAddress(c *runtime.Call) error {
-	return runtime.Get(c, "addresses", viewAddress)
+	return runtime.Get(c, "addresses", addressReadShape, viewAddress)
 }
 
 // createAddress serves POST /v1/addresses.

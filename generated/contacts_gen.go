@@ -142,14 +142,37 @@ var contactFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
 }
 
+// contactReadShape is what fields= and expand= may name on the reads of contacts.
+var contactReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Id",
+		"CustomerNr",
+		"Status",
+		"Name",
+		"Position",
+		"Phone",
+		"Mobile",
+		"Fax",
+		"Email",
+		"MostImportant",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listContacts serves GET /v1/contacts.
 func listContacts(c *runtime.Call) error {
-	return runtime.List(c, "contacts", contactFilters, viewContact)
+	return runtime.List(c, "contacts", contactFilters, contactReadShape, viewContact)
 }
 
 // getContact serves GET /v1/contacts/{Id}.
 func getContact(c *runtime.Call) error {
-	return runtime.Get(c, "contacts", viewContact)
+	return runtime.Get(c, "contacts", contactReadShape, viewContact)
 }
 
 // createContact serves POST /v1/contacts.

@@ -225,14 +225,50 @@ var contractFilters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// contractReadShape is what fields= and expand= may name on the reads of contracts.
+var contractReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"CustomerNr",
+		"CustomerName",
+		"CustomerRef",
+		"CustomerOrderer",
+		"StartDate",
+		"StopDate",
+		"LastGenerationDate",
+		"GeneratedStartDate",
+		"GeneratedStopDate",
+		"IsGenerated",
+		"Object1Nr",
+		"Object1Name",
+		"Object2Nr",
+		"Object2Name",
+		"Object3Nr",
+		"Object3Name",
+		"Object4Nr",
+		"Object4Name",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Materials",
+		"Times",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listContracts serves GET /v1/contracts.
 func listContracts(c *runtime.Call) error {
-	return runtime.List(c, "contracts", contractFilters, viewContract)
+	return runtime.List(c, "contracts", contractFilters, contractReadShape, viewContract)
 }
 
 // getContract serves GET /v1/contracts/{Nr}.
 func getContract(c *runtime.Call) error {
-	return runtime.Get(c, "contracts", viewContract)
+	return runtime.Get(c, "contracts", contractReadShape, viewContract)
 }
 
 // createContract serves POST /v1/contracts.

@@ -199,14 +199,68 @@ var customerSortable = []runtime.SortField{
 	{Name: "Name", Kind: runtime.KindText},
 }
 
+// customerReadShape is what fields= and expand= may name on the reads of customers.
+var customerReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Id",
+			"CustomerNr",
+			"Status",
+			"Name",
+			"Position",
+			"Phone",
+			"Mobile",
+			"Fax",
+			"Email",
+			"MostImportant",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+		},
+		Key:   "Id",
+		Lines: true,
+		Name:  "Contacts",
+		Scope: "contacts:read",
+		View: func(rec engine.Record) any {
+			return viewContact(rec)
+		},
+	}},
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"AddressLine1",
+		"AddressLine2",
+		"PostalCode",
+		"City",
+		"State",
+		"Country",
+		"Phone",
+		"Fax",
+		"Email",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listCustomers serves GET /v1/customers.
 func listCustomers(c *runtime.Call) error {
-	return runtime.List(c, "customers", customerFilters, viewCustomer, customerSortable...)
+	return runtime.List(c, "customers", customerFilters, customerReadShape, viewCustomer, customerSortable...)
 }
 
 // getCustomer serves GET /v1/customers/{Nr}.
 func getCustomer(c *runtime.Call) error {
-	return runtime.Get(c, "customers", viewCustomer)
+	return runtime.Get(c, "customers", customerReadShape, viewCustomer)
 }
 
 // createCustomer serves POST /v1/customers.

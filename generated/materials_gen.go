@@ -191,14 +191,74 @@ var materialFilters = []runtime.Filter{
 	{Param: "invoice", Field: "Invoice", Kind: runtime.KindBool, Match: runtime.Equals},
 }
 
+// materialReadShape is what fields= and expand= may name on the reads of materials.
+var materialReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Name",
+			"Category",
+			"Unit",
+			"BasePrice",
+			"PurchasePrice",
+			"CostPrice",
+			"Barcode",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Product",
+		Scope: "products:read",
+		View: func(rec engine.Record) any {
+			return viewProduct(rec)
+		},
+	}},
+	Fields: []string{
+		"Id",
+		"OwnerNr",
+		"OwnerType",
+		"ProductNr",
+		"ProductName",
+		"Unit",
+		"Note",
+		"UserSign",
+		"Quantity",
+		"InvoiceQuantity",
+		"Price",
+		"DiscountPct",
+		"Invoice",
+		"DeliveryDate",
+		"SupplierNr",
+		"PurchasePriceListNr",
+		"PurchasePrice",
+		"CostPerUnit",
+		"TotalCost",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Sign1By",
+		"Sign1Date",
+		"Sign2By",
+		"Sign2Date",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listMaterials serves GET /v1/materials.
 func listMaterials(c *runtime.Call) error {
-	return runtime.List(c, "materials", materialFilters, viewMaterial)
+	return runtime.List(c, "materials", materialFilters, materialReadShape, viewMaterial)
 }
 
 // getMaterial serves GET /v1/materials/{Id}.
 func getMaterial(c *runtime.Call) error {
-	return runtime.Get(c, "materials", viewMaterial)
+	return runtime.Get(c, "materials", materialReadShape, viewMaterial)
 }
 
 // updateMaterial serves PATCH /v1/materials/{Id}.

@@ -140,14 +140,35 @@ var object1Filters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// object1ReadShape is what fields= and expand= may name on the reads of objects1.
+var object1ReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"CustomerNr",
+		"Level",
+		"ParentNr",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listObjects1 serves GET /v1/objects1.
 func listObjects1(c *runtime.Call) error {
-	return runtime.List(c, "objects1", object1Filters, viewObject1)
+	return runtime.List(c, "objects1", object1Filters, object1ReadShape, viewObject1)
 }
 
 // getObject1 serves GET /v1/objects1/{Nr}.
 func getObject1(c *runtime.Call) error {
-	return runtime.Get(c, "objects1", viewObject1)
+	return runtime.Get(c, "objects1", object1ReadShape, viewObject1)
 }
 
 // createObject1 serves POST /v1/objects1.

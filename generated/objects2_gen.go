@@ -140,14 +140,35 @@ var object2Filters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// object2ReadShape is what fields= and expand= may name on the reads of objects2.
+var object2ReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"CustomerNr",
+		"Level",
+		"ParentNr",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listObjects2 serves GET /v1/objects2.
 func listObjects2(c *runtime.Call) error {
-	return runtime.List(c, "objects2", object2Filters, viewObject2)
+	return runtime.List(c, "objects2", object2Filters, object2ReadShape, viewObject2)
 }
 
 // getObject2 serves GET /v1/objects2/{Nr}.
 func getObject2(c *runtime.Call) error {
-	return runtime.Get(c, "objects2", viewObject2)
+	return runtime.Get(c, "objects2", object2ReadShape, viewObject2)
 }
 
 // createObject2 serves POST /v1/objects2.

@@ -140,14 +140,35 @@ var object3Filters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// object3ReadShape is what fields= and expand= may name on the reads of objects3.
+var object3ReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"CustomerNr",
+		"Level",
+		"ParentNr",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listObjects3 serves GET /v1/objects3.
 func listObjects3(c *runtime.Call) error {
-	return runtime.List(c, "objects3", object3Filters, viewObject3)
+	return runtime.List(c, "objects3", object3Filters, object3ReadShape, viewObject3)
 }
 
 // getObject3 serves GET /v1/objects3/{Nr}.
 func getObject3(c *runtime.Call) error {
-	return runtime.Get(c, "objects3", viewObject3)
+	return runtime.Get(c, "objects3", object3ReadShape, viewObject3)
 }
 
 // createObject3 serves POST /v1/objects3.

@@ -140,14 +140,35 @@ var object4Filters = []runtime.Filter{
 	{Param: "customerNr", Field: "CustomerNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// object4ReadShape is what fields= and expand= may name on the reads of objects4.
+var object4ReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"CustomerNr",
+		"Level",
+		"ParentNr",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listObjects4 serves GET /v1/objects4.
 func listObjects4(c *runtime.Call) error {
-	return runtime.List(c, "objects4", object4Filters, viewObject4)
+	return runtime.List(c, "objects4", object4Filters, object4ReadShape, viewObject4)
 }
 
 // getObject4 serves GET /v1/objects4/{Nr}.
 func getObject4(c *runtime.Call) error {
-	return runtime.Get(c, "objects4", viewObject4)
+	return runtime.Get(c, "objects4", object4ReadShape, viewObject4)
 }
 
 // createObject4 serves POST /v1/objects4.

@@ -161,14 +161,42 @@ var orderLineFilters = []runtime.Filter{
 	{Param: "includeZeroQuantity", Field: "Quantity", Kind: runtime.KindNumber, Match: runtime.Hides, Values: []string{"0"}},
 }
 
+// orderLineReadShape is what fields= and expand= may name on the reads of orderlines.
+var orderLineReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Id",
+		"OrderNr",
+		"ProductNr",
+		"ProductName",
+		"Quantity",
+		"Unit",
+		"Price",
+		"PurchasePrice",
+		"PriceListNr",
+		"PurchasePriceListNr",
+		"SupplierNr",
+		"DiscountPct",
+		"DiscountPrice",
+		"TotalPrice",
+		"DeliveryDate",
+		"Note",
+		"InternalNote",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listOrderLines serves GET /v1/orderlines.
 func listOrderLines(c *runtime.Call) error {
-	return runtime.List(c, "orderlines", orderLineFilters, viewOrderLine)
+	return runtime.List(c, "orderlines", orderLineFilters, orderLineReadShape, viewOrderLine)
 }
 
 // getOrderLine serves GET /v1/orderlines/{Id}.
 func getOrderLine(c *runtime.Call) error {
-	return runtime.Get(c, "orderlines", viewOrderLine)
+	return runtime.Get(c, "orderlines", orderLineReadShape, viewOrderLine)
 }
 
 // updateOrderLine serves PATCH /v1/orderlines/{Id}.

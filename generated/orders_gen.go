@@ -260,14 +260,80 @@ var orderSortable = []runtime.SortField{
 	{Name: "DeliveryDate", Kind: runtime.KindDate},
 }
 
+// orderReadShape is what fields= and expand= may name on the reads of orders.
+var orderReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Name",
+			"Category",
+			"AddressLine1",
+			"AddressLine2",
+			"PostalCode",
+			"City",
+			"State",
+			"Country",
+			"Phone",
+			"Fax",
+			"Email",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Customer",
+		Scope: "customers:read",
+		View: func(rec engine.Record) any {
+			return viewCustomer(rec)
+		},
+	}},
+	Fields: []string{
+		"Nr",
+		"Status",
+		"CustomerNr",
+		"CustomerName",
+		"CustomerOrderer",
+		"SupplierNr",
+		"UserSign",
+		"OrderDate",
+		"DeliveryDate",
+		"DeliveryName",
+		"InternalNote",
+		"Note",
+		"DeliveryAddressLine1",
+		"DeliveryAddressLine2",
+		"DeliveryPostalCode",
+		"DeliveryCity",
+		"DeliveryState",
+		"DeliveryCountry",
+		"DeliveryAddressId",
+		"PriceListNr",
+		"CreatedBy",
+		"CreatedDate",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Lines",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listOrders serves GET /v1/orders.
 func listOrders(c *runtime.Call) error {
-	return runtime.List(c, "orders", orderFilters, viewOrder, orderSortable...)
+	return runtime.List(c, "orders", orderFilters, orderReadShape, viewOrder, orderSortable...)
 }
 
 // getOrder serves GET /v1/orders/{Nr}.
 func getOrder(c *runtime.Call) error {
-	return runtime.Get(c, "orders", viewOrder)
+	return runtime.Get(c, "orders", orderReadShape, viewOrder)
 }
 
 // createOrder serves POST /v1/orders.

@@ -38,14 +38,28 @@ var priceListFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
 }
 
+// priceListReadShape is what fields= and expand= may name on the reads of pricelists.
+var priceListReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Name",
+		"Status",
+		"HasMarkupPct",
+		"MarkupPct",
+		"Note",
+		"Modified",
+	},
+	Key: "Nr",
+}
+
 // listPriceLists serves GET /v1/pricelists.
 func listPriceLists(c *runtime.Call) error {
-	return runtime.List(c, "pricelists", priceListFilters, viewPriceList)
+	return runtime.List(c, "pricelists", priceListFilters, priceListReadShape, viewPriceList)
 }
 
 // getPriceList serves GET /v1/pricelists/{Nr}.
 func getPriceList(c *runtime.Call) error {
-	return runtime.Get(c, "pricelists", viewPriceList)
+	return runtime.Get(c, "pricelists", priceListReadShape, viewPriceList)
 }
 
 // priceListRoutes are the routes of the pricelists register with the scope each needs.

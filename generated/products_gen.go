@@ -163,14 +163,37 @@ var productSortable = []runtime.SortField{
 	{Name: "BasePrice", Kind: runtime.KindNumber},
 }
 
+// productReadShape is what fields= and expand= may name on the reads of products.
+var productReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"Unit",
+		"BasePrice",
+		"PurchasePrice",
+		"CostPrice",
+		"Barcode",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listProducts serves GET /v1/products.
 func listProducts(c *runtime.Call) error {
-	return runtime.List(c, "products", productFilters, viewProduct, productSortable...)
+	return runtime.List(c, "products", productFilters, productReadShape, viewProduct, productSortable...)
 }
 
 // getProduct serves GET /v1/products/{Nr}.
 func getProduct(c *runtime.Call) error {
-	return runtime.Get(c, "products", viewProduct)
+	return runtime.Get(c, "products", productReadShape, viewProduct)
 }
 
 // createProduct serves POST /v1/products.

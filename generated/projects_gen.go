@@ -194,14 +194,78 @@ var projectFilters = []runtime.Filter{
 	{Param: "status", Field: "Status", Kind: runtime.KindText, Match: runtime.OneOf},
 }
 
+// projectReadShape is what fields= and expand= may name on the reads of projects.
+var projectReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Name",
+			"Category",
+			"AddressLine1",
+			"AddressLine2",
+			"PostalCode",
+			"City",
+			"State",
+			"Country",
+			"Phone",
+			"Fax",
+			"Email",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Customer",
+		Scope: "customers:read",
+		View: func(rec engine.Record) any {
+			return viewCustomer(rec)
+		},
+	}},
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"CustomerNr",
+		"CustomerName",
+		"CustomerRef",
+		"CustomerOrderer",
+		"Owner",
+		"PlanStartDate",
+		"PlanStopDate",
+		"Object1Nr",
+		"Object1Name",
+		"Object2Nr",
+		"Object2Name",
+		"Object3Nr",
+		"Object3Name",
+		"Object4Nr",
+		"Object4Name",
+		"CreatedBy",
+		"CreatedDate",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listProjects serves GET /v1/projects.
 func listProjects(c *runtime.Call) error {
-	return runtime.List(c, "projects", projectFilters, viewProject)
+	return runtime.List(c, "projects", projectFilters, projectReadShape, viewProject)
 }
 
 // getProject serves GET /v1/projects/{Nr}.
 func getProject(c *runtime.Call) error {
-	return runtime.Get(c, "projects", viewProject)
+	return runtime.Get(c, "projects", projectReadShape, viewProject)
 }
 
 // createProject serves POST /v1/projects.

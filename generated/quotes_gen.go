@@ -258,14 +258,54 @@ var quoteSortable = []runtime.SortField{
 	{Name: "ValidUntilDate", Kind: runtime.KindDate},
 }
 
+// quoteReadShape is what fields= and expand= may name on the reads of quotes.
+var quoteReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"CustomerNr",
+		"CustomerName",
+		"CustomerOrderer",
+		"CustomerRef",
+		"Description",
+		"Note",
+		"OwnerSign",
+		"QuoteDate",
+		"ValidUntilDate",
+		"AcceptedDate",
+		"PlanStartDate",
+		"PlanStopDate",
+		"PlanDateType",
+		"Object1Nr",
+		"Object1Name",
+		"Object2Nr",
+		"Object2Name",
+		"Object3Nr",
+		"Object3Name",
+		"Object4Nr",
+		"Object4Name",
+		"CreatedBy",
+		"CreatedDate",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Materials",
+		"Times",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listQuotes serves GET /v1/quotes.
 func listQuotes(c *runtime.Call) error {
-	return runtime.List(c, "quotes", quoteFilters, viewQuote, quoteSortable...)
+	return runtime.List(c, "quotes", quoteFilters, quoteReadShape, viewQuote, quoteSortable...)
 }
 
 // getQuote serves GET /v1/quotes/{Nr}.
 func getQuote(c *runtime.Call) error {
-	return runtime.Get(c, "quotes", viewQuote)
+	return runtime.Get(c, "quotes", quoteReadShape, viewQuote)
 }
 
 // createQuote serves POST /v1/quotes.

@@ -143,14 +143,35 @@ var resourceFilters = []runtime.Filter{
 	{Param: "category", Field: "Category", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// resourceReadShape is what fields= and expand= may name on the reads of resources.
+var resourceReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"ProductNr",
+		"LogUnit",
+		"BasePrice",
+		"CostPrice",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listResources serves GET /v1/resources.
 func listResources(c *runtime.Call) error {
-	return runtime.List(c, "resources", resourceFilters, viewResource)
+	return runtime.List(c, "resources", resourceFilters, resourceReadShape, viewResource)
 }
 
 // getResource serves GET /v1/resources/{Nr}.
 func getResource(c *runtime.Call) error {
-	return runtime.Get(c, "resources", viewResource)
+	return runtime.Get(c, "resources", resourceReadShape, viewResource)
 }
 
 // createResource serves POST /v1/resources.

@@ -142,14 +142,37 @@ var supplierContactFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
 }
 
+// supplierContactReadShape is what fields= and expand= may name on the reads of suppliercontacts.
+var supplierContactReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Id",
+		"SupplierNr",
+		"Status",
+		"Name",
+		"Position",
+		"Phone",
+		"Mobile",
+		"Fax",
+		"Email",
+		"MostImportant",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listSupplierContacts serves GET /v1/suppliercontacts.
 func listSupplierContacts(c *runtime.Call) error {
-	return runtime.List(c, "suppliercontacts", supplierContactFilters, viewSupplierContact)
+	return runtime.List(c, "suppliercontacts", supplierContactFilters, supplierContactReadShape, viewSupplierContact)
 }
 
 // getSupplierContact serves GET /v1/suppliercontacts/{Id}.
 func getSupplierContact(c *runtime.Call) error {
-	return runtime.Get(c, "suppliercontacts", viewSupplierContact)
+	return runtime.Get(c, "suppliercontacts", supplierContactReadShape, viewSupplierContact)
 }
 
 // createSupplierContact serves POST /v1/suppliercontacts.

@@ -199,14 +199,41 @@ var supplierSortable = []runtime.SortField{
 	{Name: "Name", Kind: runtime.KindText},
 }
 
+// supplierReadShape is what fields= and expand= may name on the reads of suppliers.
+var supplierReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Name",
+		"Category",
+		"AddressLine1",
+		"AddressLine2",
+		"PostalCode",
+		"City",
+		"State",
+		"Country",
+		"Phone",
+		"Fax",
+		"Email",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listSuppliers serves GET /v1/suppliers.
 func listSuppliers(c *runtime.Call) error {
-	return runtime.List(c, "suppliers", supplierFilters, viewSupplier, supplierSortable...)
+	return runtime.List(c, "suppliers", supplierFilters, supplierReadShape, viewSupplier, supplierSortable...)
 }
 
 // getSupplier serves GET /v1/suppliers/{Nr}.
 func getSupplier(c *runtime.Call) error {
-	return runtime.Get(c, "suppliers", viewSupplier)
+	return runtime.Get(c, "suppliers", supplierReadShape, viewSupplier)
 }
 
 // createSupplier serves POST /v1/suppliers.

@@ -406,14 +406,128 @@ var taskSortable = []runtime.SortField{
 	{Name: "PlanStopDate", Kind: runtime.KindDate},
 }
 
+// taskReadShape is what fields= and expand= may name on the reads of tasks.
+var taskReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Name",
+			"Category",
+			"AddressLine1",
+			"AddressLine2",
+			"PostalCode",
+			"City",
+			"State",
+			"Country",
+			"Phone",
+			"Fax",
+			"Email",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Customer",
+		Scope: "customers:read",
+		View: func(rec engine.Record) any {
+			return viewCustomer(rec)
+		},
+	}, {
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Name",
+			"CustomerNr",
+			"CustomerName",
+			"CustomerRef",
+			"CustomerOrderer",
+			"Owner",
+			"PlanStartDate",
+			"PlanStopDate",
+			"Object1Nr",
+			"Object1Name",
+			"Object2Nr",
+			"Object2Name",
+			"Object3Nr",
+			"Object3Name",
+			"Object4Nr",
+			"Object4Name",
+			"CreatedBy",
+			"CreatedDate",
+			"Custom1",
+			"Custom2",
+			"Custom3",
+			"Custom4",
+			"Note",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Project",
+		Scope: "projects:read",
+		View: func(rec engine.Record) any {
+			return viewProject(rec)
+		},
+	}},
+	Fields: []string{
+		"Nr",
+		"Id",
+		"Status",
+		"CustomerNr",
+		"CustomerName",
+		"TaskText",
+		"TaskNote",
+		"ActionText",
+		"ActionNote",
+		"CustomerOrderer",
+		"CustomerRef",
+		"OwnerSign",
+		"UserSigns",
+		"AssigneeStatuses",
+		"PlanStartDate",
+		"PlanStopDate",
+		"PlanDateType",
+		"EstimatedTime",
+		"ProjectNr",
+		"PriorityName",
+		"PriceListNr",
+		"Object1Nr",
+		"Object1Name",
+		"Object2Nr",
+		"Object2Name",
+		"Object3Nr",
+		"Object3Name",
+		"Object4Nr",
+		"Object4Name",
+		"CustomT1",
+		"CustomT2",
+		"CustomT3",
+		"CustomA1",
+		"CustomA2",
+		"CustomA3",
+		"CreatedBy",
+		"CreatedDate",
+		"Materials",
+		"Times",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listTasks serves GET /v1/tasks.
 func listTasks(c *runtime.Call) error {
-	return runtime.List(c, "tasks", taskFilters, viewTask, taskSortable...)
+	return runtime.List(c, "tasks", taskFilters, taskReadShape, viewTask, taskSortable...)
 }
 
 // getTask serves GET /v1/tasks/{Nr}.
 func getTask(c *runtime.Call) error {
-	return runtime.Get(c, "tasks", viewTask)
+	return runtime.Get(c, "tasks", taskReadShape, viewTask)
 }
 
 // createTask serves POST /v1/tasks.

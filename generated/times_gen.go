@@ -176,14 +176,42 @@ var timeSortable = []runtime.SortField{
 	{Name: "Date", Kind: runtime.KindDate},
 }
 
+// timeReadShape is what fields= and expand= may name on the reads of times.
+var timeReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Id",
+		"OwnerNr",
+		"OwnerType",
+		"TimeType",
+		"UserSign",
+		"Spec",
+		"Hours",
+		"InvoiceHours",
+		"Price",
+		"DiscountPct",
+		"Invoice",
+		"ResourceNr",
+		"CostPerUnit",
+		"TotalCost",
+		"Date",
+		"StopDate",
+		"Sign1By",
+		"Sign1Date",
+		"Sign2By",
+		"Sign2Date",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listTimes serves GET /v1/times.
 func listTimes(c *runtime.Call) error {
-	return runtime.List(c, "times", timeFilters, viewTime, timeSortable...)
+	return runtime.List(c, "times", timeFilters, timeReadShape, viewTime, timeSortable...)
 }
 
 // getTime serves GET /v1/times/{Id}.
 func getTime(c *runtime.Call) error {
-	return runtime.Get(c, "times", viewTime)
+	return runtime.Get(c, "times", timeReadShape, viewTime)
 }
 
 // createTime serves POST /v1/times.

@@ -61,14 +61,39 @@ var timeTypeFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
 }
 
+// timeTypeReadShape is what fields= and expand= may name on the reads of timetypes.
+var timeTypeReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Name",
+		"Status",
+		"Unit",
+		"BasePrice",
+		"CostPrice",
+		"ProductNr",
+		"InternalType",
+		"ResourceType",
+		"BookingType",
+		"Summable",
+		"ShowInCalendar",
+		"Color",
+		"SpecOptions",
+		"DateType",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Modified",
+	},
+	Key: "Name",
+}
+
 // listTimeTypes serves GET /v1/timetypes.
 func listTimeTypes(c *runtime.Call) error {
-	return runtime.List(c, "timetypes", timeTypeFilters, viewTimeType)
+	return runtime.List(c, "timetypes", timeTypeFilters, timeTypeReadShape, viewTimeType)
 }
 
 // getTimeType serves GET /v1/timetypes/{Name}.
 func getTimeType(c *runtime.Call) error {
-	return runtime.Get(c, "timetypes", viewTimeType)
+	return runtime.Get(c, "timetypes", timeTypeReadShape, viewTimeType)
 }
 
 // timeTypeRoutes are the routes of the timetypes register with the scope each needs.

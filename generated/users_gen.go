@@ -50,14 +50,33 @@ var userFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
 }
 
+// userReadShape is what fields= and expand= may name on the reads of users.
+var userReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Sign",
+		"Name",
+		"Status",
+		"Phone",
+		"Mobile",
+		"Email",
+		"Custom1",
+		"Custom2",
+		"Custom3",
+		"Custom4",
+		"Note",
+		"Modified",
+	},
+	Key: "Sign",
+}
+
 // listUsers serves GET /v1/users.
 func listUsers(c *runtime.Call) error {
-	return runtime.List(c, "users", userFilters, viewUser)
+	return runtime.List(c, "users", userFilters, userReadShape, viewUser)
 }
 
 // getUser serves GET /v1/users/{Sign}.
 func getUser(c *runtime.Call) error {
-	return runtime.Get(c, "users", viewUser)
+	return runtime.Get(c, "users", userReadShape, viewUser)
 }
 
 // userRoutes are the routes of the users register with the scope each needs.

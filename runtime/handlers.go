@@ -10,7 +10,7 @@ import (
 // register's name, its filters, its body shape and its typed mappers.
 
 // List serves GET /v1/<register>: one page, newest first.
-func List[R any](c *Call, register string, filters []Filter, view func(engine.Record) R, sortable ...SortField) error {
+func List[R any](c *Call, register string, filters []Filter, shape ReadShape, view func(engine.Record) R, sortable ...SortField) error {
 	query, err := c.Query()
 	if err != nil {
 		return err
@@ -19,17 +19,30 @@ func List[R any](c *Call, register string, filters []Filter, view func(engine.Re
 	if err != nil {
 		return err
 	}
+	sr, err := parseShape(query, shape, c.Scopes)
+	if err != nil {
+		return err
+	}
+	req.Query.Shape = sr.engine
 	page, err := c.Engine.List(c.Context(), c.Session, register, req.Query)
 	if err != nil {
 		return err
+	}
+	if sr.shaped() {
+		return sendShapedPage(c, sr, req, page, view)
 	}
 	return c.JSON(http.StatusOK, Envelope(req, page, view))
 }
 
 // Get serves GET /v1/<register>/{key}.
-func Get[R any](c *Call, register string, view func(engine.Record) R) error {
+func Get[R any](c *Call, register string, shape ReadShape, view func(engine.Record) R) error {
 	key, err := c.Key()
 	if err != nil {
+		return err
+	}
+	if served, err := shapedGet(c, shape, view, func(reads engine.ShapedReads, sh engine.Shape) (engine.Record, error) {
+		return reads.GetShaped(c.Context(), c.Session, register, key, sh)
+	}); served {
 		return err
 	}
 	rec, err := c.Engine.Get(c.Context(), c.Session, register, key)

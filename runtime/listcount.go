@@ -6,17 +6,14 @@ import (
 	"fieldapi/engine"
 )
 
-// CountParam names the list parameter that says how to count the total.
-const CountParam = "count"
-
-// CountModes are the values of CountParam, the default first.
+// CountModes are the values of engine.CountParam, the default first.
 var CountModes = []string{"exact", "estimated", "none"}
 
-// parseCount reads CountParam: exact (the default: today's total),
+// parseCount reads engine.CountParam: exact (the default: today's total),
 // estimated (the store's statistics; the envelope's totalEstimated says
 // when the total is an estimate) or none (total null, nothing counted).
 func parseCount(values url.Values) (engine.CountMode, error) {
-	switch v := values.Get(CountParam); v {
+	switch v := values.Get(engine.CountParam); v {
 	case "", "exact":
 		return engine.CountExact, nil
 	case "estimated":
@@ -24,7 +21,7 @@ func parseCount(values url.Values) (engine.CountMode, error) {
 	case "none":
 		return engine.CountNone, nil
 	default:
-		p := InvalidParameter(CountParam, "expected one of exact, estimated, none")
+		p := InvalidParameter(engine.CountParam, "expected one of exact, estimated, none")
 		p.ValidValues = CountModes
 		return 0, p
 	}

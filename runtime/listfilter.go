@@ -38,7 +38,7 @@ func checkParam(name string, filters []Filter) error {
 	param, op, bracketed := splitOp(name)
 	i := slices.IndexFunc(filters, func(f Filter) bool { return f.Param == param })
 	if !bracketed {
-		if slices.Contains(listParams, name) || i >= 0 {
+		if slices.Contains(engine.ListParams(), name) || i >= 0 {
 			return nil
 		}
 		return unknownParameter(name, filters)

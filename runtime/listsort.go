@@ -8,9 +8,6 @@ import (
 	"fieldapi/engine"
 )
 
-// SortParam names the list parameter that orders a list by fields.
-const SortParam = "sort"
-
 // SortField is a field a list may be sorted by (catalog: sortable).
 type SortField struct {
 	Name string // as records read it, PascalCase
@@ -21,7 +18,7 @@ type SortField struct {
 // FieldRef takes them, each with a leading - for descending, e.g.
 // sort=-PlanStartDate,nr. Absent: newest first, as every list is.
 func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error) {
-	v, given := values.Get(SortParam), values.Has(SortParam)
+	v, given := values.Get(engine.SortParam), values.Has(engine.SortParam)
 	if !given {
 		return nil, nil
 	}
@@ -30,12 +27,12 @@ func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error
 		names[i] = f.Name
 	}
 	refuse := func(detail string) error {
-		p := InvalidParameter(SortParam, detail)
+		p := InvalidParameter(engine.SortParam, detail)
 		p.ValidValues = names
 		return p
 	}
 	if len(sortable) == 0 {
-		return nil, InvalidParameter(SortParam, "this list has no sortable fields; it is always newest first")
+		return nil, InvalidParameter(engine.SortParam, "this list has no sortable fields; it is always newest first")
 	}
 	var keys []engine.SortKey
 	for item := range strings.SplitSeq(v, ",") {

@@ -58,9 +58,6 @@ type Filter struct {
 	Enum    []string // the field's values, where the catalog fixes them: Ops check against them
 }
 
-// listParams are accepted by every list.
-var listParams = []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam}
-
 // ListRequest is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
 type ListRequest struct {
@@ -201,7 +198,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 }
 
 func unknownParameter(name string, filters []Filter) *Problem {
-	valid := slices.Clone(listParams)
+	valid := engine.ListParams()
 	for _, f := range filters {
 		valid = append(valid, f.Param)
 	}
@@ -315,7 +312,7 @@ func ParseTime(v string) (time.Time, error) {
 func fingerprint(values url.Values) uint64 {
 	var keys []string
 	for k := range values {
-		if k != "cursor" && k != "page" && k != "limit" {
+		if k != "cursor" && k != "page" && k != "limit" && k != engine.FieldsParam && k != engine.ExpandParam { // the shape selects no rows
 			keys = append(keys, k)
 		}
 	}

@@ -68,13 +68,18 @@ func Upsert[W any, P interface {
 
 // GetBy serves GET /v1/<register>/by-<lookup>/{value}: the record as GET
 // by its key reads it.
-func GetBy[R any](c *Call, register string, by KeyParam, view func(engine.Record) R) error {
+func GetBy[R any](c *Call, register string, by KeyParam, shape ReadShape, view func(engine.Record) R) error {
 	ups, err := capabilityOf[engine.Upserts](c, "reads by lookup key")
 	if err != nil {
 		return err
 	}
 	value, err := keyValue(c, by)
 	if err != nil {
+		return err
+	}
+	if served, err := shapedGet(c, shape, view, func(reads engine.ShapedReads, sh engine.Shape) (engine.Record, error) {
+		return reads.GetByShaped(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value}, sh)
+	}); served {
 		return err
 	}
 	rec, err := ups.GetBy(c.Context(), c.Session, register, engine.KeyRef{Field: by.Field, Value: value})

@@ -44,6 +44,7 @@ var ruleTests = []test{
 	{"page paging", testDemoPagePaging},
 	{"filters", testDemoFilters},
 	{"lines in the read shape", testLinesInReadShape},
+	{"fields and expansions", testShapedReads},
 	{"orders and their lines", testOrders},
 	{"company calendar settings", testCalendarSettings},
 	{"locations", testDemoLocations},

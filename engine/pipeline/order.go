@@ -34,6 +34,11 @@ func (r *register) order(sel *store.Select, q engine.Query) error {
 			return fmt.Errorf("%s: %q is not a sortable field", r.reg.Name, k.Field)
 		}
 		sel.OrderBy = append(sel.OrderBy, store.Order{Field: r.sortColumn(f), Desc: k.Desc, NullsLast: true})
+		if sel.Columns != nil && r.sortColumn(f) != store.SeqField && !slices.Contains(sel.Columns, f.Name) {
+			// A narrowed read still reads what it sorts by: the next cursor
+			// holds the last record's values of it.
+			sel.Columns = append(slices.Clip(sel.Columns), f.Name)
+		}
 		if q.After != nil {
 			v, err := r.sortValue(f, q.AfterKeys[i])
 			if err != nil {
@@ -96,9 +101,9 @@ func sortValues(sort []engine.SortKey, rec engine.Record) []any {
 // row) bounds no index range, so the rows with a value are read with the
 // first key bounded by the cursor's value, and, when they do not fill
 // the page, the rows without one (which all come after) from their start.
-func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
-		return e.fetch(ctx, e.store, r, sel)
+		return e.fetchAs(ctx, e.store, r, sel, sh)
 	}
 	first := sel.OrderBy[0]
 	bound := store.Cond{Field: first.Field, Op: store.Ge, Value: sel.After[0]}
@@ -107,13 +112,13 @@ func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select) (
 	}
 	valued := sel
 	valued.Where = append(slices.Clip(sel.Where), bound)
-	recs, seqs, err := e.fetch(ctx, e.store, r, valued)
+	recs, seqs, err := e.fetchAs(ctx, e.store, r, valued, sh)
 	if err != nil || sel.Limit <= 0 || len(recs) >= sel.Limit {
 		return recs, seqs, err
 	}
 	empty := sel
 	empty.Where = append(slices.Clip(sel.Where), store.Cond{Field: first.Field, Op: store.IsNull})
 	empty.After, empty.Limit = nil, sel.Limit-len(recs)
-	more, moreSeqs, err := e.fetch(ctx, e.store, r, empty)
+	more, moreSeqs, err := e.fetchAs(ctx, e.store, r, empty, sh)
 	return append(recs, more...), append(seqs, moreSeqs...), err
 }

@@ -37,7 +37,11 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, Limit: limit + 1}
+	sh, err := e.shapeOf(r, q.Shape.Fields, q.Shape.Expand)
+	if err != nil {
+		return engine.Page{}, err
+	}
+	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, Limit: limit + 1, Columns: sh.columns}
 	if err := r.order(&sel, q); err != nil {
 		return engine.Page{}, err
 	}
@@ -45,7 +49,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 		sel.Offset = (q.Page - 1) * limit
 	}
 	// One row more than asked says whether another page exists.
-	recs, seqs, err := e.fetchPage(ctx, r, sel)
+	recs, seqs, err := e.fetchPage(ctx, r, sel, sh)
 	if err != nil {
 		return engine.Page{}, err
 	}
@@ -55,7 +59,10 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 		next := seqs[limit-1]
 		page.Next, page.NextKeys = &next, sortValues(q.Sort, page.Records[limit-1])
 	}
-	if err := e.complete(ctx, e.store, r, s.Company, page.Records, seqs); err != nil {
+	if err := e.completeAs(ctx, e.store, r, s.Company, page.Records, seqs, sh); err != nil {
+		return engine.Page{}, err
+	}
+	if err := e.expand(ctx, s, r, page.Records, q.Shape.Expand); err != nil {
 		return engine.Page{}, err
 	}
 	if !r.reg.Uncounted && !q.KnownTotal && q.Count != engine.CountNone {
@@ -154,11 +161,12 @@ func (e *Engine) row(ctx context.Context, q store.Reader, r *register, company, 
 	return r.asRecord(rows[0]), rows[0].Seq, nil
 }
 
-// fetch reads records of one register: the rows, with the key of an
-// engine-keyed register and the company's computed extra fields, which
-// complete moves under ExtraFields. It reads the rows only: see complete.
-func (e *Engine) fetch(ctx context.Context, q store.Reader, r *register, sel store.Select) ([]engine.Record, []int64, error) {
-	if r.reg.ExtraFields {
+// fetchAs reads records of one register: the rows, with the key of an
+// engine-keyed register and the company's computed extra fields (when the
+// shape carries them), which complete moves under ExtraFields. It reads
+// the rows only: see completeAs.
+func (e *Engine) fetchAs(ctx context.Context, q store.Reader, r *register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
+	if r.reg.ExtraFields && sh.extra {
 		defs, err := e.extra.Of(ctx, q, sel.Company, r.reg.Name)
 		if err != nil {
 			return nil, nil, err
@@ -190,10 +198,11 @@ func (r *register) asRecord(row store.Row) engine.Record {
 	return rec
 }
 
-// complete adds to records read from r what is not in their row: extra
-// fields, and the line lists the catalog shows in the owner's read shape.
-func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64) error {
-	if r.reg.ExtraFields && len(recs) > 0 {
+// completeAs adds to records read from r what is not in their row and
+// the shape carries: extra fields, and the line lists the catalog shows in
+// the owner's read shape.
+func (e *Engine) completeAs(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
+	if r.reg.ExtraFields && sh.extra && len(recs) > 0 {
 		defs, err := e.extra.Of(ctx, q, company, r.reg.Name)
 		if err != nil {
 			return err
@@ -202,7 +211,14 @@ func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, comp
 			return err
 		}
 	}
-	return e.attachLines(ctx, q, r, company, recs)
+	for _, l := range r.reg.Lines {
+		if l.Read && sh.wantsLine(l) {
+			if err := e.attachLines(ctx, q, r, company, recs, l, every); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ExtraFieldDefs describes the company's extra fields of a register.
@@ -223,48 +239,47 @@ func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register 
 	return extrafields.Describe(defs), err
 }
 
-// attachLines sets each line list marked read (catalog Line.Read) on the
-// records under the list's ReadName, oldest line first; a record without
-// lines gets an empty list. One query per list serves the whole page.
-func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record) error {
-	for _, l := range r.reg.Lines {
-		if !l.Read || len(recs) == 0 {
-			continue
+// attachLines sets the line list l (one the read shape carries, catalog
+// Line.Read, or an expanded one) on the records under the list's
+// ReadName, oldest line first, each line shaped by sh; a record without
+// lines gets an empty list. One query serves the whole page.
+func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	lr := e.registers[l.Register]
+	var keys []string
+	for _, rec := range recs {
+		rec[l.ReadName] = []engine.Record{}
+		if key, ok := rec[r.key.Name].(string); ok {
+			keys = append(keys, key)
 		}
-		lr := e.registers[l.Register]
-		var keys []string
-		for _, rec := range recs {
-			rec[l.ReadName] = []engine.Record{}
-			if key, ok := rec[r.key.Name].(string); ok {
-				keys = append(keys, key)
-			}
-		}
-		if len(keys) == 0 {
-			continue
-		}
-		// No order asked of the store: asked to deliver rows in Seq order,
-		// SQLite's planner may walk an index on the fixed value alone (every
-		// task line, for materials with OwnerType task) rather than sort a
-		// page's lines.
-		where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
-		lines, seqs, err := e.fetch(ctx, q, lr, store.Select{Table: lr.reg.Name, Company: company, Where: where})
-		if err != nil {
-			return err
-		}
-		sortBySeq(lines, seqs)
-		if err := e.complete(ctx, q, lr, company, lines, seqs); err != nil {
-			return err
-		}
-		byOwner := map[string][]engine.Record{}
-		for _, line := range lines {
-			owner, _ := line[l.Parent].(string)
-			byOwner[owner] = append(byOwner[owner], line)
-		}
-		for _, rec := range recs {
-			key, _ := rec[r.key.Name].(string)
-			if lines := byOwner[key]; lines != nil {
-				rec[l.ReadName] = lines
-			}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	// No order asked of the store: asked to deliver rows in Seq order,
+	// SQLite's planner may walk an index on the fixed value alone (every
+	// task line, for materials with OwnerType task) rather than sort a
+	// page's lines.
+	where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
+	lines, seqs, err := e.fetchAs(ctx, q, lr, store.Select{Table: lr.reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}, sh)
+	if err != nil {
+		return err
+	}
+	sortBySeq(lines, seqs)
+	if err := e.completeAs(ctx, q, lr, company, lines, seqs, sh); err != nil {
+		return err
+	}
+	byOwner := map[string][]engine.Record{}
+	for _, line := range lines {
+		owner, _ := line[l.Parent].(string)
+		byOwner[owner] = append(byOwner[owner], line)
+	}
+	for _, rec := range recs {
+		key, _ := rec[r.key.Name].(string)
+		if lines := byOwner[key]; lines != nil {
+			rec[l.ReadName] = lines
 		}
 	}
 	return nil

@@ -32,14 +32,25 @@ var driverFilters = []runtime.Filter{
 	{Param: "active", Field: "Active", Kind: runtime.KindBool, Match: runtime.Equals},
 }
 
+// driverReadShape is what fields= and expand= may name on the reads of drivers.
+var driverReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Name",
+		"Active",
+		"Modified",
+	},
+	Key: "Nr",
+}
+
 // listDrivers serves GET /v1/drivers.
 func listDrivers(c *runtime.Call) error {
-	return runtime.List(c, "drivers", driverFilters, viewDriver)
+	return runtime.List(c, "drivers", driverFilters, driverReadShape, viewDriver)
 }
 
 // getDriver serves GET /v1/drivers/{Nr}.
 func getDriver(c *runtime.Call) error {
-	return runtime.Get(c, "drivers", viewDriver)
+	return runtime.Get(c, "drivers", driverReadShape, viewDriver)
 }
 
 // driverRoutes are the routes of the drivers register with the scope each needs.

@@ -91,14 +91,54 @@ var serviceFilters = []runtime.Filter{
 	{Param: "vehicleNr", Field: "VehicleNr", Kind: runtime.KindText, Match: runtime.Equals},
 }
 
+// serviceReadShape is what fields= and expand= may name on the reads of services.
+var serviceReadShape = runtime.ReadShape{
+	Expand: []runtime.Expansion{{
+		Fields: []string{
+			"Nr",
+			"Status",
+			"Plate",
+			"Vin",
+			"DriverNr",
+			"DriverName",
+			"InspectionDate",
+			"RegisteredDate",
+			"Fuel",
+			"Mileage",
+			"Electric",
+			"Equipment",
+			"Settings",
+			"Services",
+			"Modified",
+			"ExtraFields",
+		},
+		Key:   "Nr",
+		Name:  "Vehicle",
+		Scope: "vehicles:read",
+		View: func(rec engine.Record) any {
+			return viewVehicle(rec)
+		},
+	}},
+	Fields: []string{
+		"Id",
+		"VehicleNr",
+		"Date",
+		"Cost",
+		"Origin",
+		"Note",
+		"Modified",
+	},
+	Key: "Id",
+}
+
 // listServices serves GET /v1/services.
 func listServices(c *runtime.Call) error {
-	return runtime.List(c, "services", serviceFilters, viewService)
+	return runtime.List(c, "services", serviceFilters, serviceReadShape, viewService)
 }
 
 // getService serves GET /v1/services/{Id}.
 func getService(c *runtime.Call) error {
-	return runtime.Get(c, "services", viewService)
+	return runtime.Get(c, "services", serviceReadShape, viewService)
 }
 
 // createService serves POST /v1/services.

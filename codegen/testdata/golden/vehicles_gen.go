@@ -248,14 +248,37 @@ var vehicleSortable = []runtime.SortField{
 	{Name: "Mileage", Kind: runtime.KindNumber},
 }
 
+// vehicleReadShape is what fields= and expand= may name on the reads of vehicles.
+var vehicleReadShape = runtime.ReadShape{
+	Fields: []string{
+		"Nr",
+		"Status",
+		"Plate",
+		"Vin",
+		"DriverNr",
+		"DriverName",
+		"InspectionDate",
+		"RegisteredDate",
+		"Fuel",
+		"Mileage",
+		"Electric",
+		"Equipment",
+		"Settings",
+		"Services",
+		"Modified",
+		"ExtraFields",
+	},
+	Key: "Nr",
+}
+
 // listVehicles serves GET /v1/vehicles.
 func listVehicles(c *runtime.Call) error {
-	return runtime.List(c, "vehicles", vehicleFilters, viewVehicle, vehicleSortable...)
+	return runtime.List(c, "vehicles", vehicleFilters, vehicleReadShape, viewVehicle, vehicleSortable...)
 }
 
 // getVehicle serves GET /v1/vehicles/{Nr}.
 func getVehicle(c *runtime.Call) error {
-	return runtime.Get(c, "vehicles", viewVehicle)
+	return runtime.Get(c, "vehicles", vehicleReadShape, viewVehicle)
 }
 
 // createVehicle serves POST /v1/vehicles.
@@ -281,7 +304,7 @@ func getVehicleByVin(c *runtime.Call) error {
 	return runtime.GetBy(c, "vehicles", runtime.KeyParam{
 		Field: "Vin",
 		Name:  "vin",
-	}, viewVehicle)
+	}, vehicleReadShape, viewVehicle)
 }
 
 // upsertVehicleByVin serves PUT /v1/vehicles/by-vin/{vin}.

@@ -27,6 +27,7 @@ type DriverListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Active         *bool     // Active is this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string  // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -34,6 +35,7 @@ func (p DriverListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setBool(q, "active", p.Active)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -53,7 +55,7 @@ func (s *DriverService) All(ctx context.Context, p DriverListParams) iter.Seq2[D
 	return walk[Driver](ctx, s.c, "/v1/drivers", p.query())
 }
 
-// Get reads one record: GET /v1/drivers/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *DriverService) Get(ctx context.Context, nr string) (Driver, error) {
-	return getRecord[Driver](ctx, s.c, itemPath("/v1/drivers", nr))
+// Get reads one record: GET /v1/drivers/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *DriverService) Get(ctx context.Context, nr string, opts ...ReadOption) (Driver, error) {
+	return getRecord[Driver](ctx, s.c, itemPath("/v1/drivers", nr), opts)
 }

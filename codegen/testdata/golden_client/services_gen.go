@@ -13,13 +13,14 @@ import (
 // Service is a record of the services register (catalog/services.yaml):
 // Service visits of a vehicle. A field the server sends as null reads as its zero value.
 type Service struct {
-	Id        string  `json:"Id"`
-	VehicleNr string  `json:"VehicleNr"`
-	Date      Date    `json:"Date"`
-	Cost      float64 `json:"Cost"`
-	Origin    string  `json:"Origin"`
-	Note      string  `json:"Note"`
-	Modified  Date    `json:"Modified"` // when the record last changed
+	Id        string   `json:"Id"`
+	VehicleNr string   `json:"VehicleNr"`
+	Date      Date     `json:"Date"`
+	Cost      float64  `json:"Cost"`
+	Origin    string   `json:"Origin"`
+	Note      string   `json:"Note"`
+	Modified  Date     `json:"Modified"`          // when the record last changed
+	Vehicle   *Vehicle `json:"Vehicle,omitempty"` // with ServiceExpandVehicle: the Vehicle VehicleNr names, or null
 }
 
 // ServiceCreate is the body of Services.Create: POST /v1/services.
@@ -42,15 +43,25 @@ type ServiceUpdate struct {
 	Note      Field[string]  `json:"note,omitzero"`
 }
 
+// ServiceExpansion names a relation Services.List and Services.Get may expand (Expand, WithExpand).
+type ServiceExpansion string
+
+// The expansions of services.
+const (
+	ServiceExpandVehicle ServiceExpansion = "Vehicle" // the Vehicle VehicleNr names, or null
+)
+
 // ServiceListParams are the parameters of Services.List and Services.All; the zero value lists everything.
 type ServiceListParams struct {
-	Limit          int       // rows a page: 50 when 0, at most 500
-	Cursor         string    // continue after the page whose NextCursor this is (All follows them itself)
-	Page           int       // a page number instead of a cursor; not with Cursor
-	ModifiedSince  time.Time // records modified at or after this; zero: no limit
-	ModifiedBefore time.Time // records modified before this; zero: no limit
-	VehicleNr      string    // VehicleNr equals this.
-	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
+	Limit          int                // rows a page: 50 when 0, at most 500
+	Cursor         string             // continue after the page whose NextCursor this is (All follows them itself)
+	Page           int                // a page number instead of a cursor; not with Cursor
+	ModifiedSince  time.Time          // records modified at or after this; zero: no limit
+	ModifiedBefore time.Time          // records modified before this; zero: no limit
+	VehicleNr      string             // VehicleNr equals this.
+	Count          Count              // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields         []string           // answer with only these fields (the key always comes); nil: every field
+	Expand         []ServiceExpansion // answer each record with these related records
 }
 
 // query encodes the parameters that are set.
@@ -58,6 +69,8 @@ func (p ServiceListParams) query() url.Values {
 	q := listQuery(p.Limit, p.Cursor, p.Page, p.ModifiedSince, p.ModifiedBefore)
 	setText(q, "vehicleNr", p.VehicleNr)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
+	setExpand(q, p.Expand)
 	return q
 }
 
@@ -77,9 +90,9 @@ func (s *ServiceService) All(ctx context.Context, p ServiceListParams) iter.Seq2
 	return walk[Service](ctx, s.c, "/v1/services", p.query())
 }
 
-// Get reads one record: GET /v1/services/{Id}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *ServiceService) Get(ctx context.Context, id string) (Service, error) {
-	return getRecord[Service](ctx, s.c, itemPath("/v1/services", id))
+// Get reads one record: GET /v1/services/{Id}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *ServiceService) Get(ctx context.Context, id string, opts ...ReadOption) (Service, error) {
+	return getRecord[Service](ctx, s.c, itemPath("/v1/services", id), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/services.

@@ -134,6 +134,7 @@ type VehicleListParams struct {
 	MileageLte           *float64      // mileage[lte]: Mileage ≤ the value.
 	Sort                 []VehicleSort // order by these keys, then newest first; none: newest first
 	Count                Count         // how to count Total: CountExact when "", CountEstimated or CountNone
+	Fields               []string      // answer with only these fields (the key always comes); nil: every field
 }
 
 // query encodes the parameters that are set.
@@ -155,6 +156,7 @@ func (p VehicleListParams) query() url.Values {
 	setNumber(q, "mileage[lte]", p.MileageLte)
 	setSort(q, "sort", p.Sort)
 	setText(q, "count", string(p.Count))
+	setList(q, "fields", p.Fields)
 	return q
 }
 
@@ -174,9 +176,9 @@ func (s *VehicleService) All(ctx context.Context, p VehicleListParams) iter.Seq2
 	return walk[Vehicle](ctx, s.c, "/v1/vehicles", p.query())
 }
 
-// Get reads one record: GET /v1/vehicles/{Nr}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *VehicleService) Get(ctx context.Context, nr string) (Vehicle, error) {
-	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr))
+// Get reads one record: GET /v1/vehicles/{Nr}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *VehicleService) Get(ctx context.Context, nr string, opts ...ReadOption) (Vehicle, error) {
+	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr), opts)
 }
 
 // Create creates a record, lines included, all or nothing: POST /v1/vehicles.
@@ -194,9 +196,9 @@ func (s *VehicleService) Upsert(ctx context.Context, nr string, body VehicleCrea
 	return upsertRecord[VehicleCreated, Vehicle](ctx, s.c, itemPath("/v1/vehicles", nr), body)
 }
 
-// GetByVin reads the record whose Vin is the value: GET /v1/vehicles/by-vin/{vin}. Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
-func (s *VehicleService) GetByVin(ctx context.Context, vin string) (Vehicle, error) {
-	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles/by-vin", vin))
+// GetByVin reads the record whose Vin is the value: GET /v1/vehicles/by-vin/{vin}; opts shape it (WithFields, WithExpand). Under WithIfNoneMatch it returns ErrNotModified while the record is still at that ETag.
+func (s *VehicleService) GetByVin(ctx context.Context, vin string, opts ...ReadOption) (Vehicle, error) {
+	return getRecord[Vehicle](ctx, s.c, itemPath("/v1/vehicles/by-vin", vin), opts)
 }
 
 // UpsertByVin writes the record whose Vin is the value: when none has it, it creates one with it, as Create does (Upserted.New); when one has it, it changes the fields set in body, as Update does (Upserted.Record): PUT /v1/vehicles/by-vin/{vin}. Parallel Upserts of one new key create one record. Under WithCreateOnly it only creates and under WithIfMatch (an ETag, or "*") it only updates, else ErrPreconditionFailed.

@@ -165,6 +165,22 @@ func TestMachinesByLookupKey(t *testing.T) {
 	status, problem := c.do("GET", "/v1/machines/by-externalId/ERP-404", "", "")
 	c.want(status, http.StatusNotFound, problem)
 
+	// fields= and expand= on a read by the lookup key: the replaced machine
+	// is found by the ExternalId the reference holds.
+	status, successor := c.do("POST", "/v1/machines", "post-successor", `{"name": "Chiller II", "externalId": "ERP-9", "replacesExternalId": "ERP-1", "customerNr": "1001"}`)
+	c.want(status, http.StatusCreated, successor)
+	status, customer := c.do("GET", "/v1/customers/1001", "", "")
+	c.want(status, http.StatusOK, customer)
+	status, shaped := c.do("GET", "/v1/machines/by-externalId/ERP-9?fields=Name,Replaces.Name,Customer.Name&expand=Replaces,customer", "", "")
+	c.want(status, http.StatusOK, shaped)
+	if len(shaped) != 4 {
+		t.Errorf("GET by externalId, shaped: %v; want Nr, Name, Replaces and Customer only", shaped)
+	}
+	wantFields(t, "GET by externalId, shaped", shaped, map[string]any{"Name": "Chiller II",
+		"Replaces": map[string]any{"Nr": nr, "Name": "Chiller"}, "Customer": map[string]any{"Nr": "1001", "Name": str(t, customer["Name"])}})
+	status, problem = c.do("GET", "/v1/machines/by-externalId/ERP-9?expand=Replaces.Customer", "", "")
+	c.want(status, http.StatusBadRequest, problem)
+
 	status, problem = c.do("PUT", "/v1/machines/by-externalId/ERP-1", "put-3", `{"externalId": "ERP-2"}`)
 	c.want(status, http.StatusBadRequest, problem)
 	wantFields(t, "PUT contradicting", problem, map[string]any{"title": "invalid_field"})

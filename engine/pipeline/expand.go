@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// expand reads the relations asked (catalog Register.Expansions) of a page
+// of r's records and sets them on each record under the expansion's name:
+// the referenced record (nil when the field names none), or the line list.
+// Each expansion is one query for the whole page (and what the expanded
+// register's own read adds: its extra fields and line lists, again once
+// per page), never one per record. The caller's signature must be allowed
+// to read the expanded register, as its own GET asks.
+func (e *Engine) expand(ctx context.Context, s engine.Session, r *register, recs []engine.Record, asked []engine.Expand) error {
+	for _, x := range asked {
+		ex := r.reg.Expansion(x.Name)
+		if ex == nil {
+			return fmt.Errorf("%s has no expansion %q", r.reg.Name, x.Name)
+		}
+		target := e.registers[ex.Register]
+		if err := e.authorize(ctx, e.store, s, target.reg.Name, readAccess); err != nil {
+			return err
+		}
+		sh, err := e.shapeOf(target, x.Fields, nil)
+		if err != nil {
+			return err
+		}
+		if ex.Line != nil {
+			err = e.attachLines(ctx, e.store, r, s.Company, recs, ex.Line, sh)
+		} else {
+			err = e.attachReferenced(ctx, s.Company, recs, ex, target, sh)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attachReferenced sets on each record the record its reference field
+// ex.Field names, read in one query by the key (or the lookup key the
+// field holds, catalog referencesBy).
+func (e *Engine) attachReferenced(ctx context.Context, company string, recs []engine.Record, ex *catalog.Expansion, target *register, sh readShape) error {
+	by := target.key
+	if ex.Field.ReferencesBy != "" {
+		by = target.reg.Field(ex.Field.ReferencesBy)
+	}
+	var values []any
+	seen := map[string]bool{}
+	for _, rec := range recs {
+		rec[ex.Name] = nil
+		if v, ok := rec[ex.Field.Name].(string); ok && v != "" && !seen[v] {
+			seen[v] = true
+			values = append(values, v)
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	cond, err := target.condition(by, engine.Condition{Field: by.Name, Op: engine.OpIn, Values: values})
+	if err != nil {
+		return err
+	}
+	columns := sh.columns
+	if !(target.engineKeyed && by == target.key) { // an engine key is the row's Seq, read always
+		columns = sh.withColumn(by.Name)
+	}
+	related, seqs, err := e.fetchAs(ctx, e.store, target, store.Select{Table: target.reg.Name, Company: company, Where: []store.Cond{cond}, Columns: columns}, sh)
+	if err != nil {
+		return err
+	}
+	if err := e.completeAs(ctx, e.store, target, company, related, seqs, sh); err != nil {
+		return err
+	}
+	byValue := make(map[string]engine.Record, len(related))
+	for _, rel := range related {
+		if v, ok := rel[by.Name].(string); ok {
+			byValue[v] = rel
+		}
+	}
+	for _, rec := range recs {
+		if v, ok := rec[ex.Field.Name].(string); ok {
+			if rel, found := byValue[v]; found {
+				rec[ex.Name] = rel
+			}
+		}
+	}
+	return nil
+}

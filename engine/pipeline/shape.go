@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"fieldapi/catalog"
+	"fieldapi/engine"
+	"fieldapi/engine/store"
+)
+
+// readShape is what a read takes of a register's records: the columns
+// the store reads, whether extra fields are attached and which line lists
+// of the read shape are. every is the record as read.
+type readShape struct {
+	columns []string // nil: every column
+	extra   bool
+	lines   []string // ReadNames of the read shape's line lists to attach
+	all     bool
+}
+
+var every = readShape{all: true, extra: true}
+
+// wantsLine reports whether the shape carries the line list l.
+func (sh readShape) wantsLine(l *catalog.Line) bool {
+	return sh.all || slices.Contains(sh.lines, l.ReadName)
+}
+
+// shapeOf resolves the fields a shape asks of r into what the store reads:
+// the columns asked, the key (a shaped record always carries it, and line
+// lists find their owners by it) and the reference fields that expansions
+// follow. A name r does not read is a plain error: the HTTP layer sends
+// only names the catalog gives.
+func (e *Engine) shapeOf(r *register, fields []string, expand []engine.Expand) (readShape, error) {
+	if fields == nil {
+		return every, nil
+	}
+	var sh readShape
+	need := func(name string) {
+		if !slices.Contains(sh.columns, name) {
+			sh.columns = append(sh.columns, name)
+		}
+	}
+	if !r.engineKeyed {
+		need(r.key.Name)
+	}
+	for _, name := range fields {
+		switch f := r.reg.Field(name); {
+		case name == modifiedField:
+			need(modifiedField)
+		case name == extraFieldsField && r.reg.ExtraFields:
+			sh.extra = true
+		case f != nil && f == r.key:
+		case f != nil && slices.Contains(r.stored, f):
+			need(f.Name)
+		case slices.ContainsFunc(r.reg.Lines, func(l *catalog.Line) bool { return l.Read && l.ReadName == name }):
+			sh.lines = append(sh.lines, name)
+		default:
+			return readShape{}, fmt.Errorf("%s reads no field %q", r.reg.Name, name)
+		}
+	}
+	for _, x := range expand {
+		if ex := r.reg.Expansion(x.Name); ex != nil && ex.Field != nil {
+			need(ex.Field.Name)
+		}
+	}
+	return sh, nil
+}
+
+// GetShaped is Get with a shape.
+func (e *Engine) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
+	defer readOnly(&err)
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	cond, ok := r.keyCond(key)
+	if !ok {
+		return nil, engine.ErrNotFound
+	}
+	return e.shapedRecord(ctx, s, r, cond, shape)
+}
+
+// GetByShaped is GetBy with a shape.
+func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register string, by engine.KeyRef, shape engine.Shape) (rec engine.Record, err error) {
+	defer readOnly(&err)
+	r, err := e.register(register)
+	if err != nil {
+		return nil, err
+	}
+	f := r.reg.Field(by.Field)
+	if f == nil || !(f.LookupKey || f == r.key) {
+		return nil, engine.Refuse("%s cannot be read by %s", register, by.Field)
+	}
+	cond, ok := store.Equal(f.Name, by.Value), true
+	if f == r.key {
+		cond, ok = r.keyCond(by.Value)
+	}
+	if !ok {
+		return nil, engine.ErrNotFound
+	}
+	return e.shapedRecord(ctx, s, r, cond, shape)
+}
+
+// shapedRecord reads the one record cond finds, shaped.
+func (e *Engine) shapedRecord(ctx context.Context, s engine.Session, r *register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
+	if err := e.authorize(ctx, e.store, s, r.reg.Name, readAccess); err != nil {
+		return nil, err
+	}
+	sh, err := e.shapeOf(r, shape.Fields, shape.Expand)
+	if err != nil {
+		return nil, err
+	}
+	recs, seqs, err := e.fetchAs(ctx, e.store, r, store.Select{Table: r.reg.Name, Company: s.Company, Where: []store.Cond{cond}, Columns: sh.columns}, sh)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, engine.ErrNotFound
+	}
+	if err := e.completeAs(ctx, e.store, r, s.Company, recs, seqs, sh); err != nil {
+		return nil, err
+	}
+	if err := e.expand(ctx, s, r, recs, shape.Expand); err != nil {
+		return nil, err
+	}
+	return recs[0], nil
+}
+
+// fetch is fetchAs of the whole record.
+func (e *Engine) fetch(ctx context.Context, q store.Reader, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+	return e.fetchAs(ctx, q, r, sel, every)
+}
+
+// complete is completeAs of the whole record.
+func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64) error {
+	return e.completeAs(ctx, q, r, company, recs, seqs, every)
+}
+
+// extraFieldsField is the member extra fields are read under.
+const extraFieldsField = "ExtraFields"
+
+// withColumn is the shape's columns with one more the read needs itself;
+// nil (every column) stays nil.
+func (sh readShape) withColumn(name string) []string {
+	if sh.columns == nil || slices.Contains(sh.columns, name) {
+		return sh.columns
+	}
+	return append(slices.Clip(sh.columns), name)
+}

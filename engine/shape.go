@@ -1,0 +1,49 @@
+package engine
+
+import "context"
+
+// Shape narrows and widens what a read returns of each record (fields=
+// and expand= of a list or get). The zero Shape is the record as read.
+type Shape struct {
+	// Fields names the register's fields to read, PascalCase: the key and
+	// whatever the read needs itself are read as well. nil reads every field.
+	Fields []string
+	// Expand names the related records to read with each record, as the
+	// catalog declares them (Register.Expansions).
+	Expand []Expand
+}
+
+// Expand asks for one relation of the catalog read with each record: the
+// record a reference field names (nil when it names none), or a line list
+// the read shape does not carry.
+type Expand struct {
+	Name   string   // the expansion's name, as the catalog declares it (Customer)
+	Fields []string // the expanded records' fields, as Shape.Fields; nil: every field
+}
+
+// Shaped reports whether the shape asks for anything but the record as read.
+func (s Shape) Shaped() bool { return s.Fields != nil || len(s.Expand) > 0 }
+
+// ShapedReads is the capability of reading one record shaped; a list is
+// shaped by Query.Shape.
+type ShapedReads interface {
+	// GetShaped is Engine.Get with a shape.
+	GetShaped(ctx context.Context, s Session, register, key string, shape Shape) (Record, error)
+	// GetByShaped is Upserts.GetBy with a shape.
+	GetByShaped(ctx context.Context, s Session, register string, by KeyRef, shape Shape) (Record, error)
+}
+
+// The query parameters every list takes besides its filters, named once
+// for the HTTP layer and for the catalog, which keeps filters off them.
+// Fields and expand shape a get too.
+const (
+	FieldsParam = "fields"
+	ExpandParam = "expand"
+	CountParam  = "count"
+	SortParam   = "sort"
+)
+
+// ListParams are the parameters every list takes besides its filters.
+func ListParams() []string {
+	return []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam, FieldsParam, ExpandParam}
+}
