@@ -74,6 +74,11 @@ func TestListCount(t *testing.T) {
 		if wantEstimate := b.Name == "postgres"; isEstimate != wantEstimate {
 			t.Errorf("%s: totalEstimated %v; want %v", b.Name, isEstimate, wantEstimate)
 		}
+		// A narrowed answer says so as well.
+		shaped := e.listPage(t, "/v1/tasks?limit=2&status=Started&count=estimated&fields=Nr")
+		if shapedEstimate := shaped.TotalEstimated != nil && *shaped.TotalEstimated; shapedEstimate != isEstimate {
+			t.Errorf("count=estimated&fields=Nr: totalEstimated %v; want %v as without fields", shapedEstimate, isEstimate)
+		}
 		if !isEstimate && *est.Total != started {
 			t.Errorf("exact estimate %d; want %d", *est.Total, started)
 		}

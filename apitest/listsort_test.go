@@ -97,6 +97,19 @@ func TestListSort(t *testing.T) {
 			}
 		}
 
+		// A narrowed read sorts by a field it does not answer with: the
+		// walk is still whole and in order, and the records carry only
+		// what fields= names.
+		want := sortedKeys(tasks, "Nr", "-planStopDate,nr")
+		if got := e.walk(t, "tasks", "Nr", "fields=Nr,Status&sort=-planStopDate,nr"); !slices.Equal(got, want) {
+			t.Errorf("tasks?fields=Nr,Status&sort=-planStopDate,nr walked %q; want %q", got, want)
+		}
+		for _, r := range e.listPage(t, "/v1/tasks?limit=3&fields=Nr&sort=planStartDate").Items {
+			if _, ok := r["PlanStartDate"]; ok || len(r) != 1 {
+				t.Errorf("tasks?fields=Nr&sort=planStartDate answered %v; want only Nr", r)
+			}
+		}
+
 		// Filters and sort together, with records created during the walk.
 		path := "/v1/tasks?limit=4&sort=planStartDate&planStartDate[gte]=2025-01-01"
 		var before []string

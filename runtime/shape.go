@@ -373,7 +373,9 @@ func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
 // items shaped, written into one buffer (json.Marshal of the items as
 // json.RawMessage would scan them all again).
 func sendShapedPage[R any](c *Call, sr shapeRequest, req ListRequest, page engine.Page, view func(engine.Record) R) error {
-	env := Envelope(req, engine.Page{Next: page.Next, Total: page.Total}, func(engine.Record) struct{} { return struct{}{} })
+	bare := page // all but the records, which are encoded below: the cursor's sort values, the total and whether it is estimated
+	bare.Records = nil
+	env := Envelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
 	rest, err := json.Marshal(env)
 	if err != nil {
 		return err
