@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"fieldapi/engine"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
@@ -30,11 +31,21 @@ import (
 // Request.SkipRequestValidation: its request is not checked, its response
 // still is.
 
-// contract is the served document, loaded once, with a router over it.
+// contract is the served document, loaded once, with a router over it,
+// and its strict twin for answers that fields= did not narrow.
 type contract struct {
 	doc    *openapi3.T
 	router routers.Router
+	// strict is the document with each record schema requiring what its
+	// x-required-unless-narrowed names: the served one requires only the
+	// key (fields= may leave the rest out), which would let an answer that
+	// lost a field pass.
+	strict routers.Router
 }
+
+// unlessNarrowed is the extension of a record schema naming the properties
+// an answer without fields= carries.
+const unlessNarrowed = "x-required-unless-narrowed"
 
 // The media types a document download can carry (the server sniffs them):
 // validating a download reads its bytes as a file.
@@ -54,21 +65,51 @@ func (e *Env) SkipRequestValidation() *Env {
 }
 
 var loadContract = sync.OnceValues(func() (*contract, error) {
+	doc, router, err := loadDocument(false)
+	if err != nil {
+		return nil, err
+	}
+	_, strict, err := loadDocument(true)
+	if err != nil {
+		return nil, err
+	}
+	return &contract{doc: doc, router: router, strict: strict}, nil
+})
+
+// loadDocument loads the served document and routes over it; strict
+// requires of each record schema what it carries unless narrowed.
+func loadDocument(strict bool) (*openapi3.T, routers.Router, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(generated.API().OpenAPI)
 	if err != nil {
-		return nil, fmt.Errorf("loading the served OpenAPI document: %w", err)
+		return nil, nil, fmt.Errorf("loading the served OpenAPI document: %w", err)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("the served OpenAPI document is not valid: %w", err)
+		return nil, nil, fmt.Errorf("the served OpenAPI document is not valid: %w", err)
+	}
+	if strict {
+		for name, s := range doc.Components.Schemas {
+			list, ok := s.Value.Extensions[unlessNarrowed].([]any)
+			if !ok {
+				continue
+			}
+			s.Value.Required = nil
+			for _, p := range list {
+				field, ok := p.(string)
+				if !ok {
+					return nil, nil, fmt.Errorf("schema %s: %s holds %v, not names", name, unlessNarrowed, p)
+				}
+				s.Value.Required = append(s.Value.Required, field)
+			}
+		}
 	}
 	// Match paths on any host: the test servers listen on random ports.
 	doc.Servers = nil
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &contract{doc: doc, router: router}, nil
-})
+	return doc, router, nil
+}
 
 // Contract is the served document's validator; it fails the test when the
 // document cannot be loaded.
@@ -104,7 +145,11 @@ func (c *contract) check(req *http.Request, reqBody []byte, skipRequest bool, st
 		// (--cors-origin): it is no operation of the document.
 		return nil
 	}
-	route, params, err := c.router.FindRoute(vr)
+	router := c.router
+	if !vr.URL.Query().Has(engine.FieldsParam) {
+		router = c.strict // every field of the read shape is answered
+	}
+	route, params, err := router.FindRoute(vr)
 	if err != nil {
 		if (errors.Is(err, routers.ErrPathNotFound) && status == http.StatusNotFound) ||
 			(errors.Is(err, routers.ErrMethodNotAllowed) && status == http.StatusMethodNotAllowed) {

@@ -23,6 +23,8 @@ func TestContractCatchesMismatches(t *testing.T) {
 	post.Header.Set(runtime.HeaderIdempotencyKey, "k")
 	post.Header.Set(runtime.HeaderAuthorization, "Bearer x")
 	get.Header.Set(runtime.HeaderAuthorization, "Bearer x")
+	narrowed := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/v1/customers/1001?fields=Nr,Status", nil)
+	narrowed.Header.Set(runtime.HeaderAuthorization, "Bearer x")
 	jsonHeader := func(extra ...string) http.Header {
 		h := http.Header{runtime.HeaderContentType: {"application/json"}, runtime.HeaderRequestID: {"r1"}}
 		for i := 0; i+1 < len(extra); i += 2 {
@@ -42,8 +44,11 @@ func TestContractCatchesMismatches(t *testing.T) {
 	}{
 		{"conforming read", get, "", 200, jsonHeader(), customer, ""},
 		{"key null", get, "", 200, jsonHeader(), strings.Replace(customer, `"Nr":"1"`, `"Nr":null`, 1), "getCustomer"},
-		// fields= may leave out any field but the key (the record schemas require only it).
+		// fields= may leave out any field but the key (the record schemas
+		// require only it); an answer it did not narrow carries them all.
 		{"key missing", get, "", 200, jsonHeader(), strings.Replace(customer, `"Nr":"1",`, ``, 1), "getCustomer"},
+		{"field missing", get, "", 200, jsonHeader(), strings.Replace(customer, `"Name":"A",`, ``, 1), "getCustomer"},
+		{"fields left out by fields=", narrowed, "", 200, jsonHeader(), `{"Nr":"1","Status":"Active"}`, ""},
 		{"field of the wrong type", get, "", 200, jsonHeader(), strings.Replace(customer, `"Name":"A"`, `"Name":1`, 1), "getCustomer"},
 		{"undeclared status", get, "", http.StatusTeapot, jsonHeader(), `{}`, "getCustomer"},
 		{"no request id", get, "", 200, http.Header{runtime.HeaderContentType: {"application/json"}}, customer, runtime.HeaderRequestID},

@@ -193,26 +193,30 @@ type SecurityScheme struct {
 
 // Schema is a JSON Schema 2020-12 schema, or a reference to a component.
 type Schema struct {
-	Ref                  string             `json:"$ref,omitempty"`
-	Type                 Types              `json:"type,omitempty"`
-	Format               string             `json:"format,omitempty"`
-	Pattern              string             `json:"pattern,omitempty"`
-	ContentEncoding      string             `json:"contentEncoding,omitempty"`
-	Description          string             `json:"description,omitempty"`
-	Enum                 []any              `json:"enum,omitempty"`
-	Minimum              *float64           `json:"minimum,omitempty"`
-	Maximum              *float64           `json:"maximum,omitempty"`
-	MinLength            *int               `json:"minLength,omitempty"`
-	MaxLength            *int               `json:"maxLength,omitempty"`
-	MinItems             *int               `json:"minItems,omitempty"`
-	MaxItems             *int               `json:"maxItems,omitempty"`
-	Items                *Schema            `json:"items,omitempty"`
-	Properties           map[string]*Schema `json:"properties,omitempty"`
-	Required             []string           `json:"required,omitempty"`
-	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
-	Examples             []any              `json:"examples,omitempty"`
-	AllOf                []*Schema          `json:"allOf,omitempty"` // every one of these applies
-	AnyOf                []*Schema          `json:"anyOf,omitempty"` // at least one of these applies (orNull)
+	Ref             string             `json:"$ref,omitempty"`
+	Type            Types              `json:"type,omitempty"`
+	Format          string             `json:"format,omitempty"`
+	Pattern         string             `json:"pattern,omitempty"`
+	ContentEncoding string             `json:"contentEncoding,omitempty"`
+	Description     string             `json:"description,omitempty"`
+	Enum            []any              `json:"enum,omitempty"`
+	Minimum         *float64           `json:"minimum,omitempty"`
+	Maximum         *float64           `json:"maximum,omitempty"`
+	MinLength       *int               `json:"minLength,omitempty"`
+	MaxLength       *int               `json:"maxLength,omitempty"`
+	MinItems        *int               `json:"minItems,omitempty"`
+	MaxItems        *int               `json:"maxItems,omitempty"`
+	Items           *Schema            `json:"items,omitempty"`
+	Properties      map[string]*Schema `json:"properties,omitempty"`
+	Required        []string           `json:"required,omitempty"`
+	// UnlessNarrowed are the properties a record schema's answer carries
+	// whenever fields= does not narrow it: required says only the key, as
+	// a narrowed answer may leave the rest out.
+	UnlessNarrowed       []string  `json:"x-required-unless-narrowed,omitempty"`
+	AdditionalProperties *Schema   `json:"additionalProperties,omitempty"`
+	Examples             []any     `json:"examples,omitempty"`
+	AllOf                []*Schema `json:"allOf,omitempty"` // every one of these applies
+	AnyOf                []*Schema `json:"anyOf,omitempty"` // at least one of these applies (orNull)
 
 	never bool // the schema false: nothing matches (additionalProperties: false)
 }

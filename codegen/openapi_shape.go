@@ -51,10 +51,11 @@ func expansionNote(x *Expansion) string {
 }
 
 // shapeReadSchema makes a record schema fit shaped answers: only the key
-// is required (fields= leaves the others out), and each expansion is a
-// property an answer carries when expand= asks for it.
+// is required (fields= leaves the others out; x-required-unless-narrowed
+// keeps the list of what an answer without fields= always carries), and
+// each expansion is a property an answer carries when expand= asks for it.
 func shapeReadSchema(r *Register, s *Schema) {
-	s.Required = []string{r.Key}
+	s.UnlessNarrowed, s.Required = s.Required, []string{r.Key}
 	for _, x := range r.Expansions {
 		if x.Lines() {
 			s.Properties[x.Name] = &Schema{Type: types("array"), Items: ref(x.Of.RecordType),
