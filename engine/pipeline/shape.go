@@ -89,13 +89,9 @@ func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register str
 	if err != nil {
 		return nil, err
 	}
-	f := r.reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.key) {
-		return nil, engine.Refuse("%s cannot be read by %s", register, by.Field)
-	}
-	cond, ok := store.Equal(f.Name, by.Value), true
-	if f == r.key {
-		cond, ok = r.keyCond(by.Value)
+	cond, ok, err := r.byCond(by)
+	if err != nil {
+		return nil, err
 	}
 	if !ok {
 		return nil, engine.ErrNotFound

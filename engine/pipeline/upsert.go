@@ -154,19 +154,33 @@ func (e *Engine) GetBy(ctx context.Context, s engine.Session, register string, b
 	if err != nil {
 		return nil, err
 	}
-	f := r.reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.key) {
-		return nil, engine.Refuse("%s cannot be read by %s", register, by.Field)
+	cond, ok, err := r.byCond(by)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
 		return nil, err
 	}
-	if f == r.key {
-		rec, _, err = e.record(ctx, e.store, r, s.Company, by.Value, false)
-		return rec, err
+	if !ok {
+		return nil, engine.ErrNotFound
 	}
-	rec, _, err = e.recordWhere(ctx, e.store, r, s.Company, store.Equal(f.Name, by.Value), false)
+	rec, _, err = e.recordWhere(ctx, e.store, r, s.Company, cond, false)
 	return rec, err
+}
+
+// byCond is the condition finding a record by its key or a lookup key;
+// ok is false for a key value no record can have (an engine key that is
+// no number). A field that is neither is refused.
+func (r *register) byCond(by engine.KeyRef) (cond store.Cond, ok bool, err error) {
+	f := r.reg.Field(by.Field)
+	if f == nil || !(f.LookupKey || f == r.key) {
+		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.reg.Name, by.Field)
+	}
+	if f == r.key {
+		cond, ok = r.keyCond(by.Value)
+		return cond, ok, nil
+	}
+	return store.Equal(f.Name, by.Value), true, nil
 }
 
 // checkLookupsFree refuses values of lookup keys another record of the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ngrok/sqlmw"
@@ -13,31 +12,6 @@ import (
 	"fieldapi/engine/reference"
 )
 
-// statementRecorder keeps the text of every statement a database is sent.
-type statementRecorder struct {
-	sqlmw.NullInterceptor
-	mu    sync.Mutex
-	texts []string
-}
-
-func (r *statementRecorder) keep(query string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.texts = append(r.texts, query)
-}
-
-func (r *statementRecorder) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	r.keep(query)
-	rows, err := conn.QueryContext(ctx, query, args)
-	return ctx, rows, err
-}
-
-func (r *statementRecorder) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	r.keep(query)
-	rows, err := stmt.QueryContext(ctx, args)
-	return ctx, rows, err
-}
-
 // TestListValuesNeverReachSQLText: the values of filter operators, sort
 // cursors and estimated counts are bound as parameters; no statement's
 // text holds them (SQLite and PostgreSQL).
@@ -45,7 +19,7 @@ func TestListValuesNeverReachSQLText(t *testing.T) {
 	const marker = "x'); DROP TABLE tasks; --"
 	for _, b := range sqlBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			rec := &statementRecorder{}
+			rec := &queryRecorder{}
 			e := openDemo(t, b.DSN(t), builtin(t), reference.Options{
 				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, rec) }})
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "sqltext"}
@@ -63,10 +37,10 @@ func TestListValuesNeverReachSQLText(t *testing.T) {
 			}
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
-			if len(rec.texts) == 0 {
+			if len(rec.queries) == 0 {
 				t.Fatal("no statement recorded")
 			}
-			for _, text := range rec.texts {
+			for _, text := range rec.queries {
 				if strings.Contains(text, "DROP TABLE") {
 					t.Errorf("a value reached the SQL text: %s", text)
 				}
