@@ -126,7 +126,14 @@ func (p *Platform) Migrate(ctx context.Context) error {
 				return fmt.Errorf("create %s: %w", t.name, err)
 			}
 		}
+		have, err := sqldb.Indexes(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, stmt := range indexes {
+			if have[sqldb.IndexName(stmt)] {
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}

@@ -41,7 +41,14 @@ func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
 				return fmt.Errorf("create %s: %w", own.name, err)
 			}
 		}
+		have, err := sqldb.Indexes(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, stmt := range ownIndexes {
+			if have[sqldb.IndexName(stmt)] {
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
@@ -49,9 +56,12 @@ func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
 		if err := s.apply(ctx, tx, plan); err != nil {
 			return err
 		}
+		if have, err = sqldb.Indexes(ctx, tx); err != nil { // the plan may have dropped some
+			return err
+		}
 		for _, st := range s.schema.Tables {
 			t := s.tables[st.Name]
-			if err := s.migrateTable(ctx, tx, t); err != nil {
+			if err := s.migrateTable(ctx, tx, t, have); err != nil {
 				return fmt.Errorf("migrate %s: %w", t.Name, err)
 			}
 			if t.Counted {
@@ -101,8 +111,8 @@ func (s *Store) analyze(ctx context.Context, gather string) error {
 }
 
 // migrateTable creates a table with all its columns, or adds the columns
-// an existing one lacks; then its indexes.
-func (s *Store) migrateTable(ctx context.Context, tx *sqldb.Tx, t *table) error {
+// an existing one lacks; then the indexes the database does not have.
+func (s *Store) migrateTable(ctx context.Context, tx *sqldb.Tx, t *table, have map[string]bool) error {
 	var existing []string
 	if err := sqldb.Select(ctx, tx, &existing, s.db.Dialect().ColumnsQuery(), t.Name); err != nil {
 		return err
@@ -124,6 +134,9 @@ func (s *Store) migrateTable(ctx context.Context, tx *sqldb.Tx, t *table) error 
 		}
 	}
 	for _, ix := range t.Indexes {
+		if have[ix.Name] {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, t.createIndex(ix)); err != nil {
 			return fmt.Errorf("index %s: %w", ix.Name, err)
 		}
