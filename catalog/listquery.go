@@ -3,21 +3,25 @@ package catalog
 import (
 	"fmt"
 	"slices"
+
+	"fieldapi/engine"
 )
 
 // FilterOp is an operator a filter allows besides its match, given as
-// param[op]=value (issue 23): ?planStartDate[gte]=2026-11-01.
+// param[op]=value (issue 23): ?planStartDate[gte]=2026-11-01. Its name is
+// the engine's condition operator (engine.Op), so the parameter, the YAML
+// and the engine query spell it once.
 type FilterOp string
 
 // The filter operators.
 const (
-	OpGt     FilterOp = "gt"     // field > value
-	OpGte    FilterOp = "gte"    // field >= value
-	OpLt     FilterOp = "lt"     // field < value
-	OpLte    FilterOp = "lte"    // field <= value
-	OpIn     FilterOp = "in"     // field is one of a comma-separated list
-	OpIsNull FilterOp = "isnull" // true: the field has no value; false: it has one
-	OpPrefix FilterOp = "prefix" // the field starts with the value, exactly
+	OpGt     = FilterOp(engine.OpGt)     // field > value
+	OpGte    = FilterOp(engine.OpGte)    // field >= value
+	OpLt     = FilterOp(engine.OpLt)     // field < value
+	OpLte    = FilterOp(engine.OpLte)    // field <= value
+	OpIn     = FilterOp(engine.OpIn)     // field is one of a comma-separated list
+	OpIsNull = FilterOp(engine.OpIsNull) // true: the field has no value; false: it has one
+	OpPrefix = FilterOp(engine.OpPrefix) // the field starts with the value, exactly
 )
 
 // FilterOps are the operators, in the order documents list them.

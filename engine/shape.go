@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Shape narrows and widens what a read returns of each record (fields=
 // and expand= of a list or get). The zero Shape is the record as read.
@@ -43,7 +46,13 @@ const (
 	SortParam   = "sort"
 )
 
+// listParams are the parameters every list takes besides its filters;
+// read only (ListParams hands out copies).
+var listParams = [...]string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam, FieldsParam, ExpandParam}
+
 // ListParams are the parameters every list takes besides its filters.
-func ListParams() []string {
-	return []string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam, FieldsParam, ExpandParam}
-}
+func ListParams() []string { return slices.Clone(listParams[:]) }
+
+// IsListParam reports whether every list takes name, without a copy of
+// ListParams: a list's every parameter asks.
+func IsListParam(name string) bool { return slices.Contains(listParams[:], name) }

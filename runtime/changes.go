@@ -61,10 +61,10 @@ func parseChangeQuery(values url.Values, logAction string) (engine.ChangeQuery, 
 	if logAction == "" {
 		params = append(params, "action")
 	}
+	if err := checkQueryText(values); err != nil {
+		return engine.ChangeQuery{}, err
+	}
 	for name, vs := range values {
-		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return engine.ChangeQuery{}, InvalidParameter(name, errBadText.Error())
-		}
 		if !slices.Contains(params, name) {
 			p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 			p.ValidValues = params

@@ -13,11 +13,8 @@ import (
 
 // Filter operators (issue 23): a filter the catalog gives ops takes
 // param[op]=value besides its own param, e.g. planStartDate[gte]=2026-11-01.
-// The names are the catalog's (catalog.FilterOps).
-var filterOps = map[string]engine.Op{
-	"gt": engine.OpGt, "gte": engine.OpGte, "lt": engine.OpLt, "lte": engine.OpLte,
-	"in": engine.OpIn, "isnull": engine.OpIsNull, "prefix": engine.OpPrefix,
-}
+// op is the engine's operator by name (engine.OpGte); checkParam lets
+// only a filter's own operators through.
 
 // OpParam is the parameter of a filter's operator: param[op].
 func OpParam(param, op string) string { return param + "[" + op + "]" }
@@ -38,7 +35,7 @@ func checkParam(name string, filters []Filter) error {
 	param, op, bracketed := splitOp(name)
 	i := slices.IndexFunc(filters, func(f Filter) bool { return f.Param == param })
 	if !bracketed {
-		if slices.Contains(engine.ListParams(), name) || i >= 0 {
+		if engine.IsListParam(name) || i >= 0 {
 			return nil
 		}
 		return unknownParameter(name, filters)
@@ -102,7 +99,7 @@ func opConditions(values url.Values, filters []Filter) ([]engine.Condition, erro
 // opCondition is the condition of one param[op]=v, its value typed as the
 // filter's field.
 func (f Filter) opCondition(op, v string) (engine.Condition, error) {
-	cond := engine.Condition{Field: f.Field, Op: filterOps[op]}
+	cond := engine.Condition{Field: f.Field, Op: engine.Op(op)}
 	switch cond.Op {
 	case engine.OpIsNull:
 		b, err := strconv.ParseBool(v)

@@ -110,14 +110,25 @@ func pageLimit(values url.Values) (int, error) {
 	return min(n, MaxLimit), nil
 }
 
+// checkQueryText refuses a query whose parameter names or values are not
+// valid text (errBadText), naming the parameter.
+func checkQueryText(values url.Values) error {
+	for name, vs := range values {
+		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
+			return InvalidParameter(name, errBadText.Error())
+		}
+	}
+	return nil
+}
+
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
 func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
+	if err := checkQueryText(values); err != nil {
+		return req, err
+	}
 	for name, vs := range values {
-		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return req, InvalidParameter(name, errBadText.Error())
-		}
 		if err := checkParam(name, filters); err != nil {
 			return req, err
 		}

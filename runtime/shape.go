@@ -361,10 +361,8 @@ func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
 	if err != nil {
 		return shapeRequest{}, err
 	}
-	for name, vs := range query {
-		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return shapeRequest{}, InvalidParameter(name, errBadText.Error())
-		}
+	if err := checkQueryText(query); err != nil {
+		return shapeRequest{}, err
 	}
 	return parseShape(query, shape, c.Scopes)
 }
