@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"fieldapi/catalog"
-	"fieldapi/codegen"
+	"fieldapi/codegen/model"
 )
 
 // What the clients generated from the served document must show: every
@@ -104,7 +104,7 @@ func docEnums(t *testing.T, doc []byte) []docEnum {
 // unless required; in an action body, the values.
 func catalogEnums(t *testing.T, cat *catalog.Catalog) []docEnum {
 	t.Helper()
-	m, err := codegen.NewModel(cat)
+	m, err := model.New(cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,19 +15,19 @@ import (
 	"fieldapi/apitest"
 	"fieldapi/catalog"
 	"fieldapi/client"
-	"fieldapi/codegen"
+	"fieldapi/codegen/model"
 	"fieldapi/runtime"
 )
 
-// builtinModel is the codegen model of the real catalog: the names the
+// builtinModel is the generator's model of the real catalog: the names the
 // client was generated with.
-func builtinModel(t testing.TB) *codegen.Model {
+func builtinModel(t testing.TB) *model.Model {
 	t.Helper()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := codegen.NewModel(cat)
+	m, err := model.New(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func start(t *testing.T, b apitest.Backend, cfg runtime.Config, opts ...client.O
 }
 
 // service is c.<Plural>, the register's service, found by its generated name.
-func service(t testing.TB, c *client.Client, r *codegen.Register) reflect.Value {
+func service(t testing.TB, c *client.Client, r *model.Register) reflect.Value {
 	t.Helper()
 	svc := reflect.ValueOf(c).Elem().FieldByName(r.Plural)
 	if !svc.IsValid() {
@@ -76,7 +76,7 @@ func invoke(t testing.TB, svc reflect.Value, method string, args ...any) ([]refl
 
 // listParams is the register's ListParams with a limit and every switch
 // that hides records on, so a walk sees every record.
-func listParams(t testing.TB, svc reflect.Value, r *codegen.Register, limit int) (reflect.Value, string) {
+func listParams(t testing.TB, svc reflect.Value, r *model.Register, limit int) (reflect.Value, string) {
 	t.Helper()
 	p := reflect.New(svc.MethodByName("List").Type().In(1)).Elem()
 	p.FieldByName("Limit").SetInt(int64(limit))
@@ -92,7 +92,7 @@ func listParams(t testing.TB, svc reflect.Value, r *codegen.Register, limit int)
 
 // sameRecord fails unless the client's record holds what the server sent
 // for every catalog field, Modified and ExtraFields (null read as the zero value).
-func sameRecord(t testing.TB, r *codegen.Register, got reflect.Value, want map[string]any) {
+func sameRecord(t testing.TB, r *model.Register, got reflect.Value, want map[string]any) {
 	t.Helper()
 	names := []string{"Modified"}
 	for _, f := range r.Fields {
@@ -233,7 +233,7 @@ func sampleValue(t *testing.T, env *apitest.Env, f *catalog.Field) any {
 // create needs (required, the first of requireOneOf, and those whose
 // description calls them required in some case), reads it back with Get
 // and returns its key.
-func createThroughClient(t *testing.T, env *apitest.Env, svc reflect.Value, r *codegen.Register) string {
+func createThroughClient(t *testing.T, env *apitest.Env, svc reflect.Value, r *model.Register) string {
 	t.Helper()
 	is := is.New(t)
 	values := map[string]any{}
@@ -268,10 +268,10 @@ func createThroughClient(t *testing.T, env *apitest.Env, svc reflect.Value, r *c
 }
 
 // updateThroughClient sets, leaves (null and unset) and clears a text field.
-func updateThroughClient(t *testing.T, svc reflect.Value, r *codegen.Register, key string) {
+func updateThroughClient(t *testing.T, svc reflect.Value, r *model.Register, key string) {
 	t.Helper()
 	is := is.New(t)
-	var target *codegen.Field
+	var target *model.Field
 	for _, f := range r.BodyFields() {
 		if !f.CreateOnly && !f.Required && f.Type == catalog.Text && f.References == "" && f.Name != r.Key && !slices.Contains(r.RequireOneOf, f.Name) {
 			target = f

@@ -12,7 +12,7 @@ import (
 
 	"fieldapi/apitest"
 	"fieldapi/client"
-	"fieldapi/codegen"
+	"fieldapi/codegen/model"
 	"fieldapi/generated"
 	"fieldapi/runtime"
 )
@@ -98,17 +98,17 @@ func TestPreconditionsGoWhereTheServerHonoursThem(t *testing.T) {
 	const etag = `"0000"`
 	ctx := client.WithIfNoneMatch(client.WithIfMatch(context.Background(), etag), etag)
 	rec := callEveryMethod(t, ctx)
-	kinds := map[string]codegen.RouteKind{}
+	kinds := map[string]model.RouteKind{}
 	for _, r := range builtinModel(t).Registers {
 		for _, rt := range r.Routes {
 			kinds[rt.Method+" "+rt.Path] = rt.Kind
 		}
 	}
-	conditional := func(kind codegen.RouteKind) (ifMatch, ifNoneMatch bool) {
+	conditional := func(kind model.RouteKind) (ifMatch, ifNoneMatch bool) {
 		switch kind {
-		case codegen.KindUpdate, codegen.KindUpsert, codegen.KindAction, codegen.KindAddLine:
+		case model.KindUpdate, model.KindUpsert, model.KindAction, model.KindAddLine:
 			return true, false
-		case codegen.KindGet, codegen.KindGetBy:
+		case model.KindGet, model.KindGetBy:
 			return false, true
 		}
 		return false, false

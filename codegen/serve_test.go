@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"fieldapi/catalog"
+	"fieldapi/codegen/internal/modeltest"
+	"fieldapi/codegen/model"
 	"fieldapi/internal/gomodtest"
 )
 
@@ -42,7 +44,7 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewModel(cat)
+	m, err := model.New(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 		t.Fatal("machines is not part of the combined catalog")
 	}
 	writeGenerated(t, m, "fieldgentest/generated", filepath.Join(mod.Dir, "generated"))
-	writeGenerated(t, modelOfFS(t, everyCombination()), "fieldgentest/combos", filepath.Join(mod.Dir, "combos"))
+	writeGenerated(t, modeltest.OfFS(t, modeltest.EveryCombination()), "fieldgentest/combos", filepath.Join(mod.Dir, "combos"))
 	if err := WriteDir(filepath.Join(mod.Dir, "golden"), readDir(t, goldenDir, func(string) bool { return true })); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 }
 
 // writeGenerated generates a model as the package pkgPath into dir.
-func writeGenerated(t *testing.T, m *Model, pkgPath, dir string) {
+func writeGenerated(t *testing.T, m *model.Model, pkgPath, dir string) {
 	t.Helper()
 	files, err := Generate(m, Options{PkgPath: pkgPath})
 	if err != nil {

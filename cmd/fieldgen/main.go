@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/codegen"
+	"fieldapi/codegen/model"
 )
 
 func main() {
@@ -33,11 +34,11 @@ func run(catalogDir, outDir, pkgPath, namesDir, namesPkg, clientDir string) erro
 	if err != nil {
 		return err
 	}
-	model, err := codegen.NewModel(cat)
+	m, err := model.New(cat)
 	if err != nil {
 		return err
 	}
-	files, err := codegen.Generate(model, codegen.Options{PkgPath: pkgPath})
+	files, err := codegen.Generate(m, codegen.Options{PkgPath: pkgPath})
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func run(catalogDir, outDir, pkgPath, namesDir, namesPkg, clientDir string) erro
 		return err
 	}
 	if namesDir != "" {
-		names, err := codegen.GenerateNames(model, namesPkg)
+		names, err := codegen.GenerateNames(m, namesPkg)
 		if err != nil {
 			return err
 		}
@@ -54,7 +55,7 @@ func run(catalogDir, outDir, pkgPath, namesDir, namesPkg, clientDir string) erro
 		}
 	}
 	if clientDir != "" {
-		clientFiles, err := codegen.GenerateClient(model)
+		clientFiles, err := codegen.GenerateClient(m)
 		if err != nil {
 			return err
 		}

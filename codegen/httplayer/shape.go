@@ -1,0 +1,54 @@
+package httplayer
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"fieldapi/codegen/model"
+)
+
+// readShapeVar emits what fields= and expand= may name on the reads of a
+// register; each expansion carries the expanded register's names and view
+// inline (a reference to its ReadShape could make an initialization cycle):
+//
+//	// taskReadShape is what fields= and expand= may name on the reads of tasks.
+//	var taskReadShape = runtime.ReadShape{
+//		Key:    "Nr",
+//		Fields: []string{"Nr", ...},
+//		Expand: []runtime.Expansion{{Name: "Customer", Scope: "customers:read", ...}},
+//	}
+func readShapeVar(f *jen.File, r *model.Register) {
+	dict := jen.Dict{
+		jen.Id("Key"):    jen.Lit(r.Key),
+		jen.Id("Fields"): names(r.ReadNames()),
+	}
+	if len(r.Expansions) > 0 {
+		var expand []jen.Code
+		for _, x := range r.Expansions {
+			of := x.Of
+			d := jen.Dict{
+				jen.Id("Name"):   jen.Lit(x.Name),
+				jen.Id("Scope"):  jen.Lit(of.ReadScope),
+				jen.Id("Key"):    jen.Lit(of.Key),
+				jen.Id("Fields"): names(of.ReadNames()),
+				jen.Id("View"): jen.Func().Params(jen.Id("rec").Qual(enginePkg, "Record")).Any().Block(
+					jen.Return(jen.Id(of.ViewFunc).Call(jen.Id("rec")))),
+			}
+			if x.Lines() {
+				d[jen.Id("Lines")] = jen.True()
+			}
+			expand = append(expand, jen.Values(d))
+		}
+		dict[jen.Id("Expand")] = jen.Index().Qual(runtimePkg, "Expansion").Values(expand...)
+	}
+	f.Commentf("%s is what fields= and expand= may name on the reads of %s.", r.ReadShapeVar, r.Name)
+	f.Var().Id(r.ReadShapeVar).Op("=").Qual(runtimePkg, "ReadShape").Values(dict)
+}
+
+// names emits a list of names, one a line.
+func names(list []string) jen.Code {
+	values := make([]jen.Code, len(list))
+	for i, n := range list {
+		values[i] = jen.Line().Lit(n)
+	}
+	return jen.Index().String().Values(append(values, jen.Line())...)
+}
