@@ -33,6 +33,7 @@ type Client struct {
 	userAgent string
 	retry     RetryPolicy
 	auth      authenticator
+	now       func() time.Time
 }
 
 // Option configures a Client in New.
@@ -48,6 +49,7 @@ func New(baseURL string, opts ...Option) *Client {
 		userAgent: DefaultUserAgent,
 		retry:     DefaultRetryPolicy,
 		auth:      noAuth{},
+		now:       time.Now,
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -79,6 +81,13 @@ func WithHTTPClient(hc *http.Client) Option {
 // of DefaultUserAgent.
 func WithUserAgent(agent string) Option {
 	return func(c *Client) { c.userAgent = agent + " " + DefaultUserAgent }
+}
+
+// WithClock replaces the clock that decides when an access token is
+// renewed (time.Now); tests that run a server on a clock of their own
+// pass the same one.
+func WithClock(now func() time.Time) Option {
+	return func(c *Client) { c.now = now }
 }
 
 // WithRetryPolicy replaces DefaultRetryPolicy.

@@ -50,7 +50,7 @@ type tokenAnswer struct {
 func (s *tokenSource) authorization(ctx context.Context, c *Client) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.token != "" && time.Now().Before(s.renewAt) {
+	if s.token != "" && c.now().Before(s.renewAt) {
 		return "Bearer " + s.token, nil
 	}
 	body := map[string]string{"clientId": s.clientID, "clientSecret": s.secret, "grantType": "client_credentials"}
@@ -60,7 +60,7 @@ func (s *tokenSource) authorization(ctx context.Context, c *Client) (string, err
 	}
 	lifetime := time.Duration(answer.ExpiresIn) * time.Second
 	// Renew a little early, so a token does not expire on its way.
-	s.token, s.renewAt = answer.AccessToken, time.Now().Add(lifetime-min(lifetime/10, 30*time.Second))
+	s.token, s.renewAt = answer.AccessToken, c.now().Add(lifetime-min(lifetime/10, 30*time.Second))
 	return "Bearer " + s.token, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,17 +17,22 @@ import (
 	"fieldapi/runtime"
 )
 
-// countingTransport counts the calls to one path.
+// countingTransport counts the calls to one path, and the answers 401.
 type countingTransport struct {
-	path  string
-	count atomic.Int32
+	path         string
+	count        atomic.Int32
+	unauthorized atomic.Int32
 }
 
 func (ct *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.Path == ct.path {
 		ct.count.Add(1)
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		ct.unauthorized.Add(1)
+	}
+	return resp, err
 }
 
 // clientIDOf is the client id inside a key mk_<clientId>_<secret>.
@@ -36,22 +42,26 @@ func clientIDOf(key string) string {
 }
 
 // TestTokenModeSurvivesExpiry: with tokens required and a lifetime of one
-// second, calls over three seconds all succeed; the client fetched new
-// tokens as they ran out instead of failing.
+// second, calls half a second apart for three seconds (on a clock the
+// server and the client share) all succeed; the client fetched a new token
+// each time the last was about to run out, and reused it in between.
 func TestTokenModeSurvivesExpiry(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, b apitest.Backend) {
 		is := is.New(t)
-		env := apitest.Start(t, b, runtime.Config{RequireTokens: true, TokenLifetime: time.Second})
+		clock := &steppedClock{now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)}
+		env := apitest.Start(t, b, runtime.Config{RequireTokens: true, TokenLifetime: time.Second, Now: clock.Now})
 		tokens := &countingTransport{path: "/v1/token"}
-		c := client.New(env.URL, client.WithClientCredentials(clientIDOf(env.Key), env.Key), client.WithHTTPClient(&http.Client{Transport: tokens}))
+		c := client.New(env.URL, client.WithClientCredentials(clientIDOf(env.Key), env.Key),
+			client.WithHTTPClient(&http.Client{Transport: tokens}), client.WithClock(clock.Now))
 		ctx := context.Background()
 		for range 6 {
 			_, err := c.Customers.List(ctx, client.CustomerListParams{Limit: 1})
 			is.NoErr(err)
-			time.Sleep(500 * time.Millisecond)
+			clock.Advance(500 * time.Millisecond)
 		}
-		is.True(tokens.count.Load() >= 2) // renewed
-		is.True(tokens.count.Load() <= 6) // reused between renewals
+		// renewed 0.1 s before each expiry: at 0, 1 and 2 s; reused at 0.5, 1.5 and 2.5 s
+		is.Equal(tokens.count.Load(), int32(3))
+		is.Equal(tokens.unauthorized.Load(), int32(0)) // never sent one that had run out
 
 		// a key sent as Bearer is refused, clearly, and not retried
 		keyed := client.New(env.URL, client.WithKey(env.Key))
@@ -109,4 +119,22 @@ func TestExpiredTokenIsFetchedAgainOnce(t *testing.T) {
 		"POST /v1/token ",
 		"GET /v1/customers/1001 Bearer mt_three",
 	})
+}
+
+// steppedClock is a clock the test moves on.
+type steppedClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *steppedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *steppedClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }

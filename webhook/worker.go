@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 	"fieldapi/engine"
 )
 
@@ -272,9 +274,9 @@ func (w *Worker) send(ctx context.Context, c engine.ClaimedDelivery, at time.Tim
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "fieldapi-webhooks/1")
-	req.Header.Set("webhook-id", c.MessageID)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
-	req.Header.Set("webhook-signature", sig)
+	req.Header.Set(standardwebhooks.HeaderWebhookID, c.MessageID)
+	req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(at.Unix(), 10))
+	req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		var opErr *net.OpError

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"fieldapi/runtime"
 )
 
 // Receiving constants: what a delivery may be, and how long a listener
@@ -118,7 +120,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, why, status)
 	}
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+		w.Header().Set(runtime.HeaderAllow, http.MethodPost)
 		refuse(http.StatusMethodNotAllowed, "a webhook delivery is a POST")
 		return
 	}
