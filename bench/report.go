@@ -58,8 +58,8 @@ func mb(b int64) string         { return fmt.Sprintf("%.0f MB", float64(b)/(1<<2
 // markdown is the results table, the run's conditions and the targets.
 func (r report) markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tasks: %d · clients: %d · %s measured per call and server (after %s warm-up) · database %s · %s/%s, %d CPUs · %s\n\n",
-		r.tasks, r.cfg.clients, r.cfg.duration, r.cfg.warmup, dbKind(r.cfg.db), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+	fmt.Fprintf(&b, "Tasks: %d · clients: %d · %s measured per call and server, the mixed load %s (after %s warm-up) · database %s · %s/%s, %d CPUs · %s\n\n",
+		r.tasks, r.cfg.clients, r.cfg.duration, r.cfg.mixedDuration, r.cfg.warmup, dbKind(r.cfg.db), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	if r.cfg.note != "" {
 		fmt.Fprintf(&b, "%s\n\n", r.cfg.note)
@@ -139,11 +139,11 @@ func (r report) targets() []targetCheck {
 		x := float64(p.fieldapi.p99) / float64(max(p.fieldapi.p50, 1))
 		out = append(out, targetCheck{fmt.Sprintf("%s p99 ≤ 10× p50 (%d clients)", p.fieldapi.scenario, p.fieldapi.clients), fmt.Sprintf("%.1f×", x), x <= 10})
 	}
-	if mixed, ok := r.pair("mixed"); ok {
+	if mixed, ok := r.pair(mixedName); ok {
 		f := mixed.fieldapi
 		x := float64(f.p99) / float64(max(f.p50, 1))
 		out = append(out,
-			targetCheck{fmt.Sprintf("mixed load: no errors (%d clients, %s)", r.cfg.clients, r.cfg.duration), fmt.Sprintf("%d of %d", f.errors, f.requests), f.errors == 0},
+			targetCheck{fmt.Sprintf("mixed load: no errors (%d clients, %s)", r.cfg.clients, r.cfg.mixedDuration), fmt.Sprintf("%d of %d", f.errors, f.requests), f.errors == 0},
 			targetCheck{"mixed load: p99 ≤ 10× p50", fmt.Sprintf("%.1f× (p50 %s, p99 %s)", x, ms(f.p50), ms(f.p99)), x <= 10},
 			targetCheck{"mixed load: no call over 2 s", "slowest " + ms(f.max), f.max <= 2*time.Second})
 	}
