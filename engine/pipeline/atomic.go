@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/store"
 )
@@ -58,7 +59,7 @@ func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.
 			return err
 		}
 		if len(j.logs) > 0 {
-			if _, err := tx.Insert(ctx, changeLogTable, s.Company, j.logs); err != nil {
+			if _, err := tx.Insert(ctx, registers.ChangeLogTable, s.Company, j.logs); err != nil {
 				return err
 			}
 		}

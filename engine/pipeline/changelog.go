@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -19,25 +21,25 @@ type logEntry struct{ register, key, action, detail string }
 
 // log notes the change-log rows of a write on a record; values is the
 // record after the write, by field name.
-func (w *Writer) log(r *register, key, action, detail string, values map[string]any) {
-	w.logs = append(w.logs, logEntry{register: r.reg.Name, key: key, action: action, detail: detail})
-	for _, o := range r.owners {
-		ownerKey, _ := values[o.line.Parent].(string)
-		if ownerKey == "" || !matchesSet(o.line.Set, values) {
+func (w *Writer) log(r *registers.Register, key, action, detail string, values map[string]any) {
+	w.logs = append(w.logs, logEntry{register: r.Reg.Name, key: key, action: action, detail: detail})
+	for _, o := range r.Owners {
+		ownerKey, _ := values[o.Line.Parent].(string)
+		if ownerKey == "" || !matchesSet(o.Line.Set, values) {
 			continue
 		}
-		lineDetail := fmt.Sprintf("%s %s", o.line.Name, key)
+		lineDetail := fmt.Sprintf("%s %s", o.Line.Name, key)
 		if detail != "" {
 			lineDetail += ": " + detail
 		}
-		w.logs = append(w.logs, logEntry{register: o.owner.Name, key: ownerKey, action: action + " line", detail: lineDetail})
+		w.logs = append(w.logs, logEntry{register: o.Owner.Name, key: ownerKey, action: action + " line", detail: lineDetail})
 	}
 }
 
 // Log notes a change-log row of a record of register, with its owner's
 // when it is a line (values: the record after the change, or nil).
 func (w *Writer) Log(register, key, action, detail string, values map[string]any) error {
-	r, err := w.e.register(register)
+	r, err := w.e.registers.Get(register)
 	if err != nil {
 		return err
 	}
@@ -51,7 +53,7 @@ func (w *Writer) flushLog(ctx context.Context) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := w.tx.Insert(ctx, changeLogTable, w.s.Company, rows)
+	_, err := w.tx.Insert(ctx, registers.ChangeLogTable, w.s.Company, rows)
 	return err
 }
 
@@ -83,11 +85,11 @@ const defaultChanges = 100
 // Changes lists a record's change-log entries, newest first.
 func (e *Engine) Changes(ctx context.Context, s engine.Session, register, key string, q engine.ChangeQuery) (_ []engine.Change, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
 	if _, _, err := e.row(ctx, e.store, r, s.Company, key); err != nil {
@@ -101,7 +103,7 @@ func (e *Engine) Changes(ctx context.Context, s engine.Session, register, key st
 	if limit <= 0 {
 		limit = defaultChanges
 	}
-	rows, err := e.store.Select(ctx, store.Select{Table: changeLogTable, Company: s.Company, Where: where,
+	rows, err := e.store.Select(ctx, store.Select{Table: registers.ChangeLogTable, Company: s.Company, Where: where,
 		OrderBy: []store.Order{{Field: store.SeqField, Desc: true}}, Limit: limit})
 	if err != nil {
 		return nil, err

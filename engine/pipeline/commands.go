@@ -7,17 +7,18 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 )
 
 // AddLine creates one line of a line list on an existing record (POST
 // /v1/tasks/{nr}/times): the owner's rules decide what it inherits, it is
 // logged on the owner, and the receipt renders the line as written.
 func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	l := r.line(line)
+	l := r.Line(line)
 	if l == nil || !l.Post {
 		return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 	}
@@ -45,7 +46,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 // Act runs a named action of the register's rules on one record; the
 // receipt renders the record after it.
 func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
@@ -72,8 +73,8 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 
 // actionOf returns the register's catalog action with the given name; the
 // rules were bound only if every action they carry out is declared.
-func actionOf(r *register, name string) *catalog.Action {
-	for _, a := range r.reg.Actions {
+func actionOf(r *registers.Register, name string) *catalog.Action {
+	for _, a := range r.Reg.Actions {
 		if a.Name == name {
 			return a
 		}

@@ -103,7 +103,7 @@ func (e *Engine) EventTypes() []string {
 // registers the signature may read.
 func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQuery) (_ engine.EventPage, err error) {
 	defer readOnly(&err)
-	readable, err := e.readable(ctx, s.Company, s.Sign)
+	readable, err := e.perms.Readable(ctx, s.Company, s.Sign)
 	if err != nil {
 		return engine.EventPage{}, err
 	}
@@ -120,7 +120,7 @@ func (e *Engine) Queue() engine.DeliveryQueue { return deliveryQueue{e} }
 type deliveryQueue struct{ e *Engine }
 
 func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
-	return q.e.platform.Dispatch(ctx, limit, q.e.readable)
+	return q.e.platform.Dispatch(ctx, limit, q.e.perms.Readable)
 }
 
 func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int) ([]engine.ClaimedDelivery, error) {

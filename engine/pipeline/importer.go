@@ -7,6 +7,7 @@ import (
 
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -20,7 +21,7 @@ import (
 // number series of the company is moved past the highest key in use.
 func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		if err := tx.Upsert(ctx, companiesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
+		if err := tx.Upsert(ctx, registers.CompaniesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
 			return err
 		}
 		im := importer{e: e, tx: tx, company: c.ID, now: e.now()}
@@ -56,12 +57,12 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 			return nil // not in this catalog (yet): imported once it is
 		}
 	}
-	done, err := im.tx.Count(ctx, store.Select{Table: settingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
+	done, err := im.tx.Count(ctx, store.Select{Table: registers.SettingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
 	if err != nil || done > 0 {
 		return err
 	}
 	for _, s := range b.Settings {
-		if err := im.tx.Upsert(ctx, settingsTable, im.company, store.Values{"name": s.Name, "value": s.Value}, []string{"name"}, nil); err != nil {
+		if err := im.tx.Upsert(ctx, registers.SettingsTable, im.company, store.Values{"name": s.Name, "value": s.Value}, []string{"name"}, nil); err != nil {
 			return err
 		}
 	}
@@ -73,7 +74,7 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 		for i, n := range b.FieldNames {
 			rows[i] = store.Values{"db_field_name": n.DbFieldName, "user_field_name": n.UserFieldName, "list_only": n.ListOnly, "hidden": n.Hidden}
 		}
-		if _, err := im.tx.Insert(ctx, fieldNamesTable, im.company, rows); err != nil {
+		if _, err := im.tx.Insert(ctx, registers.FieldNamesTable, im.company, rows); err != nil {
 			return err
 		}
 	}
@@ -82,14 +83,14 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 			return err
 		}
 	}
-	_, err = im.tx.Insert(ctx, settingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
+	_, err = im.tx.Insert(ctx, registers.SettingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
 	return err
 }
 
 // records inserts the records of one register, with their extra-field
 // values, permissions and what modules keep beside them. An error names
 // the register and the record: "customers[1]: ...".
-func (im importer) records(ctx context.Context, r *register, recs []dataset.Record) error {
+func (im importer) records(ctx context.Context, r *registers.Register, recs []dataset.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -97,28 +98,28 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 	for i, rec := range recs {
 		row, err := storedRow(r, rec.Values)
 		if err != nil {
-			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+			return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 		}
-		row[modifiedField] = im.now
+		row[registers.ModifiedField] = im.now
 		if rec.Permissions != "" {
-			if r.reg.Name != usersRegister {
-				return fmt.Errorf("%s[%d]: only %s have permissions", r.reg.Name, i, usersRegister)
+			if r.Reg.Name != registers.Users {
+				return fmt.Errorf("%s[%d]: only %s have permissions", r.Reg.Name, i, registers.Users)
 			}
-			row[permissions] = rec.Permissions
+			row[registers.PermissionsColumn] = rec.Permissions
 		}
 		rows[i] = row
 	}
-	seqs, err := im.tx.Insert(ctx, r.reg.Name, im.company, rows)
+	seqs, err := im.tx.Insert(ctx, r.Reg.Name, im.company, rows)
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.reg.Name, err)
+		return fmt.Errorf("%s: %w", r.Reg.Name, err)
 	}
 	for i, rec := range recs {
-		if err := extrafields.Write(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec.Extra); err != nil {
-			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+		if err := extrafields.Write(ctx, im.tx, im.company, r.Reg.Name, seqs[i], rec.Extra); err != nil {
+			return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 		}
 		for _, fn := range im.e.importers {
-			if err := fn(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec); err != nil {
-				return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+			if err := fn(ctx, im.tx, im.company, r.Reg.Name, seqs[i], rec); err != nil {
+				return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 			}
 		}
 	}
@@ -127,14 +128,14 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 
 // storedRow is a dataset record's values as a row: every field stored,
 // typed as the catalog says.
-func storedRow(r *register, values map[string]any) (store.Values, error) {
+func storedRow(r *registers.Register, values map[string]any) (store.Values, error) {
 	row := make(store.Values, len(values)+2)
 	for name, v := range values {
-		f := r.reg.Field(name)
+		f := r.Reg.Field(name)
 		if f == nil {
-			return nil, fmt.Errorf("%s has no field %q", r.reg.Name, name)
+			return nil, fmt.Errorf("%s has no field %q", r.Reg.Name, name)
 		}
-		if r.engineKeyed && f == r.key {
+		if r.EngineKeyed && f == r.Key {
 			return nil, fmt.Errorf("%s is assigned by the engine", name)
 		}
 		n, err := f.Normalize(v)
@@ -151,17 +152,17 @@ func storedRow(r *register, values map[string]any) (store.Values, error) {
 func (im importer) alignNumberSeries(ctx context.Context) error {
 	for _, reg := range im.e.cat.Registers {
 		r := im.e.registers[reg.Name]
-		if !reg.NumberSeries || r.engineKeyed {
+		if !reg.NumberSeries || r.EngineKeyed {
 			continue
 		}
-		rows, err := im.tx.Select(ctx, store.Select{Table: reg.Name, Company: im.company, Columns: []string{r.key.Name},
-			Where: []store.Cond{{Field: r.key.Name, Op: store.NotNull}}})
+		rows, err := im.tx.Select(ctx, store.Select{Table: reg.Name, Company: im.company, Columns: []string{r.Key.Name},
+			Where: []store.Cond{{Field: r.Key.Name, Op: store.NotNull}}})
 		if err != nil {
 			return err
 		}
 		next := int64(1)
 		for _, row := range rows {
-			if n, err := strconv.ParseInt(fmt.Sprint(row.Values[r.key.Name]), 10, 64); err == nil && n >= next {
+			if n, err := strconv.ParseInt(fmt.Sprint(row.Values[r.Key.Name]), 10, 64); err == nil && n >= next {
 				next = n + 1
 			}
 		}
@@ -179,11 +180,11 @@ func (im importer) alignNumberSeries(ctx context.Context) error {
 // plain values: no extra fields, documents or positions. A record's key
 // must be given where the register is not keyed by the engine: take
 // numbers with ReserveNumbers.
-func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dataset.Register) error {
+func (e *Engine) BulkInsert(ctx context.Context, company string, regs []dataset.Register) error {
 	now := e.now()
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		for _, reg := range registers {
-			r, err := e.register(reg.Name)
+		for _, reg := range regs {
+			r, err := e.registers.Get(reg.Name)
 			if err != nil {
 				return err
 			}
@@ -192,9 +193,9 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 				if rows[i], err = storedRow(r, rec.Values); err != nil {
 					return fmt.Errorf("bulk %s[%d]: %w", reg.Name, i, err)
 				}
-				rows[i][modifiedField] = now
+				rows[i][registers.ModifiedField] = now
 			}
-			if _, err := tx.Insert(ctx, r.reg.Name, company, rows); err != nil {
+			if _, err := tx.Insert(ctx, r.Reg.Name, company, rows); err != nil {
 				return fmt.Errorf("bulk %s: %w", reg.Name, err)
 			}
 		}
@@ -208,11 +209,11 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 // are the caller's to avoid: a bulk load takes its numbers here before
 // anyone else writes.
 func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if !r.reg.NumberSeries || r.engineKeyed {
+	if !r.Reg.NumberSeries || r.EngineKeyed {
 		return nil, fmt.Errorf("%s has no number series", register)
 	}
 	var numbers []int64
