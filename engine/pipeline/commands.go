@@ -26,7 +26,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 	w := e.newWriter(s)
 	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			owner, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
+			owner, _, err := e.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {
 				return nil, err
 			}
@@ -55,7 +55,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 	}
 	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		current, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
+		current, _, err := e.Record(ctx, w.tx, r, s.Company, key, true)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			return nil, err
 		}
 		w.Emit(register, actionOf(r, name).Event, key, changedNames(slices.Sorted(maps.Keys(in.Values)), in.Extra))
-		rec, _, err := e.record(ctx, w.tx, r, s.Company, key, false)
+		rec, _, err := e.Record(ctx, w.tx, r, s.Company, key, false)
 		return rec, err
 	})
 }

@@ -14,12 +14,13 @@
 // engine/rules, which it runs through rules.Tx.
 //
 // Files by concern: pipeline.go (the engine), package registers (its
-// registers as stored and the tables they need), values.go (values as the catalog types them),
-// read.go (lists, gets, records assembled from rows), write.go (creates,
-// updates, the writer), checks.go (what a write must pass), references.go
-// (references, lookups and the per-write cache), ruletx.go (what rules may
-// do), commands.go (lines and actions), package permissions,
-// changelog.go, events.go, settings.go, importer.go, cache.go.
+// registers as stored and the tables they need), package permissions,
+// package read (lists, gets, shapes, expansions, change logs: records
+// assembled from rows), values.go (values as the catalog types them),
+// write.go (creates, updates, the writer), checks.go (what a write must
+// pass), references.go (references, lookups and the per-write cache),
+// ruletx.go (what rules may do), commands.go (lines and actions),
+// changelog.go, events.go, settings.go, importer.go.
 package pipeline
 
 import (
@@ -30,6 +31,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
 	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
@@ -47,6 +49,8 @@ type Options struct {
 // Engine is the engine over one store and platform. It is safe for
 // concurrent use.
 type Engine struct {
+	*read.Reads
+
 	cat       *catalog.Catalog
 	store     store.Store
 	platform  platform.Platform
@@ -79,11 +83,11 @@ func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Pl
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{
-		cat: cat, store: st, platform: p, rules: ruleSet, registers: regs, opt: opt,
-		perms: permissions.New(cat, st, cacheTTL, opt.Now),
-		extra: extrafields.New(cacheTTL, opt.Now),
-	}, nil
+	perms := permissions.New(cat, st, cacheTTL, opt.Now)
+	extra := extrafields.New(cacheTTL, opt.Now)
+	e := &Engine{cat: cat, store: st, platform: p, rules: ruleSet, registers: regs, opt: opt, perms: perms, extra: extra}
+	e.Reads = read.New(st, regs, ruleSet, perms, extra)
+	return e, nil
 }
 
 // Catalog is the catalog the engine serves.
@@ -118,7 +122,7 @@ func (e *Engine) Authorize(ctx context.Context, s engine.Session, register strin
 	}
 	err := e.perms.Check(ctx, e.store, s, register, a)
 	if write {
-		err = nothingWritten(err)
+		err = read.NothingWritten(err)
 	}
 	return err
 }

@@ -8,7 +8,6 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
-	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
@@ -68,7 +67,7 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 	register := r.Reg.Name
 	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			current, seq, err := e.recordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
+			current, seq, err := e.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
 			if errors.Is(err, engine.ErrNotFound) {
 				if only == engine.UpdateOnly || len(in.IfMatch) > 0 {
 					return nil, engine.ErrPreconditionFailed // If-Match: "*" and tags fail on no record (RFC 9110 13.1.1)
@@ -146,43 +145,6 @@ func sameValue(sent, stored any) bool {
 		return engine.Empty(stored)
 	}
 	return reflect.DeepEqual(sent, stored)
-}
-
-// GetBy returns one record of the caller's company by its key or a lookup
-// key, as Get reads it, or ErrNotFound.
-func (e *Engine) GetBy(ctx context.Context, s engine.Session, register string, by engine.KeyRef) (rec engine.Record, err error) {
-	defer readOnly(&err)
-	r, err := e.registers.Get(register)
-	if err != nil {
-		return nil, err
-	}
-	cond, ok, err := byCond(r, by)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, engine.ErrNotFound
-	}
-	rec, _, err = e.recordWhere(ctx, e.store, r, s.Company, cond, false)
-	return rec, err
-}
-
-// byCond is the condition finding a record by its key or a lookup key;
-// ok is false for a key value no record can have (an engine key that is
-// no number). A field that is neither is refused.
-func byCond(r *registers.Register, by engine.KeyRef) (cond store.Cond, ok bool, err error) {
-	f := r.Reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.Key) {
-		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
-	}
-	if f == r.Key {
-		cond, ok = r.KeyCond(by.Value)
-		return cond, ok, nil
-	}
-	return store.Equal(f.Name, by.Value), true, nil
 }
 
 // checkLookupsFree refuses values of lookup keys another record of the

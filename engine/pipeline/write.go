@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
 	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
@@ -96,11 +96,11 @@ func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc eng
 		reader = joined.tx
 	}
 	if err := e.perms.Check(ctx, reader, w.s, register, permissions.Write); err != nil {
-		return engine.Response{}, nothingWritten(err)
+		return engine.Response{}, read.NothingWritten(err)
 	}
 	if ahead != nil {
 		if err := ahead(ctx); err != nil {
-			return engine.Response{}, nothingWritten(err)
+			return engine.Response{}, read.NothingWritten(err)
 		}
 	}
 	return e.write(ctx, w, rc, do)
@@ -143,18 +143,6 @@ func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 		return resp, run(ctx, joined.tx)
 	}
 	return resp, e.store.Write(ctx, run)
-}
-
-// nothingWritten is a fault met before a write's transaction began: it
-// wrote nothing, so a timeout there is busy (503, safe to retry), never
-// "may have written" (504).
-func nothingWritten(err error) error {
-	if errors.Is(err, engine.ErrTimeout) {
-		// The cause stays as text only: errors.Is must not find
-		// ErrTimeout, which says the engine may have written.
-		return fmt.Errorf("%w: before the write began: %v", engine.ErrBusy, err)
-	}
-	return err
 }
 
 // Writer performs the writes of one call inside its transaction. It
@@ -518,7 +506,7 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, err error) erro
 // log, no event, Modified kept). The record is read under the row's lock
 // before the change; the answer is that record with the change applied.
 func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, []string, error) {
-	current, seq, err := w.e.record(ctx, w.tx, r, w.s.Company, key, true)
+	current, seq, err := w.e.Record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
 		return nil, nil, err
 	}

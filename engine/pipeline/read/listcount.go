@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // store's estimate when the list is filtered. Unfiltered, the count the
 // store keeps is exact and one row read, so no estimate is asked for.
 // estimated is true only when the number is an estimate.
-func (e *Engine) listTotal(ctx context.Context, r *registers.Register, company string, where []store.Cond, mode engine.CountMode) (total int, estimated bool, err error) {
+func (e *Reads) listTotal(ctx context.Context, r *registers.Register, company string, where []store.Cond, mode engine.CountMode) (total int, estimated bool, err error) {
 	if mode != engine.CountEstimated || len(where) == 0 {
 		n, err := e.total(ctx, r, company, where)
 		return n, false, err

@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // register's own read adds: its extra fields and line lists, again once
 // per page), never one per record. The caller's signature must be allowed
 // to read the expanded register, as its own GET asks.
-func (e *Engine) expand(ctx context.Context, s engine.Session, r *registers.Register, recs []engine.Record, asked []engine.Expand) error {
+func (e *Reads) expand(ctx context.Context, s engine.Session, r *registers.Register, recs []engine.Record, asked []engine.Expand) error {
 	for _, x := range asked {
 		ex := r.Reg.Expansion(x.Name)
 		if ex == nil {
@@ -47,7 +47,7 @@ func (e *Engine) expand(ctx context.Context, s engine.Session, r *registers.Regi
 // attachReferenced sets on each record the record its reference field
 // ex.Field names, read in one query by the key (or the lookup key the
 // field holds, catalog referencesBy).
-func (e *Engine) attachReferenced(ctx context.Context, company string, recs []engine.Record, ex *catalog.Expansion, target *registers.Register, sh readShape) error {
+func (e *Reads) attachReferenced(ctx context.Context, company string, recs []engine.Record, ex *catalog.Expansion, target *registers.Register, sh readShape) error {
 	by := target.Key
 	if ex.Field.ReferencesBy != "" {
 		by = target.Reg.Field(ex.Field.ReferencesBy)

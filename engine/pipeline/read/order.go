@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -102,7 +102,7 @@ func sortValues(sort []engine.SortKey, rec engine.Record) []any {
 // row) bounds no index range, so the rows with a value are read with the
 // first key bounded by the cursor's value, and, when they do not fill
 // the page, the rows without one (which all come after) from their start.
-func (e *Engine) fetchPage(ctx context.Context, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
+func (e *Reads) fetchPage(ctx context.Context, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
 		return e.fetchAs(ctx, e.store, r, sel, sh)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // FieldNames lists the company's labels for standard fields, by DbFieldName.
 // Any active user of the company may read them.
-func (e *Engine) FieldNames(ctx context.Context, s engine.Session) (_ []engine.FieldName, err error) {
+func (e *Reads) FieldNames(ctx context.Context, s engine.Session) (_ []engine.FieldName, err error) {
 	defer readOnly(&err)
 	if err := e.perms.Check(ctx, e.store, s, "", permissions.Read); err != nil {
 		return nil, err

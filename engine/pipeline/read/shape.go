@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func (sh readShape) wantsLine(l *catalog.Line) bool {
 // lists find their owners by it) and the reference fields that expansions
 // follow. A name r does not read is a plain error: the HTTP layer sends
 // only names the catalog gives.
-func (e *Engine) shapeOf(r *registers.Register, fields []string, expand []engine.Expand) (readShape, error) {
+func (e *Reads) shapeOf(r *registers.Register, fields []string, expand []engine.Expand) (readShape, error) {
 	if fields == nil {
 		return every, nil
 	}
@@ -71,7 +71,7 @@ func (e *Engine) shapeOf(r *registers.Register, fields []string, expand []engine
 }
 
 // GetShaped is Get with a shape.
-func (e *Engine) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
+func (e *Reads) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -85,7 +85,7 @@ func (e *Engine) GetShaped(ctx context.Context, s engine.Session, register, key 
 }
 
 // GetByShaped is GetBy with a shape.
-func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register string, by engine.KeyRef, shape engine.Shape) (rec engine.Record, err error) {
+func (e *Reads) GetByShaped(ctx context.Context, s engine.Session, register string, by engine.KeyRef, shape engine.Shape) (rec engine.Record, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -102,7 +102,7 @@ func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register str
 }
 
 // shapedRecord reads the one record cond finds, shaped.
-func (e *Engine) shapedRecord(ctx context.Context, s engine.Session, r *registers.Register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
+func (e *Reads) shapedRecord(ctx context.Context, s engine.Session, r *registers.Register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
 	if err := e.perms.Check(ctx, e.store, s, r.Reg.Name, permissions.Read); err != nil {
 		return nil, err
 	}
@@ -126,13 +126,13 @@ func (e *Engine) shapedRecord(ctx context.Context, s engine.Session, r *register
 	return recs[0], nil
 }
 
-// fetch is fetchAs of the whole record.
-func (e *Engine) fetch(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select) ([]engine.Record, []int64, error) {
+// Fetch is fetchAs of the whole record.
+func (e *Reads) Fetch(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select) ([]engine.Record, []int64, error) {
 	return e.fetchAs(ctx, q, r, sel, every)
 }
 
 // complete is completeAs of the whole record.
-func (e *Engine) complete(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64) error {
+func (e *Reads) complete(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64) error {
 	return e.completeAs(ctx, q, r, company, recs, seqs, every)
 }
 

@@ -1,7 +1,15 @@
-package pipeline
+// Package read is the engine's read side: lists (filter conditions, sort
+// orders, cursors, totals), records by key or lookup key, reads narrowed
+// to some fields and expanded with related records, a record's change
+// log, the company's field labels and extra-field definitions. Records
+// are assembled from the store's rows with their extra fields and the
+// line lists their read shape carries, one query per page and list; the
+// write side reads whole records through it too (Record, RecordWhere).
+package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,8 +19,26 @@ import (
 	"fieldapi/engine/extrafields"
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
+
+// Reads serves the engine's reads over one store. It is safe for
+// concurrent use.
+type Reads struct {
+	store     store.Store
+	registers registers.Set
+	rules     *rules.Set
+	perms     *permissions.Checker
+	extra     *extrafields.Definitions // by company and register
+}
+
+// New makes the read side of the registers over a store, with the rules'
+// list conditions, the permission checker and the extra-field definitions
+// the engine shares.
+func New(st store.Store, regs registers.Set, ruleSet *rules.Set, perms *permissions.Checker, extra *extrafields.Definitions) *Reads {
+	return &Reads{store: st, registers: regs, rules: ruleSet, perms: perms, extra: extra}
+}
 
 // defaultLimit is the page size when a query gives none.
 const defaultLimit = 50
@@ -22,7 +48,7 @@ var newestFirst = []store.Order{{Field: store.SeqField, Desc: true}}
 
 // List returns one page of a register, newest first. A cursor page is a
 // range of Seq, so its cost does not grow with its depth.
-func (e *Engine) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
+func (e *Reads) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -79,7 +105,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 
 // total counts the company's records that pass where. Without conditions
 // it is the count the store keeps: one row read.
-func (e *Engine) total(ctx context.Context, r *registers.Register, company string, where []store.Cond) (int, error) {
+func (e *Reads) total(ctx context.Context, r *registers.Register, company string, where []store.Cond) (int, error) {
 	var n int64
 	var err error
 	if len(where) == 0 {
@@ -92,7 +118,7 @@ func (e *Engine) total(ctx context.Context, r *registers.Register, company strin
 
 // Get returns one record of the caller's company by its key, with extra
 // fields and the lines its read shape carries, or ErrNotFound.
-func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
+func (e *Reads) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -101,27 +127,76 @@ func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string
 	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
-	rec, _, err = e.record(ctx, e.store, r, s.Company, key, false)
+	rec, _, err = e.Record(ctx, e.store, r, s.Company, key, false)
 	return rec, err
+}
+
+// GetBy returns one record of the caller's company by its key or a lookup
+// key, as Get reads it, or ErrNotFound.
+func (e *Reads) GetBy(ctx context.Context, s engine.Session, register string, by engine.KeyRef) (rec engine.Record, err error) {
+	defer readOnly(&err)
+	r, err := e.registers.Get(register)
+	if err != nil {
+		return nil, err
+	}
+	cond, ok, err := byCond(r, by)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, engine.ErrNotFound
+	}
+	rec, _, err = e.RecordWhere(ctx, e.store, r, s.Company, cond, false)
+	return rec, err
+}
+
+// byCond is the condition finding a record by its key or a lookup key;
+// ok is false for a key value no record can have (an engine key that is
+// no number). A field that is neither is refused.
+func byCond(r *registers.Register, by engine.KeyRef) (cond store.Cond, ok bool, err error) {
+	f := r.Reg.Field(by.Field)
+	if f == nil || !(f.LookupKey || f == r.Key) {
+		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
+	}
+	if f == r.Key {
+		cond, ok = r.KeyCond(by.Value)
+		return cond, ok, nil
+	}
+	return store.Equal(f.Name, by.Value), true, nil
 }
 
 // readOnly marks the fault of a read: it wrote nothing, so a timeout is
 // busy (503 with Retry-After, safe to retry), never "may have written".
-func readOnly(err *error) { *err = nothingWritten(*err) }
+func readOnly(err *error) { *err = NothingWritten(*err) }
 
-// record reads one record by key as the API shows it, and its Seq;
+// NothingWritten is the fault of a call that wrote nothing: a read, or a
+// write before its transaction began. A timeout there is busy (503, safe
+// to retry), never "may have written" (504).
+func NothingWritten(err error) error {
+	if errors.Is(err, engine.ErrTimeout) {
+		// The cause stays as text only: errors.Is must not find
+		// ErrTimeout, which says the engine may have written.
+		return fmt.Errorf("%w: before the write began: %v", engine.ErrBusy, err)
+	}
+	return err
+}
+
+// Record reads one record by key as the API shows it, and its Seq;
 // forUpdate holds its row for the rest of the transaction q.
-func (e *Engine) record(ctx context.Context, q store.Reader, r *registers.Register, company, key string, forUpdate bool) (engine.Record, int64, error) {
+func (e *Reads) Record(ctx context.Context, q store.Reader, r *registers.Register, company, key string, forUpdate bool) (engine.Record, int64, error) {
 	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, 0, engine.ErrNotFound
 	}
-	return e.recordWhere(ctx, q, r, company, cond, forUpdate)
+	return e.RecordWhere(ctx, q, r, company, cond, forUpdate)
 }
 
-// recordWhere is record by a condition on a unique field.
-func (e *Engine) recordWhere(ctx context.Context, q store.Reader, r *registers.Register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
-	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
+// RecordWhere is Record by a condition on a unique field.
+func (e *Reads) RecordWhere(ctx context.Context, q store.Reader, r *registers.Register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
+	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -135,8 +210,8 @@ func (e *Engine) recordWhere(ctx context.Context, q store.Reader, r *registers.R
 }
 
 // recordBySeq reads one record by its Seq as the API shows it.
-func (e *Engine) recordBySeq(ctx context.Context, q store.Reader, r *registers.Register, company string, seq int64) (engine.Record, error) {
-	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
+func (e *Reads) recordBySeq(ctx context.Context, q store.Reader, r *registers.Register, company string, seq int64) (engine.Record, error) {
+	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +223,7 @@ func (e *Engine) recordBySeq(ctx context.Context, q store.Reader, r *registers.R
 
 // row reads one record's stored fields by key (no extra fields, no lines)
 // and its Seq, or ErrNotFound.
-func (e *Engine) row(ctx context.Context, q store.Reader, r *registers.Register, company, key string) (engine.Record, int64, error) {
+func (e *Reads) row(ctx context.Context, q store.Reader, r *registers.Register, company, key string) (engine.Record, int64, error) {
 	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, 0, engine.ErrNotFound
@@ -167,7 +242,7 @@ func (e *Engine) row(ctx context.Context, q store.Reader, r *registers.Register,
 // engine-keyed register and the company's computed extra fields (when the
 // shape carries them), which complete moves under ExtraFields. It reads
 // the rows only: see completeAs.
-func (e *Engine) fetchAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
+func (e *Reads) fetchAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	if r.Reg.ExtraFields && sh.extra {
 		defs, err := e.extra.Of(ctx, q, sel.Company, r.Reg.Name)
 		if err != nil {
@@ -190,7 +265,7 @@ func (e *Engine) fetchAs(ctx context.Context, q store.Reader, r *registers.Regis
 // completeAs adds to records read from r what is not in their row and
 // the shape carries: extra fields, and the line lists the catalog shows in
 // the owner's read shape.
-func (e *Engine) completeAs(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
+func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
 	if r.Reg.ExtraFields && sh.extra && len(recs) > 0 {
 		defs, err := e.extra.Of(ctx, q, company, r.Reg.Name)
 		if err != nil {
@@ -212,7 +287,7 @@ func (e *Engine) completeAs(ctx context.Context, q store.Reader, r *registers.Re
 
 // ExtraFieldDefs describes the company's extra fields of a register.
 // A register without extra fields answers ErrNotFound.
-func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
+func (e *Reads) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -232,7 +307,7 @@ func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register 
 // Line.Read, or an expanded one) on the records under the list's
 // ReadName, oldest line first, each line shaped by sh; a record without
 // lines gets an empty list. One query serves the whole page.
-func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
+func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -307,7 +382,7 @@ func sortBySeq(recs []engine.Record, seqs []int64) {
 // conditions turns a query's conditions and modified range into the
 // store's. The HTTP layer only sends declared filters; a condition on a
 // field the register lacks is a plain error (500), not a refusal.
-func (e *Engine) conditions(r *registers.Register, q engine.Query) ([]store.Cond, error) {
+func (e *Reads) conditions(r *registers.Register, q engine.Query) ([]store.Cond, error) {
 	var where []store.Cond
 	for _, c := range q.Where {
 		c, err := e.rules.ListCondition(r.Reg.Name, c)
@@ -383,7 +458,7 @@ func condition(r *registers.Register, f *catalog.Field, c engine.Condition) (sto
 // Row reads one record's stored fields by key, without extra fields or
 // lines, and its Seq (the row's id for what modules keep beside it), or
 // ErrNotFound: for the modules beside the pipeline.
-func (e *Engine) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
+func (e *Reads) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, 0, err
@@ -392,7 +467,7 @@ func (e *Engine) Row(ctx context.Context, q store.Reader, company, register, key
 }
 
 // RecordBySeq reads one record as the API shows it by its Seq.
-func (e *Engine) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
+func (e *Reads) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
