@@ -57,19 +57,3 @@ func (e *Engine) Companies(ctx context.Context) ([]Company, error) {
 	}
 	return out, nil
 }
-
-// ImportedBatches names the import batches (dataset.Batch) a company has
-// imported (its settings hold one per batch, beside its own: ask it about
-// batch names only); empty for a company that does not exist.
-func (e *Engine) ImportedBatches(ctx context.Context, company string) (map[string]bool, error) {
-	rows, err := e.store.Select(ctx, store.Select{Table: registers.SettingsTable, Company: company, Columns: []string{"name"}})
-	if err != nil {
-		return nil, err
-	}
-	names := make(map[string]bool, len(rows))
-	for _, row := range rows {
-		name, _ := row.Values["name"].(string)
-		names[name] = true
-	}
-	return names, nil
-}

@@ -20,7 +20,8 @@
 // write.go (creates, updates, the writer), checks.go (what a write must
 // pass), references.go (references, lookups and the per-write cache),
 // ruletx.go (what rules may do), commands.go (lines and actions),
-// changelog.go, events.go, settings.go, importer.go.
+// changelog.go, events.go, settings.go; package importer (data sets
+// written as they are given).
 package pipeline
 
 import (
@@ -30,6 +31,7 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/importer"
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
@@ -50,6 +52,7 @@ type Options struct {
 // concurrent use.
 type Engine struct {
 	*read.Reads
+	*importer.Importer
 
 	cat       *catalog.Catalog
 	store     store.Store
@@ -58,9 +61,8 @@ type Engine struct {
 	registers registers.Set
 	opt       Options
 
-	perms     *permissions.Checker
-	extra     *extrafields.Definitions // by company and register
-	importers []RecordImporter         // the modules' parts of Import
+	perms *permissions.Checker
+	extra *extrafields.Definitions // by company and register
 }
 
 var (
@@ -87,6 +89,7 @@ func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Pl
 	extra := extrafields.New(cacheTTL, opt.Now)
 	e := &Engine{cat: cat, store: st, platform: p, rules: ruleSet, registers: regs, opt: opt, perms: perms, extra: extra}
 	e.Reads = read.New(st, regs, ruleSet, perms, extra)
+	e.Importer = importer.New(cat, regs, st, opt.Now)
 	return e, nil
 }
 

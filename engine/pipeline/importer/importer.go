@@ -1,10 +1,17 @@
-package pipeline
+// Package importer writes data as it is given, outside the API: the
+// companies of a data set (Import: the demo companies, with what modules
+// keep beside each record) and bulk loads (BulkInsert, with numbers taken
+// by ReserveNumbers). No rule, reference check or change log runs; values
+// must still have their fields' types.
+package importer
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
+	"fieldapi/catalog"
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/extrafields"
 	"fieldapi/engine/pipeline/registers"
@@ -19,12 +26,12 @@ import (
 // types. The company is created if it is new; its batches are imported in
 // one transaction, each at most once (see dataset.Batch); afterwards each
 // number series of the company is moved past the highest key in use.
-func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
+func (e *Importer) Import(ctx context.Context, c dataset.Company) error {
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.Upsert(ctx, registers.CompaniesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
 			return err
 		}
-		im := importer{e: e, tx: tx, company: c.ID, now: e.now()}
+		im := companyImport{e: e, tx: tx, company: c.ID, now: registers.FormatTime(e.now())}
 		for _, b := range c.Batches {
 			if err := im.batch(ctx, b); err != nil {
 				return fmt.Errorf("import %s, %s: %w", c.ID, b.Name, err)
@@ -34,6 +41,22 @@ func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
 	})
 }
 
+// Importer writes data sets into one store. Wire it (ImportsWith) before
+// it imports.
+type Importer struct {
+	cat       *catalog.Catalog
+	store     store.Store
+	registers registers.Set
+	now       func() time.Time
+	importers []RecordImporter // the modules' parts of Import
+}
+
+// New makes the importer of a catalog's registers over a store, stamping
+// what it writes with the clock's time.
+func New(cat *catalog.Catalog, regs registers.Set, st store.Store, now func() time.Time) *Importer {
+	return &Importer{cat: cat, store: st, registers: regs, now: now}
+}
+
 // RecordImporter writes what a dataset record keeps beside its fields (its
 // documents, its position) for the module that keeps them, in the
 // import's transaction; seq is the record's row.
@@ -41,17 +64,17 @@ type RecordImporter func(ctx context.Context, tx store.Tx, company, register str
 
 // ImportsWith adds a module's part of the import path. Call it while
 // wiring the engine, before it serves.
-func (e *Engine) ImportsWith(fn RecordImporter) { e.importers = append(e.importers, fn) }
+func (e *Importer) ImportsWith(fn RecordImporter) { e.importers = append(e.importers, fn) }
 
-// importer writes the batches of one company inside one transaction.
-type importer struct {
-	e       *Engine
+// companyImport writes the batches of one company inside one transaction.
+type companyImport struct {
+	e       *Importer
 	tx      store.Tx
 	company string
 	now     string // Modified of everything imported, and the batch markers
 }
 
-func (im importer) batch(ctx context.Context, b dataset.Batch) error {
+func (im companyImport) batch(ctx context.Context, b dataset.Batch) error {
 	for _, r := range b.Registers {
 		if im.e.registers[r.Name] == nil {
 			return nil // not in this catalog (yet): imported once it is
@@ -90,7 +113,7 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 // records inserts the records of one register, with their extra-field
 // values, permissions and what modules keep beside them. An error names
 // the register and the record: "customers[1]: ...".
-func (im importer) records(ctx context.Context, r *registers.Register, recs []dataset.Record) error {
+func (im companyImport) records(ctx context.Context, r *registers.Register, recs []dataset.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -149,7 +172,7 @@ func storedRow(r *registers.Register, values map[string]any) (store.Values, erro
 
 // alignNumberSeries moves each number series of the company past the
 // highest numeric key in use, so new numbers never collide with imported keys.
-func (im importer) alignNumberSeries(ctx context.Context) error {
+func (im companyImport) alignNumberSeries(ctx context.Context) error {
 	for _, reg := range im.e.cat.Registers {
 		r := im.e.registers[reg.Name]
 		if !reg.NumberSeries || r.EngineKeyed {
@@ -180,8 +203,8 @@ func (im importer) alignNumberSeries(ctx context.Context) error {
 // plain values: no extra fields, documents or positions. A record's key
 // must be given where the register is not keyed by the engine: take
 // numbers with ReserveNumbers.
-func (e *Engine) BulkInsert(ctx context.Context, company string, regs []dataset.Register) error {
-	now := e.now()
+func (e *Importer) BulkInsert(ctx context.Context, company string, regs []dataset.Register) error {
+	now := registers.FormatTime(e.now())
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
 		for _, reg := range regs {
 			r, err := e.registers.Get(reg.Name)
@@ -208,7 +231,7 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, regs []dataset.
 // are: store.Tx.NextNumbers). Keys above the series' next (given by hand)
 // are the caller's to avoid: a bulk load takes its numbers here before
 // anyone else writes.
-func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
+func (e *Importer) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
@@ -222,4 +245,20 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 		return err
 	})
 	return numbers, err
+}
+
+// ImportedBatches names the import batches (dataset.Batch) a company has
+// imported (its settings hold one per batch, beside its own: ask it about
+// batch names only); empty for a company that does not exist.
+func (e *Importer) ImportedBatches(ctx context.Context, company string) (map[string]bool, error) {
+	rows, err := e.store.Select(ctx, store.Select{Table: registers.SettingsTable, Company: company, Columns: []string{"name"}})
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(rows))
+	for _, row := range rows {
+		name, _ := row.Values["name"].(string)
+		names[name] = true
+	}
+	return names, nil
 }
