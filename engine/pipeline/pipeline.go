@@ -1,27 +1,26 @@
 // Package pipeline is the engine: every catalog semantic of a read and a
 // write, and the business rules, interpreted once above storage. It
-// implements engine.Engine (and engine.Commands and engine.Events) over a
-// narrow record store (engine/store) and the platform's state
-// (engine/platform), so SQLite, PostgreSQL, memory, or a real business
-// system differ only in storage.
+// implements engine.Engine (and engine.Commands, engine.Events,
+// engine.ChangeLog and engine.Atomic) over a narrow record store
+// (engine/store) and the platform's state (engine/platform), so SQLite,
+// PostgreSQL, memory, or a real business system differ only in storage.
 //
-// What it holds: values typed and checked against the catalog, defaults,
-// create-only and engine-assigned fields, writable and required fields,
-// references and the names they copy, defaults taken from referenced
-// records, line lists with what they inherit, number series, extra
-// fields, the signature's permissions, the change log, events, receipts
-// committed with their writes, the import path, and the rule hooks of
-// engine/rules, which it runs through rules.Tx.
+// This package puts the engine together and serves what is neither a
+// read nor a write of records (keys, companies, the event feed and
+// webhooks); the work is done in its packages, each with one job:
 //
-// Files by concern: pipeline.go (the engine), package registers (its
-// registers as stored and the tables they need), package permissions,
-// package read (lists, gets, shapes, expansions, change logs: records
-// assembled from rows), values.go (values as the catalog types them),
-// write.go (creates, updates, the writer), checks.go (what a write must
-// pass), references.go (references, lookups and the per-write cache),
-// ruletx.go (what rules may do), commands.go (lines and actions),
-// changelog.go, events.go, settings.go; package importer (data sets
-// written as they are given).
+//   - registers: the catalog's registers as stored, the tables they need
+//     (Schema) and how a row is read back as a record;
+//   - permissions: whether a signature may read or write a register;
+//   - read: lists, gets, shaped and expanded reads, change logs;
+//   - write: creates, updates, upserts, lines and actions with every
+//     check, reference, number series and rule hook, the change log,
+//     events and receipts committed with them, atomic batches;
+//   - importer: data sets written as they are given (the demo data,
+//     bulk loads).
+//
+// The dependencies point down that list: write uses read, both use
+// registers and permissions; importer uses registers only.
 package pipeline
 
 import (
@@ -35,6 +34,7 @@ import (
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/pipeline/write"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
@@ -48,21 +48,18 @@ type Options struct {
 	NoEvents bool
 }
 
-// Engine is the engine over one store and platform. It is safe for
-// concurrent use.
+// Engine is the engine over one store and platform: its reads, writes and
+// import path, with what it serves itself. It is safe for concurrent use.
 type Engine struct {
 	*read.Reads
+	*write.Writes
 	*importer.Importer
 
-	cat       *catalog.Catalog
-	store     store.Store
-	platform  platform.Platform
-	rules     *rules.Set
-	registers registers.Set
-	opt       Options
-
-	perms *permissions.Checker
-	extra *extrafields.Definitions // by company and register
+	cat      *catalog.Catalog
+	store    store.Store
+	platform platform.Platform
+	perms    *permissions.Checker
+	opt      Options
 }
 
 var (
@@ -70,6 +67,7 @@ var (
 	_ engine.Commands  = (*Engine)(nil)
 	_ engine.Events    = (*Engine)(nil)
 	_ engine.ChangeLog = (*Engine)(nil)
+	_ engine.Atomic    = (*Engine)(nil)
 )
 
 // New makes the engine of a catalog over a store (which keeps
@@ -87,10 +85,13 @@ func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Pl
 	}
 	perms := permissions.New(cat, st, cacheTTL, opt.Now)
 	extra := extrafields.New(cacheTTL, opt.Now)
-	e := &Engine{cat: cat, store: st, platform: p, rules: ruleSet, registers: regs, opt: opt, perms: perms, extra: extra}
-	e.Reads = read.New(st, regs, ruleSet, perms, extra)
-	e.Importer = importer.New(cat, regs, st, opt.Now)
-	return e, nil
+	reads := read.New(st, regs, ruleSet, perms, extra)
+	writes := write.New(write.Config{Catalog: cat, Registers: regs, Rules: ruleSet, Store: st, Platform: p,
+		Reads: reads, Permissions: perms, Extra: extra, Now: opt.Now, NoEvents: opt.NoEvents})
+	return &Engine{
+		Reads: reads, Writes: writes, Importer: importer.New(cat, regs, st, opt.Now),
+		cat: cat, store: st, platform: p, perms: perms, opt: opt,
+	}, nil
 }
 
 // Catalog is the catalog the engine serves.
@@ -110,11 +111,8 @@ func (e *Engine) Idempotency() engine.IdempotencyStore { return e.platform.Idemp
 // administration shows within it.
 const cacheTTL = 2 * time.Second
 
-// now is the engine's clock as stored text.
-func (e *Engine) now() string { return registers.FormatTime(e.opt.Now()) }
-
 // Now is the engine's clock as stored text (Modified), for modules.
-func (e *Engine) Now() string { return e.now() }
+func (e *Engine) Now() string { return registers.FormatTime(e.opt.Now()) }
 
 // Authorize checks the signature may read (write false) or write a
 // register, for the modules beside the pipeline (locations, documents).

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func (x ruleTx) Record(ctx context.Context, register, key string) (engine.Record
 	if err != nil {
 		return nil, err
 	}
-	rec, _, err := x.w.e.Record(ctx, x.w.tx, r, x.w.s.Company, key, false)
+	rec, _, err := x.w.e.reads.Record(ctx, x.w.tx, r, x.w.s.Company, key, false)
 	return rec, err
 }
 
@@ -48,7 +48,7 @@ func (x ruleTx) Records(ctx context.Context, register string) ([]engine.Record, 
 	if err != nil {
 		return nil, err
 	}
-	recs, _, err := x.w.e.Fetch(ctx, x.w.tx, r, store.Select{Table: r.Reg.Name, Company: x.w.s.Company,
+	recs, _, err := x.w.e.reads.Fetch(ctx, x.w.tx, r, store.Select{Table: r.Reg.Name, Company: x.w.s.Company,
 		OrderBy: []store.Order{{Field: store.SeqField}}})
 	return recs, err
 }

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // AddLine creates one line of a line list on an existing record (POST
 // /v1/tasks/{nr}/times): the owner's rules decide what it inherits, it is
 // logged on the owner, and the receipt renders the line as written.
-func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
@@ -26,7 +26,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 	w := e.newWriter(s)
 	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			owner, _, err := e.Record(ctx, w.tx, r, s.Company, key, true)
+			owner, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +45,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 
 // Act runs a named action of the register's rules on one record; the
 // receipt renders the record after it.
-func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+func (e *Writes) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
@@ -55,7 +55,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 	}
 	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		current, _, err := e.Record(ctx, w.tx, r, s.Company, key, true)
+		current, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			return nil, err
 		}
 		w.Emit(register, actionOf(r, name).Event, key, changedNames(slices.Sorted(maps.Keys(in.Values)), in.Extra))
-		rec, _, err := e.Record(ctx, w.tx, r, s.Company, key, false)
+		rec, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, false)
 		return rec, err
 	})
 }

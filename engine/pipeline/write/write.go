@@ -1,4 +1,13 @@
-package pipeline
+// Package write is the engine's write side: creates with their lines,
+// updates, upserts, lines added one by one, actions and the modules'
+// writes, each in one transaction of the store with its receipt. It runs
+// every check the catalog asks of a write (writable, create-only and
+// required fields, defaults, keys and number series, references and the
+// fields they copy, extra fields) and the business rules through
+// rules.Tx, and notes the change log and the events the write commits
+// with. Atomic batches share one transaction (atomic.go). Every refusal
+// text of a write is here.
+package write
 
 import (
 	"context"
@@ -14,14 +23,51 @@ import (
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
 
+// Writes performs the engine's writes over one store and platform. It is
+// safe for concurrent use.
+type Writes struct {
+	cat       *catalog.Catalog
+	store     store.Store
+	platform  platform.Platform
+	rules     *rules.Set
+	registers registers.Set
+	reads     *read.Reads
+	perms     *permissions.Checker
+	extra     *extrafields.Definitions // by company and register
+	now       func() time.Time
+	noEvents  bool
+}
+
+// Config is what the write side works with, shared with the engine's
+// other parts.
+type Config struct {
+	Catalog     *catalog.Catalog
+	Registers   registers.Set
+	Rules       *rules.Set
+	Store       store.Store
+	Platform    platform.Platform // bound to the store: receipts and events commit with the write
+	Reads       *read.Reads       // how a write reads whole records
+	Permissions *permissions.Checker
+	Extra       *extrafields.Definitions
+	Now         func() time.Time // the clock
+	NoEvents    bool             // record no events (only to measure what recording costs)
+}
+
+// New makes the write side.
+func New(c Config) *Writes {
+	return &Writes{cat: c.Catalog, store: c.Store, platform: c.Platform, rules: c.Rules, registers: c.Registers,
+		reads: c.Reads, perms: c.Permissions, extra: c.Extra, now: c.Now, noEvents: c.NoEvents}
+}
+
 // Create writes a new record and its lines in one transaction, renders the
 // receipt from the record as read back, and stores it with the idempotency
 // claim and the write's events in the same transaction.
-func (e *Engine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+func (e *Writes) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
@@ -44,7 +90,7 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 
 // Update changes the fields present in the input, then renders and stores
 // the receipt in the same transaction. An unknown key is ErrNotFound.
-func (e *Engine) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+func (e *Writes) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
@@ -71,7 +117,7 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // record the receipt renders, which is stored with the claim; then the
 // change-log rows and the events do noted are written, last, with that
 // record. Modules (locations, documents) write through it too.
-func (e *Engine) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
+func (e *Writes) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
 }
@@ -80,7 +126,7 @@ func (e *Engine) Write(ctx context.Context, s engine.Session, register string, r
 // run before the transaction: the reads a write can do outside it (the
 // records it references, the company's settings), which then take no
 // time under the store's write lock.
-func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
+func (e *Writes) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
 	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	joined, err := e.joinedTx(ctx, w.s)
 	if err != nil {
@@ -109,12 +155,12 @@ func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc eng
 // Transact runs do as a write of the engine's own, which needs no write
 // permission and answers no Idempotency-Key (a position the engine located
 // on a read), with the change-log rows and events do notes.
-func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
+func (e *Writes) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
 	_, err := e.write(ctx, e.newWriter(s), engine.Receipt{}, do)
 	return err
 }
 
-func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
+func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	var resp engine.Response
 	joined, err := e.joinedTx(ctx, w.s)
@@ -152,7 +198,7 @@ func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 // built from; and holds the change-log rows and events it notes until the
 // write's end, when each is written in one statement.
 type Writer struct {
-	e      *Engine
+	e      *Writes
 	tx     store.Tx // nil until the transaction begins
 	s      engine.Session
 	now    string    // Modified of every record this call writes
@@ -172,8 +218,8 @@ type Writer struct {
 	}
 }
 
-func (e *Engine) newWriter(s engine.Session) *Writer {
-	moment := e.opt.Now()
+func (e *Writes) newWriter(s engine.Session) *Writer {
+	moment := e.now()
 	return &Writer{e: e, s: s, now: registers.FormatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
 }
 
@@ -506,7 +552,7 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, err error) erro
 // log, no event, Modified kept). The record is read under the row's lock
 // before the change; the answer is that record with the change applied.
 func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, []string, error) {
-	current, seq, err := w.e.Record(ctx, w.tx, r, w.s.Company, key, true)
+	current, seq, err := w.e.reads.Record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
 		return nil, nil, err
 	}

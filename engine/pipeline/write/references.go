@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -84,7 +84,7 @@ type refTarget struct {
 }
 
 // refTargetOf is the target of a reference field.
-func (e *Engine) refTargetOf(f *catalog.Field) refTarget {
+func (e *Writes) refTargetOf(f *catalog.Field) refTarget {
 	rt := e.registers[f.References]
 	if f.ReferencesBy == "" {
 		return refTarget{rt: rt}

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const maxUpsertAttempts = 3
 // a parallel create (the unique index, or the check before the insert)
 // rolls back and runs again, and then updates the winner's record, so the
 // caller never sees the race.
-func (e *Engine) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
+func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
@@ -52,7 +52,7 @@ func (e *Engine) Upsert(ctx context.Context, s engine.Session, register string, 
 // parallel create after it had looked: it wrote nothing, and runs again.
 var errLostCreateRace = errors.New("a parallel create took the key first")
 
-func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *registers.Register, f *catalog.Field, value string, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
+func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.Register, f *catalog.Field, value string, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
 	w := e.newWriter(s)
 	createdNow := false
 	receipt := engine.Receipt{Claim: rc.Claim, Render: func(rec engine.Record) (engine.Response, error) {
@@ -67,7 +67,7 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 	register := r.Reg.Name
 	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			current, seq, err := e.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
+			current, seq, err := e.reads.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
 			if errors.Is(err, engine.ErrNotFound) {
 				if only == engine.UpdateOnly || len(in.IfMatch) > 0 {
 					return nil, engine.ErrPreconditionFailed // If-Match: "*" and tags fail on no record (RFC 9110 13.1.1)
