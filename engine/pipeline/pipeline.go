@@ -19,7 +19,7 @@
 //   - importer: data sets written as they are given (the demo data,
 //     bulk loads).
 //
-// The dependencies point down that list: write uses read, both use
+// Each uses only packages listed before it: write uses read, both use
 // registers and permissions; importer uses registers only.
 package pipeline
 
