@@ -394,7 +394,7 @@ type baselineWrite struct {
 	counts []countDelta
 }
 
-// logRow is one change_log row, as the engine writes it (engine/pipeline/changelog.go).
+// logRow is one change_log row, as the engine writes it (engine/pipeline/write/changelog.go).
 type logRow struct{ register, key, action, detail string }
 
 type countDelta struct {

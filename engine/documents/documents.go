@@ -27,6 +27,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/docrender"
 	"fieldapi/engine/pipeline"
+	"fieldapi/engine/pipeline/write"
 	"fieldapi/engine/store"
 )
 
@@ -112,7 +113,7 @@ func (m *Module) AddDocument(ctx context.Context, s engine.Session, register, ke
 	if strings.ContainsRune(name, 0) {
 		return engine.Response{}, engine.Refuse("Name: text may not contain NUL characters")
 	}
-	return m.e.Write(ctx, s, register, rc, func(ctx context.Context, w *pipeline.Writer) (engine.Record, error) {
+	return m.e.Write(ctx, s, register, rc, func(ctx context.Context, w *write.Writer) (engine.Record, error) {
 		rec, seq, err := m.e.Row(ctx, w.Tx(), s.Company, register, key)
 		if err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/geocode"
 	"fieldapi/engine/pipeline"
+	"fieldapi/engine/pipeline/write"
 	"fieldapi/engine/store"
 )
 
@@ -99,7 +100,7 @@ func (m *Module) Location(ctx context.Context, s engine.Session, register, key s
 	if err != nil || loc.Status == pending {
 		return loc, nil // not stored: a later call tries again
 	}
-	err = m.e.Transact(ctx, s, func(ctx context.Context, w *pipeline.Writer) (engine.Record, error) {
+	err = m.e.Transact(ctx, s, func(ctx context.Context, w *write.Writer) (engine.Record, error) {
 		again, err := m.read(ctx, w.Tx(), s.Company, register, key)
 		if err != nil {
 			return nil, err
@@ -123,7 +124,7 @@ func (m *Module) PinLocation(ctx context.Context, s engine.Session, register, ke
 	if err := m.locatable(register); err != nil {
 		return engine.Response{}, err
 	}
-	return m.e.Write(ctx, s, register, rc, func(ctx context.Context, w *pipeline.Writer) (engine.Record, error) {
+	return m.e.Write(ctx, s, register, rc, func(ctx context.Context, w *write.Writer) (engine.Record, error) {
 		st, err := m.read(ctx, w.Tx(), s.Company, register, key)
 		if err != nil {
 			return nil, err

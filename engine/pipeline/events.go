@@ -2,93 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"maps"
 	"time"
 
 	"fieldapi/engine"
-	"fieldapi/engine/platform"
+	"fieldapi/engine/pipeline/read"
 )
-
-// Events are recorded in the write's own transaction (an outbox, kept by
-// the platform): a write that rolls back has none, one that commits always
-// has them. The pipeline decides what an event says; the platform keeps
-// the feed and delivers it.
-
-// pendingEvent is an event a write will record when it ends.
-type pendingEvent struct {
-	register string
-	what     string // catalog.EventCreated, a line's or action's event, ...
-	key      string
-	changed  []string
-	record   engine.Record // nil: the record the write's receipt renders
-}
-
-// Emit notes an event of the write on the record of register with key,
-// recorded at the write's end with the record its receipt renders.
-func (w *Writer) Emit(register, what, key string, changed []string) {
-	w.EmitWith(register, what, key, changed, nil)
-}
-
-// EmitWith is Emit with the record the event carries, when it is not
-// the one the receipt renders.
-func (w *Writer) EmitWith(register, what, key string, changed []string, rec engine.Record) {
-	if changed == nil {
-		changed = []string{}
-	}
-	w.events = append(w.events, pendingEvent{register: register, what: what, key: key, changed: changed, record: rec})
-}
-
-// recordEvents writes the write's events with rec as the record of those
-// that carry none.
-func (w *Writer) recordEvents(ctx context.Context, rec engine.Record) error {
-	events := w.platformEvents(rec)
-	if len(events) == 0 {
-		return nil
-	}
-	writes, err := w.e.platform.Bind(w.tx)
-	if err != nil {
-		return err
-	}
-	return writes.Record(ctx, w.s.Company, events)
-}
-
-// platformEvents are the events the write noted, taken from it, as the
-// platform records them, with rec as the record of those that carry none.
-func (w *Writer) platformEvents(rec engine.Record) []platform.Event {
-	if len(w.events) == 0 || w.e.opt.NoEvents {
-		w.events = nil
-		return nil
-	}
-	events := make([]platform.Event, len(w.events))
-	for i, ev := range w.events {
-		data := ev.record
-		if data == nil {
-			data = rec
-		}
-		if _, ok := data[engine.VersionField]; ok {
-			// The version is the engine's note for the ETag, not a field.
-			data = maps.Clone(data)
-			delete(data, engine.VersionField)
-		}
-		events[i] = platform.Event{
-			ID: newEventID(), Type: w.e.cat.Register(ev.register).EventType(ev.what),
-			OccurredAt: w.now, Company: w.s.Company, Register: ev.register, Key: ev.key,
-			Actor:         platform.Actor{ClientID: w.s.ClientID, Sign: w.s.Sign},
-			ChangedFields: ev.changed, Data: data,
-		}
-	}
-	w.events = nil
-	return events
-}
-
-// newEventID is a random event id, the webhook-id of its deliveries.
-func newEventID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "evt_" + hex.EncodeToString(b[:])
-}
 
 // EventTypes lists every event type the catalog's registers emit.
 func (e *Engine) EventTypes() []string {
@@ -102,8 +20,8 @@ func (e *Engine) EventTypes() []string {
 // Events reads one page of the company's feed, oldest first, of the
 // registers the signature may read.
 func (e *Engine) Events(ctx context.Context, s engine.Session, q engine.EventQuery) (_ engine.EventPage, err error) {
-	defer readOnly(&err)
-	readable, err := e.readable(ctx, s.Company, s.Sign)
+	defer func() { err = read.NothingWritten(err) }()
+	readable, err := e.perms.Readable(ctx, s.Company, s.Sign)
 	if err != nil {
 		return engine.EventPage{}, err
 	}
@@ -120,7 +38,7 @@ func (e *Engine) Queue() engine.DeliveryQueue { return deliveryQueue{e} }
 type deliveryQueue struct{ e *Engine }
 
 func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
-	return q.e.platform.Dispatch(ctx, limit, q.e.readable)
+	return q.e.platform.Dispatch(ctx, limit, q.e.perms.Readable)
 }
 
 func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int) ([]engine.ClaimedDelivery, error) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -27,7 +28,7 @@ func (ks keyStore) CreateKey(ctx context.Context, k engine.Key) error {
 	if !slices.ContainsFunc(companies, func(c Company) bool { return c.ID == k.Company }) {
 		return fmt.Errorf("unknown company %q", k.Company)
 	}
-	n, err := ks.e.store.Count(ctx, store.Select{Table: usersRegister, Company: k.Company, Where: []store.Cond{store.Equal("Sign", k.Sign)}})
+	n, err := ks.e.store.Count(ctx, store.Select{Table: registers.Users, Company: k.Company, Where: []store.Cond{store.Equal("Sign", k.Sign)}})
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ type Company struct {
 
 // Companies lists the engine's companies by id.
 func (e *Engine) Companies(ctx context.Context) ([]Company, error) {
-	rows, err := e.store.Select(ctx, store.Select{Table: companiesTable, OrderBy: []store.Order{{Field: "id"}}})
+	rows, err := e.store.Select(ctx, store.Select{Table: registers.CompaniesTable, OrderBy: []store.Order{{Field: "id"}}})
 	if err != nil {
 		return nil, err
 	}
@@ -55,20 +56,4 @@ func (e *Engine) Companies(ctx context.Context) ([]Company, error) {
 		out[i].Name, _ = row.Values["name"].(string)
 	}
 	return out, nil
-}
-
-// ImportedBatches names the import batches (dataset.Batch) a company has
-// imported (its settings hold one per batch, beside its own: ask it about
-// batch names only); empty for a company that does not exist.
-func (e *Engine) ImportedBatches(ctx context.Context, company string) (map[string]bool, error) {
-	rows, err := e.store.Select(ctx, store.Select{Table: settingsTable, Company: company, Columns: []string{"name"}})
-	if err != nil {
-		return nil, err
-	}
-	names := make(map[string]bool, len(rows))
-	for _, row := range rows {
-		name, _ := row.Values["name"].(string)
-		names[name] = true
-	}
-	return names, nil
 }

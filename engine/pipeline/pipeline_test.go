@@ -11,6 +11,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/enginetest"
 	"fieldapi/engine/pipeline"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/platform/memplatform"
 	"fieldapi/engine/platform/sqlplatform"
@@ -31,7 +32,7 @@ func TestConformanceOtherCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := pipeline.Schema(cat)
+	schema, err := registers.Schema(cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"fieldapi/engine/geocode"
 	"fieldapi/engine/locations"
 	"fieldapi/engine/pipeline"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/platform/memplatform"
 	"fieldapi/engine/platform/sqlplatform"
@@ -118,7 +119,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 
 // Schema is every table the reference engine keeps for a catalog.
 func Schema(cat *catalog.Catalog) (*store.Schema, error) {
-	schema, err := pipeline.Schema(cat)
+	schema, err := registers.Schema(cat)
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,14 @@
-package pipeline
+package write
 
 import (
 	"context"
 	"fmt"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/store"
 )
-
-var _ engine.Atomic = (*Engine)(nil)
 
 // A joined transaction is how the writes of an atomic batch share one
 // store transaction: Atomically opens it and puts it in the context, and
@@ -26,7 +25,7 @@ var _ engine.Atomic = (*Engine)(nil)
 type joinedKey struct{}
 
 type joined struct {
-	e  *Engine
+	e  *Writes
 	s  engine.Session
 	tx store.Tx
 
@@ -39,7 +38,7 @@ type joined struct {
 
 // Atomically runs fn with every write of the engine in one transaction
 // (engine.Atomic); the response fn returns is settled under claim in it.
-func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.Claim, fn func(ctx context.Context) (engine.Response, error)) (engine.Response, error) {
+func (e *Writes) Atomically(ctx context.Context, s engine.Session, claim engine.Claim, fn func(ctx context.Context) (engine.Response, error)) (engine.Response, error) {
 	if j, _ := ctx.Value(joinedKey{}).(*joined); j != nil {
 		return engine.Response{}, fmt.Errorf("pipeline: Atomically inside Atomically")
 	}
@@ -58,7 +57,7 @@ func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.
 			return err
 		}
 		if len(j.logs) > 0 {
-			if _, err := tx.Insert(ctx, changeLogTable, s.Company, j.logs); err != nil {
+			if _, err := tx.Insert(ctx, registers.ChangeLogTable, s.Company, j.logs); err != nil {
 				return err
 			}
 		}
@@ -76,7 +75,7 @@ func (e *Engine) Atomically(ctx context.Context, s engine.Session, claim engine.
 // another session inside it is refused: the HTTP layer gives a batch's
 // operations the batch's session, and a write that opened a transaction
 // of its own there would wait for the joined one.
-func (e *Engine) joinedTx(ctx context.Context, s engine.Session) (*joined, error) {
+func (e *Writes) joinedTx(ctx context.Context, s engine.Session) (*joined, error) {
 	j, _ := ctx.Value(joinedKey{}).(*joined)
 	if j == nil || j.e != e {
 		return nil, nil

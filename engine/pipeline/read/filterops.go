@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func rangeCondition(field string, f *catalog.Field, op engine.Op, values []any) 
 
 // nullCondition is isnull: true keeps records without a value, false
 // those with one.
-func (r *register) nullCondition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
+func nullCondition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
 	if len(c.Values) != 1 {
 		return store.Cond{}, fmt.Errorf("filter on %s: isnull takes true or false", f.Name)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
@@ -26,7 +27,7 @@ func (x ruleTx) Setting(ctx context.Context, name string) (string, bool, error) 
 }
 
 func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Record, error) {
-	r, err := x.w.e.register(register)
+	r, err := x.w.e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
@@ -34,20 +35,20 @@ func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Re
 }
 
 func (x ruleTx) Record(ctx context.Context, register, key string) (engine.Record, error) {
-	r, err := x.w.e.register(register)
+	r, err := x.w.e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	rec, _, err := x.w.e.record(ctx, x.w.tx, r, x.w.s.Company, key, false)
+	rec, _, err := x.w.e.reads.Record(ctx, x.w.tx, r, x.w.s.Company, key, false)
 	return rec, err
 }
 
 func (x ruleTx) Records(ctx context.Context, register string) ([]engine.Record, error) {
-	r, err := x.w.e.register(register)
+	r, err := x.w.e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	recs, _, err := x.w.e.fetch(ctx, x.w.tx, r, store.Select{Table: r.reg.Name, Company: x.w.s.Company,
+	recs, _, err := x.w.e.reads.Fetch(ctx, x.w.tx, r, store.Select{Table: r.Reg.Name, Company: x.w.s.Company,
 		OrderBy: []store.Order{{Field: store.SeqField}}})
 	return recs, err
 }
@@ -55,11 +56,11 @@ func (x ruleTx) Records(ctx context.Context, register string) ([]engine.Record, 
 // UpdateIf is one update of the record's row, conditioned on the expected
 // values, so a rule's read-check-write holds against parallel calls.
 func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set map[string]any) (bool, error) {
-	r, err := x.w.e.register(register)
+	r, err := x.w.e.registers.Get(register)
 	if err != nil {
 		return false, err
 	}
-	cond, ok := r.keyCond(key)
+	cond, ok := r.KeyCond(key)
 	if !ok {
 		return false, nil
 	}
@@ -67,19 +68,19 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 	for name, v := range expect {
 		where = append(where, store.Equal(name, v))
 	}
-	row := store.Values{modifiedField: x.w.now}
+	row := store.Values{registers.ModifiedField: x.w.now}
 	values := x.w.live[liveKey(register, key)]
 	if values != nil {
 		// The write created or changed this record: its row's Modified is
 		// now already, and leaving it out spares SQLite the rewrite of its
 		// Modified index entry (a task create's Id, once per create).
-		delete(row, modifiedField)
+		delete(row, registers.ModifiedField)
 	}
 	for name, v := range set {
 		row[name] = v
 	}
 	x.w.touch(register)
-	n, err := x.w.tx.Update(ctx, r.reg.Name, x.w.s.Company, where, row)
+	n, err := x.w.tx.Update(ctx, r.Reg.Name, x.w.s.Company, where, row)
 	if n > 0 && values != nil {
 		maps.Copy(values, row) // the write's answer shows the change
 	}

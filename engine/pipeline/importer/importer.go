@@ -1,12 +1,20 @@
-package pipeline
+// Package importer writes data as it is given, outside the API: the
+// companies of a data set (Import: the demo companies, with what modules
+// keep beside each record) and bulk loads (BulkInsert, with numbers taken
+// by ReserveNumbers). No rule, reference check or change log runs; values
+// must still have their fields' types.
+package importer
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
+	"fieldapi/catalog"
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -18,12 +26,12 @@ import (
 // types. The company is created if it is new; its batches are imported in
 // one transaction, each at most once (see dataset.Batch); afterwards each
 // number series of the company is moved past the highest key in use.
-func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
+func (e *Importer) Import(ctx context.Context, c dataset.Company) error {
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		if err := tx.Upsert(ctx, companiesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
+		if err := tx.Upsert(ctx, registers.CompaniesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
 			return err
 		}
-		im := importer{e: e, tx: tx, company: c.ID, now: e.now()}
+		im := companyImport{e: e, tx: tx, company: c.ID, now: registers.FormatTime(e.now())}
 		for _, b := range c.Batches {
 			if err := im.batch(ctx, b); err != nil {
 				return fmt.Errorf("import %s, %s: %w", c.ID, b.Name, err)
@@ -33,6 +41,22 @@ func (e *Engine) Import(ctx context.Context, c dataset.Company) error {
 	})
 }
 
+// Importer writes data sets into one store. Wire it (ImportsWith) before
+// it imports.
+type Importer struct {
+	cat       *catalog.Catalog
+	store     store.Store
+	registers registers.Set
+	now       func() time.Time
+	importers []RecordImporter // the modules' parts of Import
+}
+
+// New makes the importer of a catalog's registers over a store, stamping
+// what it writes with the clock's time.
+func New(cat *catalog.Catalog, regs registers.Set, st store.Store, now func() time.Time) *Importer {
+	return &Importer{cat: cat, store: st, registers: regs, now: now}
+}
+
 // RecordImporter writes what a dataset record keeps beside its fields (its
 // documents, its position) for the module that keeps them, in the
 // import's transaction; seq is the record's row.
@@ -40,28 +64,28 @@ type RecordImporter func(ctx context.Context, tx store.Tx, company, register str
 
 // ImportsWith adds a module's part of the import path. Call it while
 // wiring the engine, before it serves.
-func (e *Engine) ImportsWith(fn RecordImporter) { e.importers = append(e.importers, fn) }
+func (e *Importer) ImportsWith(fn RecordImporter) { e.importers = append(e.importers, fn) }
 
-// importer writes the batches of one company inside one transaction.
-type importer struct {
-	e       *Engine
+// companyImport writes the batches of one company inside one transaction.
+type companyImport struct {
+	e       *Importer
 	tx      store.Tx
 	company string
 	now     string // Modified of everything imported, and the batch markers
 }
 
-func (im importer) batch(ctx context.Context, b dataset.Batch) error {
+func (im companyImport) batch(ctx context.Context, b dataset.Batch) error {
 	for _, r := range b.Registers {
 		if im.e.registers[r.Name] == nil {
 			return nil // not in this catalog (yet): imported once it is
 		}
 	}
-	done, err := im.tx.Count(ctx, store.Select{Table: settingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
+	done, err := im.tx.Count(ctx, store.Select{Table: registers.SettingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
 	if err != nil || done > 0 {
 		return err
 	}
 	for _, s := range b.Settings {
-		if err := im.tx.Upsert(ctx, settingsTable, im.company, store.Values{"name": s.Name, "value": s.Value}, []string{"name"}, nil); err != nil {
+		if err := im.tx.Upsert(ctx, registers.SettingsTable, im.company, store.Values{"name": s.Name, "value": s.Value}, []string{"name"}, nil); err != nil {
 			return err
 		}
 	}
@@ -73,7 +97,7 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 		for i, n := range b.FieldNames {
 			rows[i] = store.Values{"db_field_name": n.DbFieldName, "user_field_name": n.UserFieldName, "list_only": n.ListOnly, "hidden": n.Hidden}
 		}
-		if _, err := im.tx.Insert(ctx, fieldNamesTable, im.company, rows); err != nil {
+		if _, err := im.tx.Insert(ctx, registers.FieldNamesTable, im.company, rows); err != nil {
 			return err
 		}
 	}
@@ -82,14 +106,14 @@ func (im importer) batch(ctx context.Context, b dataset.Batch) error {
 			return err
 		}
 	}
-	_, err = im.tx.Insert(ctx, settingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
+	_, err = im.tx.Insert(ctx, registers.SettingsTable, im.company, []store.Values{{"name": b.Name, "value": im.now}})
 	return err
 }
 
 // records inserts the records of one register, with their extra-field
 // values, permissions and what modules keep beside them. An error names
 // the register and the record: "customers[1]: ...".
-func (im importer) records(ctx context.Context, r *register, recs []dataset.Record) error {
+func (im companyImport) records(ctx context.Context, r *registers.Register, recs []dataset.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -97,28 +121,28 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 	for i, rec := range recs {
 		row, err := storedRow(r, rec.Values)
 		if err != nil {
-			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+			return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 		}
-		row[modifiedField] = im.now
+		row[registers.ModifiedField] = im.now
 		if rec.Permissions != "" {
-			if r.reg.Name != usersRegister {
-				return fmt.Errorf("%s[%d]: only %s have permissions", r.reg.Name, i, usersRegister)
+			if r.Reg.Name != registers.Users {
+				return fmt.Errorf("%s[%d]: only %s have permissions", r.Reg.Name, i, registers.Users)
 			}
-			row[permissions] = rec.Permissions
+			row[registers.PermissionsColumn] = rec.Permissions
 		}
 		rows[i] = row
 	}
-	seqs, err := im.tx.Insert(ctx, r.reg.Name, im.company, rows)
+	seqs, err := im.tx.Insert(ctx, r.Reg.Name, im.company, rows)
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.reg.Name, err)
+		return fmt.Errorf("%s: %w", r.Reg.Name, err)
 	}
 	for i, rec := range recs {
-		if err := extrafields.Write(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec.Extra); err != nil {
-			return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+		if err := extrafields.Write(ctx, im.tx, im.company, r.Reg.Name, seqs[i], rec.Extra); err != nil {
+			return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 		}
 		for _, fn := range im.e.importers {
-			if err := fn(ctx, im.tx, im.company, r.reg.Name, seqs[i], rec); err != nil {
-				return fmt.Errorf("%s[%d]: %w", r.reg.Name, i, err)
+			if err := fn(ctx, im.tx, im.company, r.Reg.Name, seqs[i], rec); err != nil {
+				return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 			}
 		}
 	}
@@ -127,14 +151,14 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 
 // storedRow is a dataset record's values as a row: every field stored,
 // typed as the catalog says.
-func storedRow(r *register, values map[string]any) (store.Values, error) {
+func storedRow(r *registers.Register, values map[string]any) (store.Values, error) {
 	row := make(store.Values, len(values)+2)
 	for name, v := range values {
-		f := r.reg.Field(name)
+		f := r.Reg.Field(name)
 		if f == nil {
-			return nil, fmt.Errorf("%s has no field %q", r.reg.Name, name)
+			return nil, fmt.Errorf("%s has no field %q", r.Reg.Name, name)
 		}
-		if r.engineKeyed && f == r.key {
+		if r.EngineKeyed && f == r.Key {
 			return nil, fmt.Errorf("%s is assigned by the engine", name)
 		}
 		n, err := f.Normalize(v)
@@ -148,20 +172,20 @@ func storedRow(r *register, values map[string]any) (store.Values, error) {
 
 // alignNumberSeries moves each number series of the company past the
 // highest numeric key in use, so new numbers never collide with imported keys.
-func (im importer) alignNumberSeries(ctx context.Context) error {
+func (im companyImport) alignNumberSeries(ctx context.Context) error {
 	for _, reg := range im.e.cat.Registers {
 		r := im.e.registers[reg.Name]
-		if !reg.NumberSeries || r.engineKeyed {
+		if !reg.NumberSeries || r.EngineKeyed {
 			continue
 		}
-		rows, err := im.tx.Select(ctx, store.Select{Table: reg.Name, Company: im.company, Columns: []string{r.key.Name},
-			Where: []store.Cond{{Field: r.key.Name, Op: store.NotNull}}})
+		rows, err := im.tx.Select(ctx, store.Select{Table: reg.Name, Company: im.company, Columns: []string{r.Key.Name},
+			Where: []store.Cond{{Field: r.Key.Name, Op: store.NotNull}}})
 		if err != nil {
 			return err
 		}
 		next := int64(1)
 		for _, row := range rows {
-			if n, err := strconv.ParseInt(fmt.Sprint(row.Values[r.key.Name]), 10, 64); err == nil && n >= next {
+			if n, err := strconv.ParseInt(fmt.Sprint(row.Values[r.Key.Name]), 10, 64); err == nil && n >= next {
 				next = n + 1
 			}
 		}
@@ -179,11 +203,11 @@ func (im importer) alignNumberSeries(ctx context.Context) error {
 // plain values: no extra fields, documents or positions. A record's key
 // must be given where the register is not keyed by the engine: take
 // numbers with ReserveNumbers.
-func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dataset.Register) error {
-	now := e.now()
+func (e *Importer) BulkInsert(ctx context.Context, company string, regs []dataset.Register) error {
+	now := registers.FormatTime(e.now())
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		for _, reg := range registers {
-			r, err := e.register(reg.Name)
+		for _, reg := range regs {
+			r, err := e.registers.Get(reg.Name)
 			if err != nil {
 				return err
 			}
@@ -192,9 +216,9 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 				if rows[i], err = storedRow(r, rec.Values); err != nil {
 					return fmt.Errorf("bulk %s[%d]: %w", reg.Name, i, err)
 				}
-				rows[i][modifiedField] = now
+				rows[i][registers.ModifiedField] = now
 			}
-			if _, err := tx.Insert(ctx, r.reg.Name, company, rows); err != nil {
+			if _, err := tx.Insert(ctx, r.Reg.Name, company, rows); err != nil {
 				return fmt.Errorf("bulk %s: %w", reg.Name, err)
 			}
 		}
@@ -207,12 +231,12 @@ func (e *Engine) BulkInsert(ctx context.Context, company string, registers []dat
 // are: store.Tx.NextNumbers). Keys above the series' next (given by hand)
 // are the caller's to avoid: a bulk load takes its numbers here before
 // anyone else writes.
-func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
-	r, err := e.register(register)
+func (e *Importer) ReserveNumbers(ctx context.Context, company, register string, n int) ([]int64, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if !r.reg.NumberSeries || r.engineKeyed {
+	if !r.Reg.NumberSeries || r.EngineKeyed {
 		return nil, fmt.Errorf("%s has no number series", register)
 	}
 	var numbers []int64
@@ -221,4 +245,20 @@ func (e *Engine) ReserveNumbers(ctx context.Context, company, register string, n
 		return err
 	})
 	return numbers, err
+}
+
+// ImportedBatches names the import batches (dataset.Batch) a company has
+// imported (its settings hold one per batch, beside its own: ask it about
+// batch names only); empty for a company that does not exist.
+func (e *Importer) ImportedBatches(ctx context.Context, company string) (map[string]bool, error) {
+	rows, err := e.store.Select(ctx, store.Select{Table: registers.SettingsTable, Company: company, Columns: []string{"name"}})
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(rows))
+	for _, row := range rows {
+		name, _ := row.Values["name"].(string)
+		names[name] = true
+	}
+	return names, nil
 }

@@ -1,10 +1,11 @@
-package pipeline
+package write
 
 import (
 	"context"
 	"slices"
 	"strconv"
 
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -28,8 +29,8 @@ func newNumberPool() *numberPool {
 
 // take returns the next free number of r's series, taking want numbers
 // (at least 1) when the pool has none left.
-func (p *numberPool) take(ctx context.Context, w *Writer, r *register, want int) (string, error) {
-	name := r.reg.Name
+func (p *numberPool) take(ctx context.Context, w *Writer, r *registers.Register, want int) (string, error) {
+	name := r.Reg.Name
 	for len(p.free[name]) == 0 {
 		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, name, min(max(want, 1), maxPooledNumbers))
 		if err != nil {
@@ -81,15 +82,15 @@ func (p *numberPool) giveBack(ctx context.Context, tx store.Tx, company string) 
 }
 
 // keysTaken reports which of the keys records of r hold, in one query.
-func (w *Writer) keysTaken(ctx context.Context, r *register, keys []string) (map[string]bool, error) {
-	rows, err := w.tx.Select(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company,
-		Where: []store.Cond{store.OneOf(r.key.Name, keys)}, Columns: []string{r.key.Name}})
+func (w *Writer) keysTaken(ctx context.Context, r *registers.Register, keys []string) (map[string]bool, error) {
+	rows, err := w.tx.Select(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company,
+		Where: []store.Cond{store.OneOf(r.Key.Name, keys)}, Columns: []string{r.Key.Name}})
 	if err != nil {
 		return nil, err
 	}
 	taken := make(map[string]bool, len(rows))
 	for _, row := range rows {
-		taken[r.keyOf(row)] = true
+		taken[r.KeyOf(row)] = true
 	}
 	return taken, nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 )
 
 // AddLine creates one line of a line list on an existing record (POST
 // /v1/tasks/{nr}/times): the owner's rules decide what it inherits, it is
 // logged on the owner, and the receipt renders the line as written.
-func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, line string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	l := r.line(line)
+	l := r.Line(line)
 	if l == nil || !l.Post {
 		return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 	}
@@ -25,7 +26,7 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 	w := e.newWriter(s)
 	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			owner, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
+			owner, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {
 				return nil, err
 			}
@@ -44,8 +45,8 @@ func (e *Engine) AddLine(ctx context.Context, s engine.Session, register, key, l
 
 // Act runs a named action of the register's rules on one record; the
 // receipt renders the record after it.
-func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+func (e *Writes) Act(ctx context.Context, s engine.Session, register, key, name string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
@@ -54,7 +55,7 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 		return engine.Response{}, engine.Refuse("%s have no action %q", register, name)
 	}
 	return e.Write(ctx, s, register, rc, func(ctx context.Context, w *Writer) (engine.Record, error) {
-		current, _, err := e.record(ctx, w.tx, r, s.Company, key, true)
+		current, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 		if err != nil {
 			return nil, err
 		}
@@ -65,15 +66,15 @@ func (e *Engine) Act(ctx context.Context, s engine.Session, register, key, name 
 			return nil, err
 		}
 		w.Emit(register, actionOf(r, name).Event, key, changedNames(slices.Sorted(maps.Keys(in.Values)), in.Extra))
-		rec, _, err := e.record(ctx, w.tx, r, s.Company, key, false)
+		rec, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, false)
 		return rec, err
 	})
 }
 
 // actionOf returns the register's catalog action with the given name; the
 // rules were bound only if every action they carry out is declared.
-func actionOf(r *register, name string) *catalog.Action {
-	for _, a := range r.reg.Actions {
+func actionOf(r *registers.Register, name string) *catalog.Action {
+	for _, a := range r.Reg.Actions {
 		if a.Name == name {
 			return a
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package registers
 
 import (
 	"slices"
@@ -12,14 +12,14 @@ import (
 // breaks ties). indexed holds the fields an index leads with already: a
 // unique key needs no other (it has no ties); the fields indexed here are
 // added to it, so a filter on them uses this index too.
-func (r *register) sortIndexes(indexed map[string]bool) []store.Index {
+func (r *Register) sortIndexes(indexed map[string]bool) []store.Index {
 	var indexes []store.Index
-	for _, f := range r.reg.SortableFields() {
-		if indexed[f.Name] || (r.engineKeyed && f == r.key) {
+	for _, f := range r.Reg.SortableFields() {
+		if indexed[f.Name] || (r.EngineKeyed && f == r.Key) {
 			continue
 		}
 		indexed[f.Name] = true
-		indexes = append(indexes, store.Index{Name: r.reg.Name + "_sort_" + f.Column, Fields: []string{f.Name, store.SeqField}})
+		indexes = append(indexes, store.Index{Name: r.Reg.Name + "_sort_" + f.Column, Fields: []string{f.Name, store.SeqField}})
 	}
 	return indexes
 }

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -18,12 +19,12 @@ import (
 
 // acceptValues normalizes the fields sent and refuses a field the call may
 // not write. writable says which fields this kind of call may send.
-func acceptValues(r *register, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
-	values := make(map[string]any, len(sent)+len(r.reg.Defaults)+4)
+func acceptValues(r *registers.Register, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
+	values := make(map[string]any, len(sent)+len(r.Reg.Defaults)+4)
 	for name, v := range sent {
-		f := r.reg.Field(name)
+		f := r.Reg.Field(name)
 		if f == nil {
-			return nil, engine.Refuse("%s have no field %q", r.reg.Name, name).WithValid(writableNames(r, writable)...)
+			return nil, engine.Refuse("%s have no field %q", r.Reg.Name, name).WithValid(writableNames(r, writable)...)
 		}
 		if !writable(f) {
 			reason := "is read only"
@@ -32,7 +33,7 @@ func acceptValues(r *register, sent map[string]any, writable func(*catalog.Field
 			}
 			return nil, engine.Refuse("%s %s", name, reason).WithValid(writableNames(r, writable)...)
 		}
-		if r.engineKeyed && f == r.key {
+		if r.EngineKeyed && f == r.Key {
 			return nil, engine.Refuse("%s is assigned by the engine", name)
 		}
 		n, err := normalize(f, v)
@@ -57,9 +58,9 @@ func normalize(f *catalog.Field, v any) (any, error) {
 func writableOnCreate(f *catalog.Field) bool { return f.Writable || f.CreateOnly }
 func writableOnUpdate(f *catalog.Field) bool { return f.Writable && !f.CreateOnly }
 
-func writableNames(r *register, writable func(*catalog.Field) bool) []string {
+func writableNames(r *registers.Register, writable func(*catalog.Field) bool) []string {
 	var names []string
-	for _, f := range r.reg.Fields {
+	for _, f := range r.Reg.Fields {
 		if writable(f) {
 			names = append(names, f.Name)
 		}
@@ -69,10 +70,10 @@ func writableNames(r *register, writable func(*catalog.Field) bool) []string {
 
 // applyDefaults fills the register's defaults into fields the create
 // omitted. "$today" is the date in the company's time zone.
-func (w *Writer) applyDefaults(ctx context.Context, r *register, values map[string]any) error {
+func (w *Writer) applyDefaults(ctx context.Context, r *registers.Register, values map[string]any) error {
 	var now time.Time // the write's moment in the company's zone, read when needed
-	for _, f := range r.reg.Fields {
-		text, ok := r.reg.Defaults[f.Name]
+	for _, f := range r.Reg.Fields {
+		text, ok := r.Reg.Defaults[f.Name]
 		if !ok {
 			continue
 		}
@@ -86,9 +87,9 @@ func (w *Writer) applyDefaults(ctx context.Context, r *register, values map[stri
 			}
 			now = w.moment.In(loc)
 		}
-		v, err := parseDefault(f, text, w.s.Sign, now)
+		v, err := registers.ParseDefault(f, text, w.s.Sign, now)
 		if err != nil {
-			return fmt.Errorf("%s: default of %s: %w", r.reg.File, f.Name, err)
+			return fmt.Errorf("%s: default of %s: %w", r.Reg.File, f.Name, err)
 		}
 		values[f.Name] = v
 	}
@@ -97,31 +98,31 @@ func (w *Writer) applyDefaults(ctx context.Context, r *register, values map[stri
 
 // checkRequired refuses a create that lacks a required field, or that gives
 // none of the register's requireOneOf fields.
-func checkRequired(r *register, values map[string]any) error {
-	for _, f := range r.reg.Fields {
+func checkRequired(r *registers.Register, values map[string]any) error {
+	for _, f := range r.Reg.Fields {
 		if f.Required && isEmpty(values[f.Name]) {
 			return engine.Refuse("%s is required", f.Name)
 		}
 	}
-	if len(r.reg.RequireOneOf) == 0 {
+	if len(r.Reg.RequireOneOf) == 0 {
 		return nil
 	}
-	for _, name := range r.reg.RequireOneOf {
+	for _, name := range r.Reg.RequireOneOf {
 		if !isEmpty(values[name]) {
 			return nil
 		}
 	}
-	return engine.Refuse("one of %s is required", strings.Join(r.reg.RequireOneOf, ", ")).WithValid(r.reg.RequireOneOf...)
+	return engine.Refuse("one of %s is required", strings.Join(r.Reg.RequireOneOf, ", ")).WithValid(r.Reg.RequireOneOf...)
 }
 
 // assignKey returns the key of a new record: the one given, which must be
 // free, or the next number of the register's series. Engine-keyed records
 // get theirs from the insert.
-func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]any) (string, error) {
-	if r.engineKeyed {
+func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values map[string]any) (string, error) {
+	if r.EngineKeyed {
 		return "", nil
 	}
-	key, _ := values[r.key.Name].(string)
+	key, _ := values[r.Key.Name].(string)
 	if key != "" {
 		taken, err := w.keyExists(ctx, r, key)
 		if err != nil {
@@ -131,33 +132,33 @@ func (w *Writer) assignKey(ctx context.Context, r *register, values map[string]a
 			return "", alreadyExists(r, key)
 		}
 		if w.numbers != nil {
-			w.numbers.drop(r.reg.Name, key)
+			w.numbers.drop(r.Reg.Name, key)
 		}
 		return key, nil
 	}
-	if !r.reg.NumberSeries {
-		return "", engine.Refuse("%s is required", r.key.Name)
+	if !r.Reg.NumberSeries {
+		return "", engine.Refuse("%s is required", r.Key.Name)
 	}
 	key, err := w.nextNumber(ctx, r)
 	if err != nil {
 		return "", err
 	}
-	values[r.key.Name] = key
+	values[r.Key.Name] = key
 	return key, nil
 }
 
 // nextNumber takes the next number of the register's series in the
 // company, skipping numbers already used as keys given by hand.
-func (w *Writer) nextNumber(ctx context.Context, r *register) (string, error) {
+func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string, error) {
 	if w.numbers != nil {
 		want := 1
-		if r.reg.Name == w.likeCreates.register {
+		if r.Reg.Name == w.likeCreates.register {
 			want = w.likeCreates.n
 		}
 		return w.numbers.take(ctx, w, r, want)
 	}
 	for {
-		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, r.reg.Name, 1)
+		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, r.Reg.Name, 1)
 		if err != nil {
 			return "", err
 		}
@@ -170,33 +171,33 @@ func (w *Writer) nextNumber(ctx context.Context, r *register) (string, error) {
 }
 
 // keyExists reports whether the company has a record with this key.
-func (w *Writer) keyExists(ctx context.Context, r *register, key string) (bool, error) {
-	cond, ok := r.keyCond(key)
+func (w *Writer) keyExists(ctx context.Context, r *registers.Register, key string) (bool, error) {
+	cond, ok := r.KeyCond(key)
 	if !ok {
 		return false, nil
 	}
-	n, err := w.tx.Count(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
+	n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
 	return n > 0, err
 }
 
 // alreadyExists is the refusal of a key that is taken.
-func alreadyExists(r *register, key string) error {
-	return &engine.KeyTakenError{Record: r.reg.Record, Field: r.key.Name, Value: key}
+func alreadyExists(r *registers.Register, key string) error {
+	return &engine.KeyTakenError{Record: r.Reg.Record, Field: r.Key.Name, Value: key}
 }
 
 // checkExtra validates extra-field values sent against the company's
 // definitions.
-func (w *Writer) checkExtra(ctx context.Context, r *register, extra map[string]string) error {
+func (w *Writer) checkExtra(ctx context.Context, r *registers.Register, extra map[string]string) error {
 	if len(extra) == 0 {
 		return nil
 	}
 	// Read afresh, not from the cache: a write is checked against the
 	// definitions as they are now.
-	defs, err := extrafields.Load(ctx, w.tx, w.s.Company, r.reg.Name)
+	defs, err := extrafields.Load(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return err
 	}
-	return extrafields.Check(r.reg.Name, r.reg.ExtraFields, defs, extra)
+	return extrafields.Check(r.Reg.Name, r.Reg.ExtraFields, defs, extra)
 }
 
 // formatSeq is an engine-assigned key: the decimal text of the Seq.

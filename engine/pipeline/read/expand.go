@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -16,14 +18,14 @@ import (
 // register's own read adds: its extra fields and line lists, again once
 // per page), never one per record. The caller's signature must be allowed
 // to read the expanded register, as its own GET asks.
-func (e *Engine) expand(ctx context.Context, s engine.Session, r *register, recs []engine.Record, asked []engine.Expand) error {
+func (e *Reads) expand(ctx context.Context, s engine.Session, r *registers.Register, recs []engine.Record, asked []engine.Expand) error {
 	for _, x := range asked {
-		ex := r.reg.Expansion(x.Name)
+		ex := r.Reg.Expansion(x.Name)
 		if ex == nil {
-			return fmt.Errorf("%s has no expansion %q", r.reg.Name, x.Name)
+			return fmt.Errorf("%s has no expansion %q", r.Reg.Name, x.Name)
 		}
 		target := e.registers[ex.Register]
-		if err := e.authorize(ctx, e.store, s, target.reg.Name, readAccess); err != nil {
+		if err := e.perms.Check(ctx, e.store, s, target.Reg.Name, permissions.Read); err != nil {
 			return err
 		}
 		sh, err := e.shapeOf(target, x.Fields, nil)
@@ -45,10 +47,10 @@ func (e *Engine) expand(ctx context.Context, s engine.Session, r *register, recs
 // attachReferenced sets on each record the record its reference field
 // ex.Field names, read in one query by the key (or the lookup key the
 // field holds, catalog referencesBy).
-func (e *Engine) attachReferenced(ctx context.Context, company string, recs []engine.Record, ex *catalog.Expansion, target *register, sh readShape) error {
-	by := target.key
+func (e *Reads) attachReferenced(ctx context.Context, company string, recs []engine.Record, ex *catalog.Expansion, target *registers.Register, sh readShape) error {
+	by := target.Key
 	if ex.Field.ReferencesBy != "" {
-		by = target.reg.Field(ex.Field.ReferencesBy)
+		by = target.Reg.Field(ex.Field.ReferencesBy)
 	}
 	var values []any
 	seen := map[string]bool{}
@@ -62,15 +64,15 @@ func (e *Engine) attachReferenced(ctx context.Context, company string, recs []en
 	if len(values) == 0 {
 		return nil
 	}
-	cond, err := target.condition(by, engine.Condition{Field: by.Name, Op: engine.OpIn, Values: values})
+	cond, err := condition(target, by, engine.Condition{Field: by.Name, Op: engine.OpIn, Values: values})
 	if err != nil {
 		return err
 	}
 	columns := sh.columns
-	if !(target.engineKeyed && by == target.key) { // an engine key is the row's Seq, read always
+	if !(target.EngineKeyed && by == target.Key) { // an engine key is the row's Seq, read always
 		columns = sh.withColumn(by.Name)
 	}
-	related, seqs, err := e.fetchAs(ctx, e.store, target, store.Select{Table: target.reg.Name, Company: company, Where: []store.Cond{cond}, Columns: columns}, sh)
+	related, seqs, err := e.fetchAs(ctx, e.store, target, store.Select{Table: target.Reg.Name, Company: company, Where: []store.Cond{cond}, Columns: columns}, sh)
 	if err != nil {
 		return err
 	}

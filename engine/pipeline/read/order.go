@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // them it is those keys, rows without a value last, then newest first to
 // break ties; a cursor is a keyset on the keys and the Seq, so a walk
 // stays complete and free of repeats under any allowed sort.
-func (r *register) order(sel *store.Select, q engine.Query) error {
+func order(r *registers.Register, sel *store.Select, q engine.Query) error {
 	if len(q.Sort) == 0 {
 		sel.OrderBy = newestFirst
 		if q.After != nil {
@@ -25,22 +26,22 @@ func (r *register) order(sel *store.Select, q engine.Query) error {
 		return nil
 	}
 	if q.After != nil && len(q.AfterKeys) != len(q.Sort) {
-		return fmt.Errorf("%s: a cursor of %d sort values for %d sort keys", r.reg.Name, len(q.AfterKeys), len(q.Sort))
+		return fmt.Errorf("%s: a cursor of %d sort values for %d sort keys", r.Reg.Name, len(q.AfterKeys), len(q.Sort))
 	}
 	sel.OrderBy = make([]store.Order, 0, len(q.Sort)+1)
 	for i, k := range q.Sort {
-		f := r.reg.Field(k.Field)
+		f := r.Reg.Field(k.Field)
 		if f == nil || !f.Sortable {
-			return fmt.Errorf("%s: %q is not a sortable field", r.reg.Name, k.Field)
+			return fmt.Errorf("%s: %q is not a sortable field", r.Reg.Name, k.Field)
 		}
-		sel.OrderBy = append(sel.OrderBy, store.Order{Field: r.sortColumn(f), Desc: k.Desc, NullsLast: true})
-		if sel.Columns != nil && r.sortColumn(f) != store.SeqField && !slices.Contains(sel.Columns, f.Name) {
+		sel.OrderBy = append(sel.OrderBy, store.Order{Field: sortColumn(r, f), Desc: k.Desc, NullsLast: true})
+		if sel.Columns != nil && sortColumn(r, f) != store.SeqField && !slices.Contains(sel.Columns, f.Name) {
 			// A narrowed read still reads what it sorts by: the next cursor
 			// holds the last record's values of it.
 			sel.Columns = append(slices.Clip(sel.Columns), f.Name)
 		}
 		if q.After != nil {
-			v, err := r.sortValue(f, q.AfterKeys[i])
+			v, err := sortValue(r, f, q.AfterKeys[i])
 			if err != nil {
 				return err
 			}
@@ -56,28 +57,28 @@ func (r *register) order(sel *store.Select, q engine.Query) error {
 
 // sortColumn is the store field a sortable field is ordered by: the Seq
 // for the key of an engine-keyed register, which is its Seq.
-func (r *register) sortColumn(f *catalog.Field) string {
-	if r.engineKeyed && f == r.key {
+func sortColumn(r *registers.Register, f *catalog.Field) string {
+	if r.EngineKeyed && f == r.Key {
 		return store.SeqField
 	}
 	return f.Name
 }
 
 // sortValue is a cursor's sort value typed as the store keeps the field.
-func (r *register) sortValue(f *catalog.Field, v any) (any, error) {
+func sortValue(r *registers.Register, f *catalog.Field, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if r.engineKeyed && f == r.key {
+	if r.EngineKeyed && f == r.Key {
 		seq, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s: cursor value %v of %s is no key", r.reg.Name, v, f.Name)
+			return nil, fmt.Errorf("%s: cursor value %v of %s is no key", r.Reg.Name, v, f.Name)
 		}
 		return seq, nil
 	}
 	n, err := f.Normalize(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cursor value of %s: %w", r.reg.Name, f.Name, err)
+		return nil, fmt.Errorf("%s: cursor value of %s: %w", r.Reg.Name, f.Name, err)
 	}
 	return n, nil
 }
@@ -101,7 +102,7 @@ func sortValues(sort []engine.SortKey, rec engine.Record) []any {
 // row) bounds no index range, so the rows with a value are read with the
 // first key bounded by the cursor's value, and, when they do not fill
 // the page, the rows without one (which all come after) from their start.
-func (e *Engine) fetchPage(ctx context.Context, r *register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
+func (e *Reads) fetchPage(ctx context.Context, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
 		return e.fetchAs(ctx, e.store, r, sel, sh)
 	}

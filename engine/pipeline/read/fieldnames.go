@@ -1,20 +1,22 @@
-package pipeline
+package read
 
 import (
 	"context"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
 // FieldNames lists the company's labels for standard fields, by DbFieldName.
 // Any active user of the company may read them.
-func (e *Engine) FieldNames(ctx context.Context, s engine.Session) (_ []engine.FieldName, err error) {
+func (e *Reads) FieldNames(ctx context.Context, s engine.Session) (_ []engine.FieldName, err error) {
 	defer readOnly(&err)
-	if err := e.authorize(ctx, e.store, s, "", readAccess); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, "", permissions.Read); err != nil {
 		return nil, err
 	}
-	rows, err := e.store.Select(ctx, store.Select{Table: fieldNamesTable, Company: s.Company,
+	rows, err := e.store.Select(ctx, store.Select{Table: registers.FieldNamesTable, Company: s.Company,
 		OrderBy: []store.Order{{Field: "db_field_name"}}})
 	if err != nil {
 		return nil, err

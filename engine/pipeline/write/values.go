@@ -1,8 +1,7 @@
-package pipeline
+package write
 
 import (
 	"math"
-	"time"
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
@@ -12,30 +11,8 @@ import (
 // normalized into the record's types (string, float64, bool, []string,
 // map[string]string or nil) before anything else looks at it.
 
-// parseDefault turns a catalog default (always text in YAML) into a value
-// of the field's type. "$sign" is the caller's signature and "$today" the
-// date of now, as the caller gives it (the company's local time).
-func parseDefault(f *catalog.Field, text, sign string, now time.Time) (any, error) {
-	switch text {
-	case "$sign":
-		text = sign
-	case "$today":
-		text = now.Format("2006-01-02")
-	}
-	return f.ParseValue(text)
-}
-
 // isEmpty reports whether a normalized value counts as not given.
 func isEmpty(v any) bool { return engine.Empty(v) }
-
-// setValue is a line list's fixed value in its field's type.
-func setValue(f *catalog.Field, text string) any {
-	v, err := parseDefault(f, text, "", time.Time{})
-	if err != nil {
-		return text // the catalog validated the field; keep the text as is
-	}
-	return v
-}
 
 // checkFinite refuses a number about to be stored that is not finite. The
 // HTTP layer only passes finite numbers, but what the engine computes from

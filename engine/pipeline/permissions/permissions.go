@@ -1,4 +1,8 @@
-package pipeline
+// Package permissions decides whether a signature may read or write a
+// register: the user must exist in the company, be Active and hold the
+// permission. It is the engine's own check, beneath every key's scopes;
+// what it reads of a user is cached for a short while.
+package permissions
 
 import (
 	"context"
@@ -6,30 +10,48 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/internal/ttlcache"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
-// access is what a call does to a register.
-type access string
+// Access is what a call does to a register.
+type Access string
 
 const (
-	readAccess  access = "read"
-	writeAccess access = "write"
+	Read  Access = "read"
+	Write Access = "write"
 )
 
-// authorize checks the signature's own permissions in the engine: the user
+// Checker checks signatures' permissions in one store. It is safe for
+// concurrent use.
+type Checker struct {
+	cat   *catalog.Catalog
+	store store.Store
+	users *ttlcache.Cache[userAccess] // by company and sign
+}
+
+// New makes the checker of a catalog's registers over a store, trusting
+// what it read of a user for ttl.
+func New(cat *catalog.Catalog, st store.Store, ttl time.Duration, now func() time.Time) *Checker {
+	return &Checker{cat: cat, store: st, users: ttlcache.New[userAccess](ttl, now)}
+}
+
+// Check checks the signature's own permissions in the engine: the user
 // must exist in the company, be Active, and hold "*" or
 // "<register>:<access>". A key's scopes never grant more than this. The
-// user's permissions are cached for cacheTTL, so a change made in the
-// engine's administration applies within that time. Inside a transaction
+// user's permissions are cached for the checker's ttl, so a change made in
+// the engine's administration applies within that time. Inside a transaction
 // q must be the transaction (see ttlcache.Cache.Get).
 //
 // register "" only checks that the user may act at all.
-func (e *Engine) authorize(ctx context.Context, q store.Reader, s engine.Session, register string, a access) error {
+func (c *Checker) Check(ctx context.Context, q store.Reader, s engine.Session, register string, a Access) error {
 	_, inTx := q.(store.Tx)
-	user, err := e.permissions.Get(s.Company+"\x00"+s.Sign, !inTx, func() (userAccess, error) {
+	user, err := c.users.Get(s.Company+"\x00"+s.Sign, !inTx, func() (userAccess, error) {
 		return loadUserAccess(ctx, q, s)
 	})
 	if err != nil {
@@ -58,7 +80,7 @@ func orNone(s string) string {
 	return s
 }
 
-// userAccess is what authorize needs of a signature, cached for cacheTTL.
+// userAccess is what Check needs of a signature, cached for the ttl.
 type userAccess struct {
 	Found   bool
 	Status  string
@@ -67,14 +89,14 @@ type userAccess struct {
 
 func loadUserAccess(ctx context.Context, q store.Reader, s engine.Session) (userAccess, error) {
 	rows, err := q.Select(ctx, store.Select{
-		Table: usersRegister, Company: s.Company, Where: []store.Cond{store.Equal("Sign", s.Sign)},
-		Columns: []string{"Status", permissions},
+		Table: registers.Users, Company: s.Company, Where: []store.Cond{store.Equal("Sign", s.Sign)},
+		Columns: []string{"Status", registers.PermissionsColumn},
 	})
 	if err != nil || len(rows) == 0 {
 		return userAccess{}, err
 	}
 	status, _ := rows[0].Values["Status"].(string)
-	granted, _ := rows[0].Values[permissions].(string)
+	granted, _ := rows[0].Values[registers.PermissionsColumn].(string)
 	list := strings.Split(granted, ",")
 	for i := range list {
 		list[i] = strings.TrimSpace(list[i])
@@ -82,14 +104,14 @@ func loadUserAccess(ctx context.Context, q store.Reader, s engine.Session) (user
 	return userAccess{Found: true, Status: status, Granted: list}, nil
 }
 
-// readable lists the registers a signature may read, whose events it may
+// Readable lists the registers a signature may read, whose events it may
 // see; nil when it may read every one. A scope never grants more than the
 // signature may do, in the feed as in the registers.
-func (e *Engine) readable(ctx context.Context, company, sign string) ([]string, error) {
+func (c *Checker) Readable(ctx context.Context, company, sign string) ([]string, error) {
 	s := engine.Session{Company: company, Sign: sign}
 	readable := []string{}
-	for _, r := range e.cat.Registers {
-		err := e.authorize(ctx, e.store, s, r.Name, readAccess)
+	for _, r := range c.cat.Registers {
+		err := c.Check(ctx, c.store, s, r.Name, Read)
 		var denied *engine.PermissionError
 		switch {
 		case errors.As(err, &denied):
@@ -99,22 +121,8 @@ func (e *Engine) readable(ctx context.Context, company, sign string) ([]string, 
 			readable = append(readable, r.Name)
 		}
 	}
-	if len(readable) == len(e.cat.Registers) {
+	if len(readable) == len(c.cat.Registers) {
 		return nil, nil
 	}
 	return readable, nil
-}
-
-// Authorize checks the signature may read (write false) or write a
-// register, for the modules beside the pipeline (locations, documents).
-func (e *Engine) Authorize(ctx context.Context, s engine.Session, register string, write bool) error {
-	a := readAccess
-	if write {
-		a = writeAccess
-	}
-	err := e.authorize(ctx, e.store, s, register, a)
-	if write {
-		err = nothingWritten(err)
-	}
-	return err
 }

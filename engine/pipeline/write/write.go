@@ -1,9 +1,17 @@
-package pipeline
+// Package write is the engine's write side: creates with their lines,
+// updates, upserts, lines added one by one, actions and the modules'
+// writes, each in one transaction of the store with its receipt. It runs
+// every check the catalog asks of a write (writable, create-only and
+// required fields, defaults, keys and number series, references and the
+// fields they copy, extra fields) and the business rules through
+// rules.Tx, and notes the change log and the events the write commits
+// with. Atomic batches share one transaction (atomic.go). Every refusal
+// text of a write is here.
+package write
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"sort"
 	"strings"
@@ -12,19 +20,59 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/read"
+	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
 
+// Writes performs the engine's writes over one store and platform. It is
+// safe for concurrent use.
+type Writes struct {
+	cat       *catalog.Catalog
+	store     store.Store
+	platform  platform.Platform
+	rules     *rules.Set
+	registers registers.Set
+	reads     *read.Reads
+	perms     *permissions.Checker
+	extra     *extrafields.Definitions // by company and register
+	now       func() time.Time
+	noEvents  bool
+}
+
+// Config is what the write side works with, shared with the engine's
+// other parts.
+type Config struct {
+	Catalog     *catalog.Catalog
+	Registers   registers.Set
+	Rules       *rules.Set
+	Store       store.Store
+	Platform    platform.Platform // bound to the store: receipts and events commit with the write
+	Reads       *read.Reads       // how a write reads whole records
+	Permissions *permissions.Checker
+	Extra       *extrafields.Definitions
+	Now         func() time.Time // the clock
+	NoEvents    bool             // record no events (only to measure what recording costs)
+}
+
+// New makes the write side.
+func New(c Config) *Writes {
+	return &Writes{cat: c.Catalog, store: c.Store, platform: c.Platform, rules: c.Rules, registers: c.Registers,
+		reads: c.Reads, perms: c.Permissions, extra: c.Extra, now: c.Now, noEvents: c.NoEvents}
+}
+
 // Create writes a new record and its lines in one transaction, renders the
 // receipt from the record as read back, and stores it with the idempotency
 // claim and the write's events in the same transaction.
-func (e *Engine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+func (e *Writes) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	if !r.reg.Has(catalog.Create) {
+	if !r.Reg.Has(catalog.Create) {
 		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 	}
 	w := e.newWriter(s)
@@ -42,12 +90,12 @@ func (e *Engine) Create(ctx context.Context, s engine.Session, register string, 
 
 // Update changes the fields present in the input, then renders and stores
 // the receipt in the same transaction. An unknown key is ErrNotFound.
-func (e *Engine) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
-	r, err := e.register(register)
+func (e *Writes) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	if !r.reg.Has(catalog.Update) {
+	if !r.Reg.Has(catalog.Update) {
 		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 	}
 	w := e.newWriter(s)
@@ -69,7 +117,7 @@ func (e *Engine) Update(ctx context.Context, s engine.Session, register, key str
 // record the receipt renders, which is stored with the claim; then the
 // change-log rows and the events do noted are written, last, with that
 // record. Modules (locations, documents) write through it too.
-func (e *Engine) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
+func (e *Writes) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
 }
@@ -78,7 +126,7 @@ func (e *Engine) Write(ctx context.Context, s engine.Session, register string, r
 // run before the transaction: the reads a write can do outside it (the
 // records it references, the company's settings), which then take no
 // time under the store's write lock.
-func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
+func (e *Writes) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
 	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	joined, err := e.joinedTx(ctx, w.s)
 	if err != nil {
@@ -93,12 +141,12 @@ func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc eng
 		joined.lend(w)
 		reader = joined.tx
 	}
-	if err := e.authorize(ctx, reader, w.s, register, writeAccess); err != nil {
-		return engine.Response{}, nothingWritten(err)
+	if err := e.perms.Check(ctx, reader, w.s, register, permissions.Write); err != nil {
+		return engine.Response{}, read.NothingWritten(err)
 	}
 	if ahead != nil {
 		if err := ahead(ctx); err != nil {
-			return engine.Response{}, nothingWritten(err)
+			return engine.Response{}, read.NothingWritten(err)
 		}
 	}
 	return e.write(ctx, w, rc, do)
@@ -107,12 +155,12 @@ func (e *Engine) writeAs(ctx context.Context, w *Writer, register string, rc eng
 // Transact runs do as a write of the engine's own, which needs no write
 // permission and answers no Idempotency-Key (a position the engine located
 // on a read), with the change-log rows and events do notes.
-func (e *Engine) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
+func (e *Writes) Transact(ctx context.Context, s engine.Session, do func(ctx context.Context, w *Writer) (engine.Record, error)) error {
 	_, err := e.write(ctx, e.newWriter(s), engine.Receipt{}, do)
 	return err
 }
 
-func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
+func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	var resp engine.Response
 	joined, err := e.joinedTx(ctx, w.s)
@@ -143,18 +191,6 @@ func (e *Engine) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	return resp, e.store.Write(ctx, run)
 }
 
-// nothingWritten is a fault met before a write's transaction began: it
-// wrote nothing, so a timeout there is busy (503, safe to retry), never
-// "may have written" (504).
-func nothingWritten(err error) error {
-	if errors.Is(err, engine.ErrTimeout) {
-		// The cause stays as text only: errors.Is must not find
-		// ErrTimeout, which says the engine may have written.
-		return fmt.Errorf("%w: before the write began: %v", engine.ErrBusy, err)
-	}
-	return err
-}
-
 // Writer performs the writes of one call inside its transaction. It
 // caches what one write reads more than once (referenced records, the
 // company's settings), most of it read ahead of the transaction; keeps the
@@ -162,7 +198,7 @@ func nothingWritten(err error) error {
 // built from; and holds the change-log rows and events it notes until the
 // write's end, when each is written in one statement.
 type Writer struct {
-	e      *Engine
+	e      *Writes
 	tx     store.Tx // nil until the transaction begins
 	s      engine.Session
 	now    string    // Modified of every record this call writes
@@ -182,9 +218,9 @@ type Writer struct {
 	}
 }
 
-func (e *Engine) newWriter(s engine.Session) *Writer {
-	moment := e.opt.Now()
-	return &Writer{e: e, s: s, now: formatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
+func (e *Writes) newWriter(s engine.Session) *Writer {
+	moment := e.now()
+	return &Writer{e: e, s: s, now: registers.FormatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
 }
 
 // begin starts the writer's transaction: what it reads from now on, it
@@ -204,7 +240,7 @@ func (w *Writer) reader() store.Reader {
 // will read: the records its references name and the company's settings.
 // Records are never deleted, so what it finds still stands at the commit;
 // a lookup copies the referenced record as it was just before the write.
-func (w *Writer) readAhead(ctx context.Context, r *register, in engine.Input) error {
+func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input) error {
 	if err := w.prefetch(ctx, r, in); err != nil {
 		return err
 	}
@@ -263,7 +299,7 @@ func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Recor
 
 // created is a record a create wrote, with the lines written with it.
 type created struct {
-	reg    *register
+	reg    *registers.Register
 	seq    int64
 	key    string
 	sent   []string              // the fields the create sent, in catalog order
@@ -276,7 +312,7 @@ type created struct {
 // carried lines (by their read names).
 func (c *created) changed() []string {
 	names := append([]string{}, c.sent...)
-	for _, l := range c.reg.reg.Lines {
+	for _, l := range c.reg.Reg.Lines {
 		if len(c.lines[l.Name]) > 0 {
 			names = append(names, l.ReadName)
 		}
@@ -287,7 +323,7 @@ func (c *created) changed() []string {
 // pendingRecord is a record of a create checked and complete, about to be
 // inserted.
 type pendingRecord struct {
-	reg    *register
+	reg    *registers.Register
 	in     engine.Input
 	values map[string]any
 	sent   []string
@@ -303,27 +339,27 @@ type pendingRecord struct {
 // checked in order (a refusal names it, "materials[1]: ..."), then the
 // list's rows inserted in one statement. References the record and its
 // lines name were read in one query per register beforehand (prefetch).
-func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
+func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
 	p, err := w.prepare(ctx, r, in, fixed, inherit)
 	if err != nil {
 		return nil, err
 	}
-	seqs, err := w.tx.Insert(ctx, r.reg.Name, w.s.Company, []store.Values{w.row(r, p.values)})
+	seqs, err := w.tx.Insert(ctx, r.Reg.Name, w.s.Company, []store.Values{w.row(r, p.values)})
 	if err != nil {
 		return nil, w.duplicateKey(r, p.key, err)
 	}
 	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
-	if r.engineKeyed {
+	if r.EngineKeyed {
 		c.key = formatSeq(c.seq)
 	}
-	w.keepLive(r.reg.Name, c.key, p.values)
-	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, c.seq, in.Extra); err != nil {
+	w.keepLive(r.Reg.Name, c.key, p.values)
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, c.seq, in.Extra); err != nil {
 		return nil, err
 	}
 	if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
 		return nil, err
 	}
-	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
 		return nil, err
 	}
 	w.log(r, c.key, "create", changeDetail(p.sent, in.Extra), p.values)
@@ -332,8 +368,8 @@ func (w *Writer) create(ctx context.Context, r *register, in engine.Input, fixed
 
 // createLineLists creates the lines a create of c carries, list by list;
 // a refusal names the line, "materials[1]: ...".
-func (w *Writer) createLineLists(ctx context.Context, r *register, values map[string]any, c *created, in engine.Input) error {
-	for _, l := range r.reg.Lines {
+func (w *Writer) createLineLists(ctx context.Context, r *registers.Register, values map[string]any, c *created, in engine.Input) error {
+	for _, l := range r.Reg.Lines {
 		if len(in.Lines[l.Name]) == 0 {
 			continue
 		}
@@ -350,7 +386,7 @@ func (w *Writer) createLineLists(ctx context.Context, r *register, values map[st
 // order, then all inserted in one statement, then their own lines, their
 // extra fields and their rules' after-create hooks. On an error it says
 // which line failed.
-func (w *Writer) createLines(ctx context.Context, owner *register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
+func (w *Writer) createLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
 	lr := w.e.registers[l.Register]
 	pending := make([]*pendingRecord, len(ins))
 	rows := make([]store.Values, len(ins))
@@ -361,24 +397,24 @@ func (w *Writer) createLines(ctx context.Context, owner *register, ownerValues m
 		}
 		pending[i], rows[i] = p, w.row(lr, p.values)
 	}
-	seqs, err := w.tx.Insert(ctx, lr.reg.Name, w.s.Company, rows)
+	seqs, err := w.tx.Insert(ctx, lr.Reg.Name, w.s.Company, rows)
 	if err != nil {
 		return nil, 0, w.duplicateKey(lr, "", err)
 	}
 	out := make([]*created, len(ins))
 	for i, p := range pending {
 		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
-		if lr.engineKeyed {
+		if lr.EngineKeyed {
 			c.key = formatSeq(c.seq)
 		}
-		w.keepLive(lr.reg.Name, c.key, p.values)
-		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.reg.Name, c.seq, p.in.Extra); err != nil {
+		w.keepLive(lr.Reg.Name, c.key, p.values)
+		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.Reg.Name, c.seq, p.in.Extra); err != nil {
 			return nil, i, err
 		}
 		if err := w.createLineLists(ctx, lr, p.values, c, p.in); err != nil {
 			return nil, i, err
 		}
-		if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, lr.reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+		if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, lr.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
 			return nil, i, err
 		}
 		w.log(lr, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
@@ -401,7 +437,7 @@ func refuseInLine(err error, list string, i int) error {
 // (catalog Line.Inherit) from the owner unless it gives its own, and the
 // owner's rules fill the rest. ownerValues holds the owner's values by
 // field name.
-func (w *Writer) prepareLine(ctx context.Context, owner *register, ownerValues map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*pendingRecord, error) {
+func (w *Writer) prepareLine(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*pendingRecord, error) {
 	lr := w.e.registers[l.Register]
 	inherit := func(values map[string]any) error {
 		for _, name := range l.Inherit {
@@ -409,16 +445,16 @@ func (w *Writer) prepareLine(ctx context.Context, owner *register, ownerValues m
 				values[name] = ownerValues[name]
 			}
 		}
-		return w.e.rules.PrepareLine(ctx, ruleTx{w}, owner.reg.Name, ownerValues, l.Name, values)
+		return w.e.rules.PrepareLine(ctx, ruleTx{w}, owner.Reg.Name, ownerValues, l.Name, values)
 	}
 	return w.prepare(ctx, lr, in, lineValues(lr, l, ownerKey), inherit)
 }
 
 // lineValues are the values an owner sets on each of its lines.
-func lineValues(lr *register, l *catalog.Line, ownerKey string) map[string]any {
+func lineValues(lr *registers.Register, l *catalog.Line, ownerKey string) map[string]any {
 	fixed := map[string]any{l.Parent: ownerKey}
 	for name, text := range l.Set {
-		fixed[name] = setValue(lr.reg.Field(name), text)
+		fixed[name] = registers.SetValue(lr.Reg.Field(name), text)
 	}
 	return fixed
 }
@@ -427,7 +463,7 @@ func lineValues(lr *register, l *catalog.Line, ownerKey string) map[string]any {
 // the call may send, fixed values, inheritance, defaults, required fields,
 // the key, references and their lookups, defaults from referenced
 // records, the register's rules, extra fields and line list names.
-func (w *Writer) prepare(ctx context.Context, r *register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*pendingRecord, error) {
+func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*pendingRecord, error) {
 	values, err := acceptValues(r, in.Values, writableOnCreate)
 	if err != nil {
 		return nil, err
@@ -457,18 +493,18 @@ func (w *Writer) prepare(ctx context.Context, r *register, in engine.Input, fixe
 	if err := w.fillReferencedDefaults(ctx, r, values); err != nil {
 		return nil, err
 	}
-	if err := w.e.rules.PrepareCreate(ctx, ruleTx{w}, r.reg.Name, values); err != nil {
+	if err := w.e.rules.PrepareCreate(ctx, ruleTx{w}, r.Reg.Name, values); err != nil {
 		return nil, err
 	}
 	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
 		return nil, err
 	}
 	for name := range in.Lines {
-		if r.line(name) == nil {
-			return nil, engine.Refuse("%s have no line list %q", r.reg.Name, name)
+		if r.Line(name) == nil {
+			return nil, engine.Refuse("%s have no line list %q", r.Reg.Name, name)
 		}
 	}
-	for _, f := range r.stored {
+	for _, f := range r.Stored {
 		if err := checkFinite(f, values[f.Name]); err != nil {
 			return nil, err
 		}
@@ -478,10 +514,10 @@ func (w *Writer) prepare(ctx context.Context, r *register, in engine.Input, fixe
 
 // row is the stored row of a record's values: Modified, and each stored
 // field present (values may hold more, such as a rule's notes).
-func (w *Writer) row(r *register, values map[string]any) store.Values {
+func (w *Writer) row(r *registers.Register, values map[string]any) store.Values {
 	row := make(store.Values, len(values)+1)
-	row[modifiedField] = w.now
-	for _, f := range r.stored {
+	row[registers.ModifiedField] = w.now
+	for _, f := range r.Stored {
 		if v, ok := values[f.Name]; ok {
 			row[f.Name] = v
 		}
@@ -492,20 +528,20 @@ func (w *Writer) row(r *register, values map[string]any) store.Values {
 // duplicateKey is the refusal of an insert whose key (or lookup key) a
 // parallel write took between the check and the insert. It keeps the
 // store's error, so an upsert can tell the race from a refusal.
-func (w *Writer) duplicateKey(r *register, key string, err error) error {
+func (w *Writer) duplicateKey(r *registers.Register, key string, err error) error {
 	if !store.IsDuplicate(err) {
 		return err
 	}
-	if !r.engineKeyed && len(r.lookups) == 0 {
+	if !r.EngineKeyed && len(r.Lookups) == 0 {
 		return errors.Join(alreadyExists(r, key), err)
 	}
-	if len(r.lookups) > 0 {
+	if len(r.Lookups) > 0 {
 		// The store does not say which unique index it was: name them all.
-		fields := r.key.Name
-		for _, f := range r.lookups {
+		fields := r.Key.Name
+		for _, f := range r.Lookups {
 			fields += " or " + f.Name
 		}
-		return errors.Join(&engine.KeyTakenError{Record: r.reg.Record, Field: fields, Lookup: true}, err)
+		return errors.Join(&engine.KeyTakenError{Record: r.Reg.Record, Field: fields, Lookup: true}, err)
 	}
 	return err
 }
@@ -515,8 +551,8 @@ func (w *Writer) duplicateKey(r *register, key string, err error) error {
 // the fields changed (nil when the input changed nothing: no write, no
 // log, no event, Modified kept). The record is read under the row's lock
 // before the change; the answer is that record with the change applied.
-func (w *Writer) update(ctx context.Context, r *register, key string, in engine.Input) (engine.Record, []string, error) {
-	current, seq, err := w.e.record(ctx, w.tx, r, w.s.Company, key, true)
+func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, []string, error) {
+	current, seq, err := w.e.reads.Record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -524,20 +560,20 @@ func (w *Writer) update(ctx context.Context, r *register, key string, in engine.
 		return nil, nil, err
 	}
 	if len(in.Lines) > 0 {
-		return nil, nil, engine.Refuse("lines can only be sent when creating %s", r.reg.Name)
+		return nil, nil, engine.Refuse("lines can only be sent when creating %s", r.Reg.Name)
 	}
 	values, err := acceptValues(r, in.Values, writableOnUpdate)
 	if err != nil {
 		return nil, nil, err
 	}
-	if v, ok := values[r.key.Name]; ok {
+	if v, ok := values[r.Key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return nil, nil, engine.Refuse("%s cannot be changed", r.key.Name)
+			return nil, nil, engine.Refuse("%s cannot be changed", r.Key.Name)
 		}
-		delete(values, r.key.Name)
+		delete(values, r.Key.Name)
 	}
 	for name, v := range values {
-		if r.reg.Field(name).Required && isEmpty(v) {
+		if r.Reg.Field(name).Required && isEmpty(v) {
 			return nil, nil, engine.Refuse("%s is required", name)
 		}
 	}
@@ -551,32 +587,32 @@ func (w *Writer) update(ctx context.Context, r *register, key string, in engine.
 	if err := w.resolveReferences(ctx, r, values); err != nil {
 		return nil, nil, err
 	}
-	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.reg.Name, current, values); err != nil {
+	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.Reg.Name, current, values); err != nil {
 		return nil, nil, err
 	}
 	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
 		return nil, nil, err
 	}
 	set := w.row(r, values)
-	for _, f := range r.stored {
+	for _, f := range r.Stored {
 		if err := checkFinite(f, set[f.Name]); err != nil {
 			return nil, nil, err
 		}
 	}
-	if _, err := w.tx.Update(ctx, r.reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
+	if _, err := w.tx.Update(ctx, r.Reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
 		return nil, nil, w.duplicateKey(r, key, err)
 	}
-	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.reg.Name, seq, in.Extra); err != nil {
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, in.Extra); err != nil {
 		return nil, nil, err
 	}
 	after := maps.Clone(current)
 	maps.Copy(after, set)
-	w.keepLive(r.reg.Name, key, after)
-	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.reg.Name, current, after); err != nil {
+	w.keepLive(r.Reg.Name, key, after)
+	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.Reg.Name, current, after); err != nil {
 		return nil, nil, err
 	}
 	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
-	if r.reg.ExtraFields {
+	if r.Reg.ExtraFields {
 		before, _ := current["ExtraFields"].(map[string]string)
 		stored := make(map[string]string, len(before)+len(in.Extra))
 		maps.Copy(stored, before)
@@ -600,7 +636,7 @@ func (w *Writer) createdRecord(ctx context.Context, c *created) (engine.Record, 
 	// The version is that of the record as a Get reads it, before the
 	// lines only a create's answer carries are added.
 	rec[engine.VersionField] = rec.Version()
-	for _, l := range c.reg.reg.Lines {
+	for _, l := range c.reg.Reg.Lines {
 		lines := c.lines[l.Name]
 		if len(lines) == 0 || l.Read {
 			continue
@@ -622,22 +658,22 @@ func (w *Writer) createdRecord(ctx context.Context, c *created) (engine.Record, 
 // lines created with it (a new record has no others), oldest first.
 func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) {
 	r := c.reg
-	rec := make(engine.Record, len(r.stored)+3+len(r.reg.Lines))
-	for _, f := range r.stored {
+	rec := make(engine.Record, len(r.Stored)+3+len(r.Reg.Lines))
+	for _, f := range r.Stored {
 		rec[f.Name] = c.values[f.Name]
 	}
-	rec[modifiedField] = w.now
-	if r.engineKeyed {
-		rec[r.key.Name] = c.key
+	rec[registers.ModifiedField] = w.now
+	if r.EngineKeyed {
+		rec[r.Key.Name] = c.key
 	}
-	if r.reg.ExtraFields {
+	if r.Reg.ExtraFields {
 		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.extra)
 		if err != nil {
 			return nil, err
 		}
 		rec["ExtraFields"] = fields
 	}
-	for _, l := range r.reg.Lines {
+	for _, l := range r.Reg.Lines {
 		if !l.Read {
 			continue
 		}
@@ -656,14 +692,14 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 // extraFieldsOf is the ExtraFields of a record of r the write has written,
 // whose stored values are known: every field the company defines, the
 // computed ones evaluated by the store with the record's row (one read).
-func (w *Writer) extraFieldsOf(ctx context.Context, r *register, seq int64, stored map[string]string) (map[string]string, error) {
-	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.reg.Name)
+func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, stored map[string]string) (map[string]string, error) {
+	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return nil, err
 	}
 	var computed store.Values
 	if exprs := extrafields.Exprs(defs); len(exprs) > 0 {
-		rows, err := w.tx.Select(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company,
+		rows, err := w.tx.Select(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company,
 			Where: []store.Cond{store.Equal(store.SeqField, seq)}, Columns: []string{}, Exprs: exprs})
 		if err != nil {
 			return nil, err
@@ -676,9 +712,9 @@ func (w *Writer) extraFieldsOf(ctx context.Context, r *register, seq int64, stor
 }
 
 // fieldNames lists the fields present in values, in catalog order.
-func fieldNames(r *register, values map[string]any) []string {
+func fieldNames(r *registers.Register, values map[string]any) []string {
 	var names []string
-	for _, f := range r.reg.Fields {
+	for _, f := range r.Reg.Fields {
 		if _, ok := values[f.Name]; ok {
 			names = append(names, f.Name)
 		}

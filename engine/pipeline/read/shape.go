@@ -1,4 +1,4 @@
-package pipeline
+package read
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -32,7 +34,7 @@ func (sh readShape) wantsLine(l *catalog.Line) bool {
 // lists find their owners by it) and the reference fields that expansions
 // follow. A name r does not read is a plain error: the HTTP layer sends
 // only names the catalog gives.
-func (e *Engine) shapeOf(r *register, fields []string, expand []engine.Expand) (readShape, error) {
+func (e *Reads) shapeOf(r *registers.Register, fields []string, expand []engine.Expand) (readShape, error) {
 	if fields == nil {
 		return every, nil
 	}
@@ -42,26 +44,26 @@ func (e *Engine) shapeOf(r *register, fields []string, expand []engine.Expand) (
 			sh.columns = append(sh.columns, name)
 		}
 	}
-	if !r.engineKeyed {
-		need(r.key.Name)
+	if !r.EngineKeyed {
+		need(r.Key.Name)
 	}
 	for _, name := range fields {
-		switch f := r.reg.Field(name); {
-		case name == modifiedField:
-			need(modifiedField)
-		case name == extraFieldsField && r.reg.ExtraFields:
+		switch f := r.Reg.Field(name); {
+		case name == registers.ModifiedField:
+			need(registers.ModifiedField)
+		case name == extraFieldsField && r.Reg.ExtraFields:
 			sh.extra = true
-		case f != nil && f == r.key:
-		case f != nil && slices.Contains(r.stored, f):
+		case f != nil && f == r.Key:
+		case f != nil && slices.Contains(r.Stored, f):
 			need(f.Name)
-		case slices.ContainsFunc(r.reg.Lines, func(l *catalog.Line) bool { return l.Read && l.ReadName == name }):
+		case slices.ContainsFunc(r.Reg.Lines, func(l *catalog.Line) bool { return l.Read && l.ReadName == name }):
 			sh.lines = append(sh.lines, name)
 		default:
-			return readShape{}, fmt.Errorf("%s reads no field %q", r.reg.Name, name)
+			return readShape{}, fmt.Errorf("%s reads no field %q", r.Reg.Name, name)
 		}
 	}
 	for _, x := range expand {
-		if ex := r.reg.Expansion(x.Name); ex != nil && ex.Field != nil {
+		if ex := r.Reg.Expansion(x.Name); ex != nil && ex.Field != nil {
 			need(ex.Field.Name)
 		}
 	}
@@ -69,13 +71,13 @@ func (e *Engine) shapeOf(r *register, fields []string, expand []engine.Expand) (
 }
 
 // GetShaped is Get with a shape.
-func (e *Engine) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
+func (e *Reads) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	cond, ok := r.keyCond(key)
+	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, engine.ErrNotFound
 	}
@@ -83,13 +85,13 @@ func (e *Engine) GetShaped(ctx context.Context, s engine.Session, register, key 
 }
 
 // GetByShaped is GetBy with a shape.
-func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register string, by engine.KeyRef, shape engine.Shape) (rec engine.Record, err error) {
+func (e *Reads) GetByShaped(ctx context.Context, s engine.Session, register string, by engine.KeyRef, shape engine.Shape) (rec engine.Record, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	cond, ok, err := r.byCond(by)
+	cond, ok, err := byCond(r, by)
 	if err != nil {
 		return nil, err
 	}
@@ -100,15 +102,15 @@ func (e *Engine) GetByShaped(ctx context.Context, s engine.Session, register str
 }
 
 // shapedRecord reads the one record cond finds, shaped.
-func (e *Engine) shapedRecord(ctx context.Context, s engine.Session, r *register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
-	if err := e.authorize(ctx, e.store, s, r.reg.Name, readAccess); err != nil {
+func (e *Reads) shapedRecord(ctx context.Context, s engine.Session, r *registers.Register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
+	if err := e.perms.Check(ctx, e.store, s, r.Reg.Name, permissions.Read); err != nil {
 		return nil, err
 	}
 	sh, err := e.shapeOf(r, shape.Fields, shape.Expand)
 	if err != nil {
 		return nil, err
 	}
-	recs, seqs, err := e.fetchAs(ctx, e.store, r, store.Select{Table: r.reg.Name, Company: s.Company, Where: []store.Cond{cond}, Columns: sh.columns}, sh)
+	recs, seqs, err := e.fetchAs(ctx, e.store, r, store.Select{Table: r.Reg.Name, Company: s.Company, Where: []store.Cond{cond}, Columns: sh.columns}, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -124,13 +126,13 @@ func (e *Engine) shapedRecord(ctx context.Context, s engine.Session, r *register
 	return recs[0], nil
 }
 
-// fetch is fetchAs of the whole record.
-func (e *Engine) fetch(ctx context.Context, q store.Reader, r *register, sel store.Select) ([]engine.Record, []int64, error) {
+// Fetch is fetchAs of the whole record.
+func (e *Reads) Fetch(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select) ([]engine.Record, []int64, error) {
 	return e.fetchAs(ctx, q, r, sel, every)
 }
 
 // complete is completeAs of the whole record.
-func (e *Engine) complete(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64) error {
+func (e *Reads) complete(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64) error {
 	return e.completeAs(ctx, q, r, company, recs, seqs, every)
 }
 

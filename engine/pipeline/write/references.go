@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -24,7 +25,7 @@ import (
 // fields, its lines' included, into the writer's cache: one query per
 // referenced register, however many lines there are. A key it misses
 // (one a rule or a default computes) is read when asked for.
-func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) error {
+func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.Input) error {
 	wanted := map[string][]string{} // refCache name → keys
 	targets := map[string]refTarget{}
 	add := func(t refTarget, key string) {
@@ -34,9 +35,9 @@ func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) err
 			wanted[name] = append(wanted[name], key)
 		}
 	}
-	var collect func(r *register, in engine.Input)
-	collect = func(r *register, in engine.Input) {
-		for _, f := range r.reg.Fields {
+	var collect func(r *registers.Register, in engine.Input)
+	collect = func(r *registers.Register, in engine.Input) {
+		for _, f := range r.Reg.Fields {
 			if f.References == "" {
 				continue
 			}
@@ -54,12 +55,12 @@ func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) err
 					add(t, key)
 				}
 			}
-			if r.reg.Defaults[f.Name] == "$sign" {
+			if r.Reg.Defaults[f.Name] == "$sign" {
 				add(t, w.s.Sign)
 			}
 		}
 		for name, lines := range in.Lines {
-			if l := r.line(name); l != nil {
+			if l := r.Line(name); l != nil {
 				for _, line := range lines {
 					collect(w.e.registers[l.Register], line)
 				}
@@ -78,26 +79,26 @@ func (w *Writer) prefetch(ctx context.Context, r *register, in engine.Input) err
 // refTarget is where a reference names its record: the register, and the
 // lookup key it names it by (catalog Field.ReferencesBy; nil: the key).
 type refTarget struct {
-	rt *register
+	rt *registers.Register
 	by *catalog.Field
 }
 
 // refTargetOf is the target of a reference field.
-func (e *Engine) refTargetOf(f *catalog.Field) refTarget {
+func (e *Writes) refTargetOf(f *catalog.Field) refTarget {
 	rt := e.registers[f.References]
 	if f.ReferencesBy == "" {
 		return refTarget{rt: rt}
 	}
-	return refTarget{rt: rt, by: rt.reg.Field(f.ReferencesBy)}
+	return refTarget{rt: rt, by: rt.Reg.Field(f.ReferencesBy)}
 }
 
 // cacheName is the writer's cache of the records a target finds: the
 // register's name, by key; the register and the lookup key, else.
 func (t refTarget) cacheName() string {
 	if t.by == nil {
-		return t.rt.reg.Name
+		return t.rt.Reg.Name
 	}
-	return t.rt.reg.Name + "/by-" + t.by.Name
+	return t.rt.Reg.Name + "/by-" + t.by.Name
 }
 
 // fetchReferenced reads records of a target by key (or lookup key) into
@@ -107,18 +108,18 @@ func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string
 	var cond store.Cond
 	if t.by != nil {
 		cond = store.OneOf(t.by.Name, keys)
-	} else if rt.engineKeyed {
+	} else if rt.EngineKeyed {
 		var seqs []int64
 		for _, key := range keys {
-			if c, ok := rt.keyCond(key); ok {
+			if c, ok := rt.KeyCond(key); ok {
 				seqs = append(seqs, c.Value.(int64))
 			}
 		}
 		cond = store.OneOf(store.SeqField, seqs)
 	} else {
-		cond = store.OneOf(rt.key.Name, keys)
+		cond = store.OneOf(rt.Key.Name, keys)
 	}
-	rows, err := w.reader().Select(ctx, store.Select{Table: rt.reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
+	rows, err := w.reader().Select(ctx, store.Select{Table: rt.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
 	if err != nil {
 		return err
 	}
@@ -134,11 +135,11 @@ func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string
 		found[key] = nil
 	}
 	for _, row := range rows {
-		key := rt.keyOf(row)
+		key := rt.KeyOf(row)
 		if t.by != nil {
 			key, _ = row.Values[t.by.Name].(string)
 		}
-		found[key] = rt.asRecord(row)
+		found[key] = rt.AsRecord(row)
 	}
 	return nil
 }
@@ -151,7 +152,7 @@ func (w *Writer) cached(register, key string) bool {
 
 // referenced reads the record a reference names, or refuses the write with
 // the engine's text, such as `Customer "X" does not exist`.
-func (w *Writer) referenced(ctx context.Context, rt *register, key string) (engine.Record, error) {
+func (w *Writer) referenced(ctx context.Context, rt *registers.Register, key string) (engine.Record, error) {
 	return w.referencedBy(ctx, refTarget{rt: rt}, key)
 }
 
@@ -166,16 +167,16 @@ func (w *Writer) referencedBy(ctx context.Context, t refTarget, key string) (eng
 		return rec, nil
 	}
 	if t.by != nil {
-		return nil, engine.Refuse("%s with %s %q does not exist", t.rt.reg.Record, t.by.Name, key)
+		return nil, engine.Refuse("%s with %s %q does not exist", t.rt.Reg.Record, t.by.Name, key)
 	}
 	return nil, w.unknownReference(ctx, t.rt, key)
 }
 
 // unknownReference is the refusal of a key that names no record of rt,
 // listing the valid keys when rt's rules offer them (time type names).
-func (w *Writer) unknownReference(ctx context.Context, rt *register, key string) error {
-	missing := engine.Refuse("%s %q does not exist", rt.reg.Record, key)
-	keys, listed, err := w.e.rules.ValidKeys(ctx, ruleTx{w}, rt.reg.Name)
+func (w *Writer) unknownReference(ctx context.Context, rt *registers.Register, key string) error {
+	missing := engine.Refuse("%s %q does not exist", rt.Reg.Record, key)
+	keys, listed, err := w.e.rules.ValidKeys(ctx, ruleTx{w}, rt.Reg.Name)
 	if err != nil {
 		return err
 	}
@@ -189,8 +190,8 @@ func (w *Writer) unknownReference(ctx context.Context, rt *register, key string)
 // existing record of its register in the same company, then fills the
 // lookup fields that copy from the records referenced. A cleared reference
 // clears its lookups.
-func (w *Writer) resolveReferences(ctx context.Context, r *register, values map[string]any) error {
-	for _, f := range r.reg.Fields {
+func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, values map[string]any) error {
+	for _, f := range r.Reg.Fields {
 		v, present := values[f.Name]
 		if f.References == "" || !present {
 			continue
@@ -214,7 +215,7 @@ func (w *Writer) resolveReferences(ctx context.Context, r *register, values map[
 				}
 			}
 		}
-		for _, l := range r.reg.Fields {
+		for _, l := range r.Reg.Fields {
 			ref, source, ok := strings.Cut(l.Lookup, ".")
 			if !ok || ref != f.Name {
 				continue
@@ -231,8 +232,8 @@ func (w *Writer) resolveReferences(ctx context.Context, r *register, values map[
 // fillReferencedDefaults gives a new record's empty defaultFrom fields
 // (catalog Field.DefaultFrom, Ref.Field) the value of Field in the record
 // the reference field Ref names: an order line's Unit from its product.
-func (w *Writer) fillReferencedDefaults(ctx context.Context, r *register, values map[string]any) error {
-	for _, f := range r.reg.Fields {
+func (w *Writer) fillReferencedDefaults(ctx context.Context, r *registers.Register, values map[string]any) error {
+	for _, f := range r.Reg.Fields {
 		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
 		if !ok || !isEmpty(values[f.Name]) {
 			continue
@@ -241,7 +242,7 @@ func (w *Writer) fillReferencedDefaults(ctx context.Context, r *register, values
 		if key == "" {
 			continue
 		}
-		referenced, err := w.referenced(ctx, w.e.registers[r.reg.Field(ref).References], key)
+		referenced, err := w.referenced(ctx, w.e.registers[r.Reg.Field(ref).References], key)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,15 @@
-package pipeline
+// Package read is the engine's read side: lists (filter conditions, sort
+// orders, cursors, totals), records by key or lookup key, reads narrowed
+// to some fields and expanded with related records, a record's change
+// log, the company's field labels and extra-field definitions. Records
+// are assembled from the store's rows with their extra fields and the
+// line lists their read shape carries, one query per page and list; the
+// write side reads whole records through it too (Record, RecordWhere).
+package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,8 +17,28 @@ import (
 	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/extrafields"
+	"fieldapi/engine/pipeline/permissions"
+	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
 )
+
+// Reads serves the engine's reads over one store. It is safe for
+// concurrent use.
+type Reads struct {
+	store     store.Store
+	registers registers.Set
+	rules     *rules.Set
+	perms     *permissions.Checker
+	extra     *extrafields.Definitions // by company and register
+}
+
+// New makes the read side of the registers over a store, with the rules'
+// list conditions, the permission checker and the extra-field definitions
+// the engine shares.
+func New(st store.Store, regs registers.Set, ruleSet *rules.Set, perms *permissions.Checker, extra *extrafields.Definitions) *Reads {
+	return &Reads{store: st, registers: regs, rules: ruleSet, perms: perms, extra: extra}
+}
 
 // defaultLimit is the page size when a query gives none.
 const defaultLimit = 50
@@ -20,13 +48,13 @@ var newestFirst = []store.Order{{Field: store.SeqField, Desc: true}}
 
 // List returns one page of a register, newest first. A cursor page is a
 // range of Seq, so its cost does not grow with its depth.
-func (e *Engine) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
+func (e *Reads) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Page{}, err
 	}
-	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return engine.Page{}, err
 	}
 	where, err := e.conditions(r, q)
@@ -41,8 +69,8 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if err != nil {
 		return engine.Page{}, err
 	}
-	sel := store.Select{Table: r.reg.Name, Company: s.Company, Where: where, Limit: limit + 1, Columns: sh.columns}
-	if err := r.order(&sel, q); err != nil {
+	sel := store.Select{Table: r.Reg.Name, Company: s.Company, Where: where, Limit: limit + 1, Columns: sh.columns}
+	if err := order(r, &sel, q); err != nil {
 		return engine.Page{}, err
 	}
 	if q.Page > 1 {
@@ -65,7 +93,7 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 	if err := e.expand(ctx, s, r, page.Records, q.Shape.Expand); err != nil {
 		return engine.Page{}, err
 	}
-	if !r.reg.Uncounted && !q.KnownTotal && q.Count != engine.CountNone {
+	if !r.Reg.Uncounted && !q.KnownTotal && q.Count != engine.CountNone {
 		total, estimated, err := e.listTotal(ctx, r, s.Company, where, q.Count)
 		if err != nil {
 			return engine.Page{}, err
@@ -77,49 +105,98 @@ func (e *Engine) List(ctx context.Context, s engine.Session, register string, q 
 
 // total counts the company's records that pass where. Without conditions
 // it is the count the store keeps: one row read.
-func (e *Engine) total(ctx context.Context, r *register, company string, where []store.Cond) (int, error) {
+func (e *Reads) total(ctx context.Context, r *registers.Register, company string, where []store.Cond) (int, error) {
 	var n int64
 	var err error
 	if len(where) == 0 {
-		n, err = e.store.Counted(ctx, r.reg.Name, company)
+		n, err = e.store.Counted(ctx, r.Reg.Name, company)
 	} else {
-		n, err = e.store.Count(ctx, store.Select{Table: r.reg.Name, Company: company, Where: where})
+		n, err = e.store.Count(ctx, store.Select{Table: r.Reg.Name, Company: company, Where: where})
 	}
 	return int(n), err
 }
 
 // Get returns one record of the caller's company by its key, with extra
 // fields and the lines its read shape carries, or ErrNotFound.
-func (e *Engine) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
+func (e *Reads) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
-	rec, _, err = e.record(ctx, e.store, r, s.Company, key, false)
+	rec, _, err = e.Record(ctx, e.store, r, s.Company, key, false)
 	return rec, err
+}
+
+// GetBy returns one record of the caller's company by its key or a lookup
+// key, as Get reads it, or ErrNotFound.
+func (e *Reads) GetBy(ctx context.Context, s engine.Session, register string, by engine.KeyRef) (rec engine.Record, err error) {
+	defer readOnly(&err)
+	r, err := e.registers.Get(register)
+	if err != nil {
+		return nil, err
+	}
+	cond, ok, err := byCond(r, by)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, engine.ErrNotFound
+	}
+	rec, _, err = e.RecordWhere(ctx, e.store, r, s.Company, cond, false)
+	return rec, err
+}
+
+// byCond is the condition finding a record by its key or a lookup key;
+// ok is false for a key value no record can have (an engine key that is
+// no number). A field that is neither is refused.
+func byCond(r *registers.Register, by engine.KeyRef) (cond store.Cond, ok bool, err error) {
+	f := r.Reg.Field(by.Field)
+	if f == nil || !(f.LookupKey || f == r.Key) {
+		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
+	}
+	if f == r.Key {
+		cond, ok = r.KeyCond(by.Value)
+		return cond, ok, nil
+	}
+	return store.Equal(f.Name, by.Value), true, nil
 }
 
 // readOnly marks the fault of a read: it wrote nothing, so a timeout is
 // busy (503 with Retry-After, safe to retry), never "may have written".
-func readOnly(err *error) { *err = nothingWritten(*err) }
+func readOnly(err *error) { *err = NothingWritten(*err) }
 
-// record reads one record by key as the API shows it, and its Seq;
+// NothingWritten is the fault of a call that wrote nothing: a read, or a
+// write before its transaction began. A timeout there is busy (503, safe
+// to retry), never "may have written" (504).
+func NothingWritten(err error) error {
+	if errors.Is(err, engine.ErrTimeout) {
+		// The cause stays as text only: errors.Is must not find
+		// ErrTimeout, which says the engine may have written.
+		return fmt.Errorf("%w: before the write began: %v", engine.ErrBusy, err)
+	}
+	return err
+}
+
+// Record reads one record by key as the API shows it, and its Seq;
 // forUpdate holds its row for the rest of the transaction q.
-func (e *Engine) record(ctx context.Context, q store.Reader, r *register, company, key string, forUpdate bool) (engine.Record, int64, error) {
-	cond, ok := r.keyCond(key)
+func (e *Reads) Record(ctx context.Context, q store.Reader, r *registers.Register, company, key string, forUpdate bool) (engine.Record, int64, error) {
+	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, 0, engine.ErrNotFound
 	}
-	return e.recordWhere(ctx, q, r, company, cond, forUpdate)
+	return e.RecordWhere(ctx, q, r, company, cond, forUpdate)
 }
 
-// recordWhere is record by a condition on a unique field.
-func (e *Engine) recordWhere(ctx context.Context, q store.Reader, r *register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
-	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
+// RecordWhere is Record by a condition on a unique field.
+func (e *Reads) RecordWhere(ctx context.Context, q store.Reader, r *registers.Register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
+	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -133,8 +210,8 @@ func (e *Engine) recordWhere(ctx context.Context, q store.Reader, r *register, c
 }
 
 // recordBySeq reads one record by its Seq as the API shows it.
-func (e *Engine) recordBySeq(ctx context.Context, q store.Reader, r *register, company string, seq int64) (engine.Record, error) {
-	recs, seqs, err := e.fetch(ctx, q, r, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
+func (e *Reads) recordBySeq(ctx context.Context, q store.Reader, r *registers.Register, company string, seq int64) (engine.Record, error) {
+	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
 	if err != nil {
 		return nil, err
 	}
@@ -146,28 +223,28 @@ func (e *Engine) recordBySeq(ctx context.Context, q store.Reader, r *register, c
 
 // row reads one record's stored fields by key (no extra fields, no lines)
 // and its Seq, or ErrNotFound.
-func (e *Engine) row(ctx context.Context, q store.Reader, r *register, company, key string) (engine.Record, int64, error) {
-	cond, ok := r.keyCond(key)
+func (e *Reads) row(ctx context.Context, q store.Reader, r *registers.Register, company, key string) (engine.Record, int64, error) {
+	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, 0, engine.ErrNotFound
 	}
-	rows, err := q.Select(ctx, store.Select{Table: r.reg.Name, Company: company, Where: []store.Cond{cond}})
+	rows, err := q.Select(ctx, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}})
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(rows) == 0 {
 		return nil, 0, engine.ErrNotFound
 	}
-	return r.asRecord(rows[0]), rows[0].Seq, nil
+	return r.AsRecord(rows[0]), rows[0].Seq, nil
 }
 
 // fetchAs reads records of one register: the rows, with the key of an
 // engine-keyed register and the company's computed extra fields (when the
 // shape carries them), which complete moves under ExtraFields. It reads
 // the rows only: see completeAs.
-func (e *Engine) fetchAs(ctx context.Context, q store.Reader, r *register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
-	if r.reg.ExtraFields && sh.extra {
-		defs, err := e.extra.Of(ctx, q, sel.Company, r.reg.Name)
+func (e *Reads) fetchAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
+	if r.Reg.ExtraFields && sh.extra {
+		defs, err := e.extra.Of(ctx, q, sel.Company, r.Reg.Name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -180,38 +257,25 @@ func (e *Engine) fetchAs(ctx context.Context, q store.Reader, r *register, sel s
 	recs := make([]engine.Record, len(rows))
 	seqs := make([]int64, len(rows))
 	for i, row := range rows {
-		recs[i], seqs[i] = r.asRecord(row), row.Seq
+		recs[i], seqs[i] = r.AsRecord(row), row.Seq
 	}
 	return recs, seqs, nil
-}
-
-// asRecord is a row as a record: its values, and the key of an
-// engine-keyed register.
-func (r *register) asRecord(row store.Row) engine.Record {
-	rec := engine.Record(row.Values)
-	if r.engineKeyed {
-		rec[r.key.Name] = strconv.FormatInt(row.Seq, 10)
-	}
-	if r.reg.Name == usersRegister {
-		delete(rec, permissions) // the engine's, not a field
-	}
-	return rec
 }
 
 // completeAs adds to records read from r what is not in their row and
 // the shape carries: extra fields, and the line lists the catalog shows in
 // the owner's read shape.
-func (e *Engine) completeAs(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
-	if r.reg.ExtraFields && sh.extra && len(recs) > 0 {
-		defs, err := e.extra.Of(ctx, q, company, r.reg.Name)
+func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
+	if r.Reg.ExtraFields && sh.extra && len(recs) > 0 {
+		defs, err := e.extra.Of(ctx, q, company, r.Reg.Name)
 		if err != nil {
 			return err
 		}
-		if err := extrafields.Attach(ctx, q, company, r.reg.Name, defs, recs, seqs); err != nil {
+		if err := extrafields.Attach(ctx, q, company, r.Reg.Name, defs, recs, seqs); err != nil {
 			return err
 		}
 	}
-	for _, l := range r.reg.Lines {
+	for _, l := range r.Reg.Lines {
 		if l.Read && sh.wantsLine(l) {
 			if err := e.attachLines(ctx, q, r, company, recs, l, every); err != nil {
 				return err
@@ -223,16 +287,16 @@ func (e *Engine) completeAs(ctx context.Context, q store.Reader, r *register, co
 
 // ExtraFieldDefs describes the company's extra fields of a register.
 // A register without extra fields answers ErrNotFound.
-func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
+func (e *Reads) ExtraFieldDefs(ctx context.Context, s engine.Session, register string) (_ []engine.ExtraFieldDef, err error) {
 	defer readOnly(&err)
-	r, err := e.register(register)
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if !r.reg.ExtraFields {
+	if !r.Reg.ExtraFields {
 		return nil, engine.ErrNotFound
 	}
-	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
 	defs, err := extrafields.Load(ctx, e.store, s.Company, register)
@@ -243,7 +307,7 @@ func (e *Engine) ExtraFieldDefs(ctx context.Context, s engine.Session, register 
 // Line.Read, or an expanded one) on the records under the list's
 // ReadName, oldest line first, each line shaped by sh; a record without
 // lines gets an empty list. One query serves the whole page.
-func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
+func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -251,7 +315,7 @@ func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, c
 	var keys []string
 	for _, rec := range recs {
 		rec[l.ReadName] = []engine.Record{}
-		if key, ok := rec[r.key.Name].(string); ok {
+		if key, ok := rec[r.Key.Name].(string); ok {
 			keys = append(keys, key)
 		}
 	}
@@ -263,7 +327,7 @@ func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, c
 	// task line, for materials with OwnerType task) rather than sort a
 	// page's lines.
 	where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
-	lines, seqs, err := e.fetchAs(ctx, q, lr, store.Select{Table: lr.reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}, sh)
+	lines, seqs, err := e.fetchAs(ctx, q, lr, store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}, sh)
 	if err != nil {
 		return err
 	}
@@ -277,7 +341,7 @@ func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, c
 		byOwner[owner] = append(byOwner[owner], line)
 	}
 	for _, rec := range recs {
-		key, _ := rec[r.key.Name].(string)
+		key, _ := rec[r.Key.Name].(string)
 		if lines := byOwner[key]; lines != nil {
 			rec[l.ReadName] = lines
 		}
@@ -287,7 +351,7 @@ func (e *Engine) attachLines(ctx context.Context, q store.Reader, r *register, c
 
 // lineSetConds select the lines of one list among the line register's
 // records: those carrying the list's fixed values (OwnerType task, not quote).
-func lineSetConds(lr *register, l *catalog.Line) []store.Cond {
+func lineSetConds(lr *registers.Register, l *catalog.Line) []store.Cond {
 	names := make([]string, 0, len(l.Set))
 	for name := range l.Set {
 		names = append(names, name)
@@ -295,7 +359,7 @@ func lineSetConds(lr *register, l *catalog.Line) []store.Cond {
 	sort.Strings(names)
 	conds := make([]store.Cond, len(names))
 	for i, name := range names {
-		conds[i] = store.Equal(name, setValue(lr.reg.Field(name), l.Set[name]))
+		conds[i] = store.Equal(name, registers.SetValue(lr.Reg.Field(name), l.Set[name]))
 	}
 	return conds
 }
@@ -318,37 +382,37 @@ func sortBySeq(recs []engine.Record, seqs []int64) {
 // conditions turns a query's conditions and modified range into the
 // store's. The HTTP layer only sends declared filters; a condition on a
 // field the register lacks is a plain error (500), not a refusal.
-func (e *Engine) conditions(r *register, q engine.Query) ([]store.Cond, error) {
+func (e *Reads) conditions(r *registers.Register, q engine.Query) ([]store.Cond, error) {
 	var where []store.Cond
 	for _, c := range q.Where {
-		c, err := e.rules.ListCondition(r.reg.Name, c)
+		c, err := e.rules.ListCondition(r.Reg.Name, c)
 		if err != nil {
 			return nil, err
 		}
-		f := r.reg.Field(c.Field)
+		f := r.Reg.Field(c.Field)
 		if f == nil {
-			return nil, fmt.Errorf("%s has no field %q", r.reg.Name, c.Field)
+			return nil, fmt.Errorf("%s has no field %q", r.Reg.Name, c.Field)
 		}
-		cond, err := r.condition(f, c)
+		cond, err := condition(r, f, c)
 		if err != nil {
 			return nil, err
 		}
 		where = append(where, cond)
 	}
 	if q.ModifiedSince != nil {
-		where = append(where, store.Cond{Field: modifiedField, Op: store.Ge, Value: formatTime(*q.ModifiedSince)})
+		where = append(where, store.Cond{Field: registers.ModifiedField, Op: store.Ge, Value: registers.FormatTime(*q.ModifiedSince)})
 	}
 	if q.ModifiedBefore != nil {
-		where = append(where, store.Cond{Field: modifiedField, Op: store.Lt, Value: formatTime(*q.ModifiedBefore)})
+		where = append(where, store.Cond{Field: registers.ModifiedField, Op: store.Lt, Value: registers.FormatTime(*q.ModifiedBefore)})
 	}
 	return where, nil
 }
 
 // condition is the store's condition of one filter on a field, its
 // values typed as the field is.
-func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, error) {
+func condition(r *registers.Register, f *catalog.Field, c engine.Condition) (store.Cond, error) {
 	if c.Op == engine.OpIsNull {
-		return r.nullCondition(f, c)
+		return nullCondition(f, c)
 	}
 	values := make([]any, len(c.Values))
 	for i, v := range c.Values {
@@ -359,7 +423,7 @@ func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, 
 		values[i] = n
 	}
 	field := f.Name
-	if r.engineKeyed && f == r.key {
+	if r.EngineKeyed && f == r.Key {
 		// The key is the row's Seq: a value that is no Seq matches nothing.
 		field = store.SeqField
 		for i, v := range values {
@@ -394,8 +458,8 @@ func (r *register) condition(f *catalog.Field, c engine.Condition) (store.Cond, 
 // Row reads one record's stored fields by key, without extra fields or
 // lines, and its Seq (the row's id for what modules keep beside it), or
 // ErrNotFound: for the modules beside the pipeline.
-func (e *Engine) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
-	r, err := e.register(register)
+func (e *Reads) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -403,8 +467,8 @@ func (e *Engine) Row(ctx context.Context, q store.Reader, company, register, key
 }
 
 // RecordBySeq reads one record as the API shows it by its Seq.
-func (e *Engine) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
-	r, err := e.register(register)
+func (e *Reads) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}

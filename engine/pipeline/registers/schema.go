@@ -1,4 +1,4 @@
-package pipeline
+package registers
 
 import (
 	"fmt"
@@ -13,21 +13,21 @@ import (
 
 // The pipeline's own tables beside the registers' (see Schema).
 const (
-	companiesTable  = "companies"   // id, name
-	settingsTable   = "settings"    // a company's settings by name; also the import batches done
-	fieldNamesTable = "field_names" // a company's labels of standard fields
-	changeLogTable  = "change_log"  // the engine's own log of every write
+	CompaniesTable  = "companies"   // id, name
+	SettingsTable   = "settings"    // a company's settings by name; also the import batches done
+	FieldNamesTable = "field_names" // a company's labels of standard fields
+	ChangeLogTable  = "change_log"  // the engine's own log of every write
 )
 
-// Columns every register table has besides its fields.
+// Columns register tables have besides their fields.
 const (
-	modifiedField = "Modified"    // when the record last changed, as stored text
-	permissions   = "permissions" // users only: the signature's permissions
+	ModifiedField     = "Modified"    // every register: when the record last changed, as stored text
+	PermissionsColumn = "permissions" // users only: the signature's permissions
 )
 
-// The users register doubles as the engine's signatures; its table keeps
-// each signature's permissions beside the catalog's fields.
-const usersRegister = "users"
+// Users is the users register, which doubles as the engine's signatures;
+// its table keeps each signature's permissions beside the catalog's fields.
+const Users = "users"
 
 // Schema is every table the pipeline needs a store to keep for a catalog:
 // one per register, with a column per stored field, and the pipeline's own.
@@ -35,7 +35,7 @@ const usersRegister = "users"
 // Table and index names are those of the databases written before the
 // pipeline existed, so they keep working.
 func Schema(cat *catalog.Catalog) (*store.Schema, error) {
-	regs, err := registersOf(cat)
+	regs, err := Of(cat)
 	if err != nil {
 		return nil, err
 	}
@@ -55,28 +55,28 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 // field; the key unique per company (unless the engine assigns it: the
 // Seq is the key then); an index for cursors and one for modifiedSince;
 // one per filtered field; and one for finding an owner's lines.
-func (r *register) storeTable() *store.Table {
-	name := r.reg.Name
+func (r *Register) storeTable() *store.Table {
+	name := r.Reg.Name
 	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
-	t.Columns = append(t.Columns, store.Column{Field: modifiedField, Name: "modified", Type: store.Text, NotNull: true})
-	for _, f := range r.stored {
+	t.Columns = append(t.Columns, store.Column{Field: ModifiedField, Name: "modified", Type: store.Text, NotNull: true})
+	for _, f := range r.Stored {
 		t.Columns = append(t.Columns, store.Column{Field: f.Name, Name: f.Column, Type: columnType(f.Type)})
 	}
-	if name == usersRegister {
-		t.Columns = append(t.Columns, store.Column{Field: permissions, Name: permissions, Type: store.Text})
+	if name == Users {
+		t.Columns = append(t.Columns, store.Column{Field: PermissionsColumn, Name: PermissionsColumn, Type: store.Text})
 	}
 	index := func(unique bool, suffix string, fields ...string) store.Index {
 		return store.Index{Name: name + "_" + suffix, Fields: fields, Unique: unique}
 	}
 	t.Indexes = append(t.Indexes,
 		index(false, "company_seq", store.SeqField),
-		index(false, "company_modified", modifiedField))
-	if !r.engineKeyed {
-		t.Indexes = append(t.Indexes, index(true, "key", r.key.Name))
+		index(false, "company_modified", ModifiedField))
+	if !r.EngineKeyed {
+		t.Indexes = append(t.Indexes, index(true, "key", r.Key.Name))
 	}
 	// A lookup key is unique per company; a record without one stores
 	// NULL, which no unique index compares.
-	for _, f := range r.lookups {
+	for _, f := range r.Lookups {
 		t.Indexes = append(t.Indexes, index(true, "lookup_"+f.Column, f.Name))
 	}
 	// A line register is read by its owner: one index on the parent and
@@ -84,11 +84,11 @@ func (r *register) storeTable() *store.Table {
 	// the planner may pick a filter's index on a fixed value alone
 	// (materials by OwnerType), which holds every line of every owner.
 	seen := map[string]bool{}
-	for _, o := range r.owners {
-		fields := append([]string{o.line.Parent}, slices.Sorted(maps.Keys(o.line.Set))...)
+	for _, o := range r.Owners {
+		fields := append([]string{o.Line.Parent}, slices.Sorted(maps.Keys(o.Line.Set))...)
 		columns := make([]string, len(fields))
 		for i, f := range fields {
-			columns[i] = r.reg.Field(f).Column
+			columns[i] = r.Reg.Field(f).Column
 		}
 		suffix := "lines_" + strings.Join(columns, "_")
 		if !seen[suffix] {
@@ -98,14 +98,14 @@ func (r *register) storeTable() *store.Table {
 	}
 	// Each filtered field gets an index, which also serves its filtered
 	// totals; a "contains" filter cannot use one (it scans).
-	indexed := map[string]bool{r.key.Name: true}
-	for _, f := range r.lookups {
+	indexed := map[string]bool{r.Key.Name: true}
+	for _, f := range r.Lookups {
 		indexed[f.Name] = true
 	}
 	t.Indexes = append(t.Indexes, r.sortIndexes(indexed)...)
-	for _, fl := range r.reg.Filters {
-		f := r.reg.Field(fl.Field)
-		if (fl.Match == catalog.Contains && !opsUseIndex(fl)) || indexed[f.Name] || (r.engineKeyed && f == r.key) {
+	for _, fl := range r.Reg.Filters {
+		f := r.Reg.Field(fl.Field)
+		if (fl.Match == catalog.Contains && !opsUseIndex(fl)) || indexed[f.Name] || (r.EngineKeyed && f == r.Key) {
 			continue
 		}
 		indexed[f.Name] = true
@@ -137,14 +137,14 @@ func ownTables() []*store.Table {
 		return store.Column{Field: field, Name: field, Type: store.Bool, NotNull: true}
 	}
 	return []*store.Table{
-		{Name: companiesTable, Key: []string{"id"}, Columns: []store.Column{text("id"), text("name")}},
-		{Name: settingsTable, Company: true, Key: []string{"name"}, Columns: []store.Column{text("name"), text("value")}},
+		{Name: CompaniesTable, Key: []string{"id"}, Columns: []store.Column{text("id"), text("name")}},
+		{Name: SettingsTable, Company: true, Key: []string{"name"}, Columns: []store.Column{text("name"), text("value")}},
 		{
-			Name: fieldNamesTable, Company: true, Key: []string{"db_field_name"},
+			Name: FieldNamesTable, Company: true, Key: []string{"db_field_name"},
 			Columns: []store.Column{text("db_field_name"), text("user_field_name"), flag("list_only"), flag("hidden")},
 		},
 		{
-			Name: changeLogTable, Company: true, Seq: true,
+			Name: ChangeLogTable, Company: true, Seq: true,
 			Columns: []store.Column{text("register"), text("record_key"), text("sign"), text("client_id"),
 				flag("via_api"), text("action"), text("detail"), text("at")},
 			Indexes: []store.Index{{Name: "change_log_record", Fields: []string{"register", "record_key"}}},

@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -22,13 +23,13 @@ const maxUpsertAttempts = 3
 // a parallel create (the unique index, or the check before the insert)
 // rolls back and runs again, and then updates the winner's record, so the
 // caller never sees the race.
-func (e *Engine) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
-	r, err := e.register(register)
+func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	f := r.reg.Field(by.Field)
-	if !r.reg.Upserts(f) {
+	f := r.Reg.Field(by.Field)
+	if !r.Reg.Upserts(f) {
 		return engine.Response{}, engine.Refuse("%s cannot be created or changed by %s", register, by.Field)
 	}
 	if by.Value == "" {
@@ -51,7 +52,7 @@ func (e *Engine) Upsert(ctx context.Context, s engine.Session, register string, 
 // parallel create after it had looked: it wrote nothing, and runs again.
 var errLostCreateRace = errors.New("a parallel create took the key first")
 
-func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *register, f *catalog.Field, value string, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
+func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.Register, f *catalog.Field, value string, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
 	w := e.newWriter(s)
 	createdNow := false
 	receipt := engine.Receipt{Claim: rc.Claim, Render: func(rec engine.Record) (engine.Response, error) {
@@ -63,10 +64,10 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *register, 
 	if rc.Created == nil || rc.Updated == nil {
 		receipt.Render = nil
 	}
-	register := r.reg.Name
+	register := r.Reg.Name
 	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			current, seq, err := e.recordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
+			current, seq, err := e.reads.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
 			if errors.Is(err, engine.ErrNotFound) {
 				if only == engine.UpdateOnly || len(in.IfMatch) > 0 {
 					return nil, engine.ErrPreconditionFailed // If-Match: "*" and tags fail on no record (RFC 9110 13.1.1)
@@ -95,7 +96,7 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *register, 
 			if only == engine.CreateOnly {
 				return nil, engine.ErrPreconditionFailed // If-None-Match: * fails on a record (RFC 9110 13.1.2)
 			}
-			key := r.keyOf(store.Row{Seq: seq, Values: store.Values(current)})
+			key := r.KeyOf(store.Row{Seq: seq, Values: store.Values(current)})
 			after, changed, err := w.update(ctx, r, key, withoutUnchanged(r, current, in))
 			if err != nil {
 				return nil, err
@@ -111,11 +112,11 @@ func (e *Engine) upsertOnce(ctx context.Context, s engine.Session, r *register, 
 // already: a sync job that sends a whole record again changes nothing, so
 // it writes nothing, logs nothing and emits no event. A create-only field
 // sent with its stored value (a task's customerNr) is no change either.
-func withoutUnchanged(r *register, current engine.Record, in engine.Input) engine.Input {
+func withoutUnchanged(r *registers.Register, current engine.Record, in engine.Input) engine.Input {
 	out := in
 	out.Values = make(map[string]any, len(in.Values))
 	for name, v := range in.Values {
-		if f := r.reg.Field(name); f != nil {
+		if f := r.Reg.Field(name); f != nil {
 			if n, err := normalize(f, v); err == nil && sameValue(n, current[name]) {
 				continue
 			}
@@ -146,49 +147,12 @@ func sameValue(sent, stored any) bool {
 	return reflect.DeepEqual(sent, stored)
 }
 
-// GetBy returns one record of the caller's company by its key or a lookup
-// key, as Get reads it, or ErrNotFound.
-func (e *Engine) GetBy(ctx context.Context, s engine.Session, register string, by engine.KeyRef) (rec engine.Record, err error) {
-	defer readOnly(&err)
-	r, err := e.register(register)
-	if err != nil {
-		return nil, err
-	}
-	cond, ok, err := r.byCond(by)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.authorize(ctx, e.store, s, register, readAccess); err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, engine.ErrNotFound
-	}
-	rec, _, err = e.recordWhere(ctx, e.store, r, s.Company, cond, false)
-	return rec, err
-}
-
-// byCond is the condition finding a record by its key or a lookup key;
-// ok is false for a key value no record can have (an engine key that is
-// no number). A field that is neither is refused.
-func (r *register) byCond(by engine.KeyRef) (cond store.Cond, ok bool, err error) {
-	f := r.reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.key) {
-		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.reg.Name, by.Field)
-	}
-	if f == r.key {
-		cond, ok = r.keyCond(by.Value)
-		return cond, ok, nil
-	}
-	return store.Equal(f.Name, by.Value), true, nil
-}
-
 // checkLookupsFree refuses values of lookup keys another record of the
 // company holds (seq: the record written, 0 for a new one). The unique
 // index behind it catches a parallel write between the check and the
 // insert.
-func (w *Writer) checkLookupsFree(ctx context.Context, r *register, values map[string]any, seq int64) error {
-	for _, f := range r.lookups {
+func (w *Writer) checkLookupsFree(ctx context.Context, r *registers.Register, values map[string]any, seq int64) error {
+	for _, f := range r.Lookups {
 		v, ok := values[f.Name].(string)
 		if !ok || v == "" {
 			continue
@@ -197,12 +161,12 @@ func (w *Writer) checkLookupsFree(ctx context.Context, r *register, values map[s
 		if seq != 0 {
 			where = append(where, store.Cond{Field: store.SeqField, Op: store.NotIn, Values: []any{seq}})
 		}
-		n, err := w.tx.Count(ctx, store.Select{Table: r.reg.Name, Company: w.s.Company, Where: where})
+		n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: where})
 		if err != nil {
 			return err
 		}
 		if n > 0 {
-			return &engine.KeyTakenError{Record: r.reg.Record, Field: f.Name, Value: v, Lookup: f.LookupKey}
+			return &engine.KeyTakenError{Record: r.Reg.Record, Field: f.Name, Value: v, Lookup: f.LookupKey}
 		}
 	}
 	return nil

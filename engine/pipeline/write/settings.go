@@ -1,4 +1,4 @@
-package pipeline
+package write
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
 
+	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
 
@@ -23,7 +24,7 @@ const settingTimeZone = "timezone"
 // company has none. A write reads the company's settings once.
 func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
 	if w.settings == nil {
-		rows, err := w.reader().Select(ctx, store.Select{Table: settingsTable, Company: w.s.Company})
+		rows, err := w.reader().Select(ctx, store.Select{Table: registers.SettingsTable, Company: w.s.Company})
 		if err != nil {
 			return "", false, err
 		}
