@@ -159,7 +159,7 @@ func storedRow(r *registers.Register, values map[string]any) (store.Values, erro
 			return nil, fmt.Errorf("%s has no field %q", r.Reg.Name, name)
 		}
 		if r.EngineKeyed && f == r.Key {
-			return nil, fmt.Errorf("%s is assigned by the engine", name)
+			return nil, registers.RefuseEngineAssigned(name)
 		}
 		n, err := f.Normalize(v)
 		if err != nil {

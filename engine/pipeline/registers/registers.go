@@ -28,6 +28,12 @@ type Register struct {
 	Owners      []OwnerLink      // where this register is a line list of another
 }
 
+// RefuseEngineAssigned refuses a value sent for the key of an engine-keyed
+// register, by a call or in a data set.
+func RefuseEngineAssigned(name string) *engine.CommandError {
+	return engine.Refuse("%s is assigned by the engine", name)
+}
+
 // OwnerLink says that records of a register are lines of an owner
 // register: a write to such a record is also logged on the owner.
 type OwnerLink struct {

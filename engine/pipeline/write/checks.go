@@ -27,14 +27,14 @@ func acceptValues(r *registers.Register, sent map[string]any, writable func(*cat
 			return nil, engine.Refuse("%s have no field %q", r.Reg.Name, name).WithValid(writableNames(r, writable)...)
 		}
 		if !writable(f) {
-			reason := "is read only"
+			refusal := engine.Refuse("%s is read only", name)
 			if f.CreateOnly {
-				reason = "cannot be changed"
+				refusal = refuseChange(name)
 			}
-			return nil, engine.Refuse("%s %s", name, reason).WithValid(writableNames(r, writable)...)
+			return nil, refusal.WithValid(writableNames(r, writable)...)
 		}
 		if r.EngineKeyed && f == r.Key {
-			return nil, engine.Refuse("%s is assigned by the engine", name)
+			return nil, registers.RefuseEngineAssigned(name)
 		}
 		n, err := normalize(f, v)
 		if err != nil {
@@ -96,12 +96,24 @@ func (w *Writer) applyDefaults(ctx context.Context, r *registers.Register, value
 	return nil
 }
 
+// The refusals more than one check answers with, worded once.
+
+// refuseMissing refuses a write without a field it needs.
+func refuseMissing(name string) *engine.CommandError {
+	return engine.Refuse("%s is required", name)
+}
+
+// refuseChange refuses an update of a field that is set once.
+func refuseChange(name string) *engine.CommandError {
+	return engine.Refuse("%s cannot be changed", name)
+}
+
 // checkRequired refuses a create that lacks a required field, or that gives
 // none of the register's requireOneOf fields.
 func checkRequired(r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
 		if f.Required && isEmpty(values[f.Name]) {
-			return engine.Refuse("%s is required", f.Name)
+			return refuseMissing(f.Name)
 		}
 	}
 	if len(r.Reg.RequireOneOf) == 0 {
@@ -137,7 +149,7 @@ func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values ma
 		return key, nil
 	}
 	if !r.Reg.NumberSeries {
-		return "", engine.Refuse("%s is required", r.Key.Name)
+		return "", refuseMissing(r.Key.Name)
 	}
 	key, err := w.nextNumber(ctx, r)
 	if err != nil {

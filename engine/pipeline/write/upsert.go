@@ -33,7 +33,7 @@ func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, 
 		return engine.Response{}, engine.Refuse("%s cannot be created or changed by %s", register, by.Field)
 	}
 	if by.Value == "" {
-		return engine.Response{}, engine.Refuse("%s is required", f.Name)
+		return engine.Response{}, refuseMissing(f.Name)
 	}
 	// Inside Atomically the transaction is the batch's: a lost race
 	// cannot roll back alone (and on PostgreSQL the failed insert has

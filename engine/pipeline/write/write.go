@@ -568,13 +568,13 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 	}
 	if v, ok := values[r.Key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return nil, nil, engine.Refuse("%s cannot be changed", r.Key.Name)
+			return nil, nil, refuseChange(r.Key.Name)
 		}
 		delete(values, r.Key.Name)
 	}
 	for name, v := range values {
 		if r.Reg.Field(name).Required && isEmpty(v) {
-			return nil, nil, engine.Refuse("%s is required", name)
+			return nil, nil, refuseMissing(name)
 		}
 	}
 	if len(values) == 0 && len(in.Extra) == 0 {
