@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"testing"
 
 	"fieldapi/catalog"
@@ -17,9 +16,9 @@ import (
 // The optional capabilities are tested when the engine offers them (the
 // HTTP layer answers 501 not_implemented otherwise), on the registers the
 // catalog declares them for. The records they need are built from the
-// catalog by fill; a record this engine's rules refuse skips the subtest,
+// catalog by kit.Suite.Fill; a record this engine's rules refuse skips the subtest,
 // showing the refusal.
-var capabilityTests = []test{
+var capabilityTests = []Test{
 	{"lines added one by one (engine.Commands)", testAddLine},
 	{"actions (engine.Commands)", testActNotFound},
 	{"locations (engine.Locations)", testLocations},
@@ -27,80 +26,8 @@ var capabilityTests = []test{
 	{"events (engine.Events)", testEvents},
 }
 
-// fill builds a create of register r that passes the catalog's checks:
-// required fields (and one of requireOneOf) get a value of their type; a
-// reference gets a record created for it the same way.
-func (s *suite) fill(t *testing.T, r *catalog.Register, skip map[string]bool, depth int) engine.Input {
-	t.Helper()
-	if depth > 3 {
-		t.Skipf("the suite cannot fill %s: its references nest too deep", r.Name)
-	}
-	in := engine.NewInput()
-	oneOfDone := len(r.RequireOneOf) == 0
-	for _, f := range r.Fields {
-		needed := f.Required || (!oneOfDone && slices.Contains(r.RequireOneOf, f.Name))
-		if !needed || skip[f.Name] {
-			continue
-		}
-		if !f.Writable && !f.CreateOnly {
-			t.Skipf("the suite cannot fill %s: required field %s is not writable", r.Name, f.Name)
-		}
-		in.Values[f.Name] = s.sampleValue(t, f, depth)
-		oneOfDone = oneOfDone || slices.Contains(r.RequireOneOf, f.Name)
-	}
-	if key := r.KeyField(); (key.Writable || key.CreateOnly) && !r.NumberSeries {
-		in.Values[key.Name] = uniqueName("key")
-	}
-	return in
-}
-
-// sampleValue is a value of f's type; for a reference, the key of a new
-// record of the referenced register.
-func (s *suite) sampleValue(t *testing.T, f *catalog.Field, depth int) any {
-	t.Helper()
-	if f.References != "" {
-		target := s.Catalog.Register(f.References)
-		if target == nil || !target.Has(catalog.Create) {
-			t.Skipf("the suite cannot fill %s: it references %s, which the API cannot create", f.Name, f.References)
-		}
-		rec := s.createFilled(t, target, nil, depth+1)
-		key := keyIn(t, rec, target.Key)
-		if f.Type == catalog.List {
-			return []string{key}
-		}
-		return key
-	}
-	switch f.Type {
-	case catalog.Number:
-		return 1.0
-	case catalog.Bool:
-		return true
-	case catalog.Date:
-		return "2026-01-05"
-	case catalog.List:
-		return []string{"enginetest"}
-	case catalog.Object:
-		return map[string]string{"enginetest": "x"}
-	}
-	return uniqueName("enginetest")
-}
-
-// createFilled creates a record of r built by fill in Company's company.
-func (s *suite) createFilled(t *testing.T, r *catalog.Register, skip map[string]bool, depth int) engine.Record {
-	t.Helper()
-	var c capture
-	_, err := s.Engine.Create(context.Background(), s.Company, r.Name, s.fill(t, r, skip, depth), c.receipt(noClaim))
-	if isRefusal(err) {
-		t.Skipf("this engine refuses the %s record the suite builds from the catalog: %v", r.Name, err)
-	}
-	if err != nil {
-		t.Fatalf("Create %s: %v", r.Name, err)
-	}
-	return c.rec
-}
-
 // capability returns the engine's capability C, or skips.
-func capability[C any](t *testing.T, s *suite, what string) C {
+func capability[C any](t *testing.T, s *Suite, what string) C {
 	t.Helper()
 	c, ok := s.Engine.(C)
 	if !ok {
@@ -110,7 +37,7 @@ func capability[C any](t *testing.T, s *suite, what string) C {
 }
 
 // registersWith lists the catalog's registers that have has.
-func (s *suite) registersWith(has func(*catalog.Register) bool) []*catalog.Register {
+func (s *Suite) registersWith(has func(*catalog.Register) bool) []*catalog.Register {
 	var out []*catalog.Register
 	for _, r := range s.Catalog.Registers {
 		if has(r) {
@@ -133,14 +60,14 @@ func postedLine(r *catalog.Register) *catalog.Line {
 // testAddLine: AddLine writes one line on an existing record, with the
 // owner's key and the list's fixed values, and commits its receipt with
 // it; an unknown owner is engine.ErrNotFound.
-func testAddLine(t *testing.T, s *suite) {
+func testAddLine(t *testing.T, s *Suite) {
 	cmd := capability[engine.Commands](t, s, "engine.Commands")
 	ctx := context.Background()
 	owners := s.registersWith(func(r *catalog.Register) bool { return postedLine(r) != nil && r.Has(catalog.Create) })
 	if len(owners) == 0 {
 		t.Skip("no register of the catalog takes lines one by one")
 	}
-	var c capture
+	var c Capture
 	for _, r := range owners {
 		l := postedLine(r)
 		lr := s.Catalog.Register(l.Register)
@@ -148,7 +75,7 @@ func testAddLine(t *testing.T, s *suite) {
 		for name := range l.Set {
 			skip[name] = true
 		}
-		_, err := cmd.AddLine(ctx, s.Company, r.Name, "999999999", l.Name, s.fill(t, lr, skip, 0), c.receipt(noClaim))
+		_, err := cmd.AddLine(ctx, s.Company, r.Name, "999999999", l.Name, s.Fill(t, lr, skip, 0), c.Receipt(NoClaim))
 		if !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("AddLine %s on an unknown %s: %v; want engine.ErrNotFound", l.Name, r.Name, err)
 		}
@@ -157,33 +84,33 @@ func testAddLine(t *testing.T, s *suite) {
 	r := owners[0]
 	l := postedLine(r)
 	lr := s.Catalog.Register(l.Register)
-	owner := s.createFilled(t, r, nil, 0)
-	checkTypes(t, "Create "+r.Name, r, owner)
-	key := keyIn(t, owner, r.Key)
+	owner := s.CreateFilled(t, r, nil, 0)
+	CheckTypes(t, "Create "+r.Name, r, owner)
+	key := KeyIn(t, owner, r.Key)
 	skip := map[string]bool{l.Parent: true}
 	for name := range l.Set {
 		skip[name] = true
 	}
-	claim := s.claim(t, "addline", "fp")
-	resp, err := cmd.AddLine(ctx, s.Company, r.Name, key, l.Name, s.fill(t, lr, skip, 0), c.receipt(claim))
-	if isRefusal(err) {
+	claim := s.Claim(t, "addline", "fp")
+	resp, err := cmd.AddLine(ctx, s.Company, r.Name, key, l.Name, s.Fill(t, lr, skip, 0), c.Receipt(claim))
+	if IsRefusal(err) {
 		t.Skipf("this engine refuses the %s line the suite builds from the catalog: %v", l.Name, err)
 	}
 	if err != nil {
 		t.Fatalf("AddLine %s on %s %s: %v", l.Name, r.Name, key, err)
 	}
-	if got := c.rec[l.Parent]; got != key {
+	if got := c.Rec[l.Parent]; got != key {
 		t.Errorf("the line's %s = %#v; want the owner's key %q", l.Parent, got, key)
 	}
 	for field, value := range l.Set {
-		if got := c.rec[field]; got != value {
+		if got := c.Rec[field]; got != value {
 			t.Errorf("the line's %s = %#v; want %q, set by the line list", field, got, value)
 		}
 	}
-	lineKey := keyIn(t, c.rec, lr.Key)
-	checkTypes(t, "Get "+lr.Name, lr, s.get(t, s.Company, lr.Name, lineKey))
+	lineKey := KeyIn(t, c.Rec, lr.Key)
+	CheckTypes(t, "Get "+lr.Name, lr, s.Get(t, s.Company, lr.Name, lineKey))
 	if l.Read {
-		owner := s.get(t, s.Company, r.Name, key)
+		owner := s.Get(t, s.Company, r.Name, key)
 		found := false
 		for _, line := range owner.Lines(l.ReadName) {
 			found = found || line[lr.Key] == lineKey
@@ -192,30 +119,30 @@ func testAddLine(t *testing.T, s *suite) {
 			t.Errorf("the owner's %s does not carry the line added", l.ReadName)
 		}
 	}
-	if res := s.claimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after AddLine = %s; want Replay of its response", stateName(res.State))
+	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
+		t.Errorf("Claim after AddLine = %s; want Replay of its response", StateName(res.State))
 	}
-	if _, err := cmd.AddLine(ctx, s.Other, r.Name, key, l.Name, s.fill(t, lr, skip, 0), c.receipt(noClaim)); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := cmd.AddLine(ctx, s.Other, r.Name, key, l.Name, s.Fill(t, lr, skip, 0), c.Receipt(NoClaim)); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("AddLine on another company's %s: %v; want engine.ErrNotFound", r.Name, err)
 	}
 }
 
 // testActNotFound: an action on a record that does not exist is
 // engine.ErrNotFound. What an action does is the engine's own rule.
-func testActNotFound(t *testing.T, s *suite) {
+func testActNotFound(t *testing.T, s *Suite) {
 	cmd := capability[engine.Commands](t, s, "engine.Commands")
 	regs := s.registersWith(func(r *catalog.Register) bool { return len(r.Actions) > 0 })
 	if len(regs) == 0 {
 		t.Skip("no register of the catalog has actions")
 	}
-	var c capture
+	var c Capture
 	for _, r := range regs {
 		for _, a := range r.Actions {
 			in := engine.NewInput()
 			for _, f := range a.Fields {
-				in.Values[f.Name] = s.sampleValue(t, f, 0)
+				in.Values[f.Name] = s.SampleValue(t, f, 0)
 			}
-			_, err := cmd.Act(context.Background(), s.Company, r.Name, "999999999", a.Name, in, c.receipt(noClaim))
+			_, err := cmd.Act(context.Background(), s.Company, r.Name, "999999999", a.Name, in, c.Receipt(NoClaim))
 			if !errors.Is(err, engine.ErrNotFound) {
 				t.Errorf("Act %s on an unknown %s: %v; want engine.ErrNotFound", a.Name, r.Name, err)
 			}
@@ -226,7 +153,7 @@ func testActNotFound(t *testing.T, s *suite) {
 // testLocations: a pinned position is stored with its receipt, read back
 // fixed, and never recalculated, not even when forced; unknown records
 // and other companies' records are engine.ErrNotFound.
-func testLocations(t *testing.T, s *suite) {
+func testLocations(t *testing.T, s *Suite) {
 	locs := capability[engine.Locations](t, s, "engine.Locations")
 	ctx := context.Background()
 	regs := s.registersWith(func(r *catalog.Register) bool { return r.Location && r.Has(catalog.Create) })
@@ -234,25 +161,25 @@ func testLocations(t *testing.T, s *suite) {
 		t.Skip("no register of the catalog carries a location")
 	}
 	r := regs[0]
-	if s.subject.reg.Location {
-		r = s.subject.reg
+	if s.Subject.Reg.Location {
+		r = s.Subject.Reg
 	}
 	if _, err := locs.Location(ctx, s.Company, r.Name, "999999999", engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Location of an unknown %s: %v; want engine.ErrNotFound", r.Name, err)
 	}
-	key := keyIn(t, s.createFilled(t, r, nil, 0), r.Key)
+	key := KeyIn(t, s.CreateFilled(t, r, nil, 0), r.Key)
 	pin := engine.Pin{Latitude: 59.3293, Longitude: 18.0686, Address: "Enginetest 1"}
-	claim := s.claim(t, "pin", "fp")
-	var c capture
-	resp, err := locs.PinLocation(ctx, s.Company, r.Name, key, pin, c.receipt(claim))
+	claim := s.Claim(t, "pin", "fp")
+	var c Capture
+	resp, err := locs.PinLocation(ctx, s.Company, r.Name, key, pin, c.Receipt(claim))
 	if err != nil {
 		t.Fatalf("PinLocation: %v", err)
 	}
-	if lat, lon, fixed := c.rec.Number("Latitude"), c.rec.Number("Longitude"), c.rec.Bool("Fixed"); lat == nil || *lat != pin.Latitude || lon == nil || *lon != pin.Longitude || fixed == nil || !*fixed {
-		t.Errorf("the pin's receipt record = %v; want Latitude %v, Longitude %v, Fixed true", c.rec, pin.Latitude, pin.Longitude)
+	if lat, lon, fixed := c.Rec.Number("Latitude"), c.Rec.Number("Longitude"), c.Rec.Bool("Fixed"); lat == nil || *lat != pin.Latitude || lon == nil || *lon != pin.Longitude || fixed == nil || !*fixed {
+		t.Errorf("the pin's receipt record = %v; want Latitude %v, Longitude %v, Fixed true", c.Rec, pin.Latitude, pin.Longitude)
 	}
-	if res := s.claimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after PinLocation = %s; want Replay of its response", stateName(res.State))
+	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
+		t.Errorf("Claim after PinLocation = %s; want Replay of its response", StateName(res.State))
 	}
 	loc, err := locs.Location(ctx, s.Company, r.Name, key, engine.Locate{Locate: true, Force: true})
 	if err != nil {
@@ -264,7 +191,7 @@ func testLocations(t *testing.T, s *suite) {
 	if _, err := locs.Location(ctx, s.Other, r.Name, key, engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Location of another company's %s: %v; want engine.ErrNotFound", r.Name, err)
 	}
-	if _, err := locs.PinLocation(ctx, s.Other, r.Name, key, pin, c.receipt(noClaim)); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := locs.PinLocation(ctx, s.Other, r.Name, key, pin, c.Receipt(NoClaim)); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("PinLocation of another company's %s: %v; want engine.ErrNotFound", r.Name, err)
 	}
 }
@@ -272,7 +199,7 @@ func testLocations(t *testing.T, s *suite) {
 // testDocuments: an upload is stored with its receipt (Id, Nr, Name),
 // listed, and opened as stored; unknown documents and other companies'
 // records are engine.ErrNotFound.
-func testDocuments(t *testing.T, s *suite) {
+func testDocuments(t *testing.T, s *Suite) {
 	docs := capability[engine.Documents](t, s, "engine.Documents")
 	ctx := context.Background()
 	regs := s.registersWith(func(r *catalog.Register) bool { return r.Documents && r.Has(catalog.Create) })
@@ -283,20 +210,20 @@ func testDocuments(t *testing.T, s *suite) {
 	if _, err := docs.ListDocuments(ctx, s.Company, r.Name, "999999999"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("ListDocuments of an unknown %s: %v; want engine.ErrNotFound", r.Name, err)
 	}
-	key := keyIn(t, s.createFilled(t, r, nil, 0), r.Key)
+	key := KeyIn(t, s.CreateFilled(t, r, nil, 0), r.Key)
 	content := []byte("enginetest document\n")
-	claim := s.claim(t, "document", "fp")
-	var c capture
-	resp, err := docs.AddDocument(ctx, s.Company, r.Name, key, engine.NewDocument{Name: "notes.txt", Content: content}, c.receipt(claim))
+	claim := s.Claim(t, "document", "fp")
+	var c Capture
+	resp, err := docs.AddDocument(ctx, s.Company, r.Name, key, engine.NewDocument{Name: "notes.txt", Content: content}, c.Receipt(claim))
 	if err != nil {
 		t.Fatalf("AddDocument: %v", err)
 	}
-	id := c.rec.Number("Id")
-	if id == nil || *id < 1 || c.rec["Nr"] != key || c.rec["Name"] != "notes.txt" {
-		t.Fatalf("the upload's receipt record = %v; want Id (a positive number), Nr %q and Name notes.txt", c.rec, key)
+	id := c.Rec.Number("Id")
+	if id == nil || *id < 1 || c.Rec["Nr"] != key || c.Rec["Name"] != "notes.txt" {
+		t.Fatalf("the upload's receipt record = %v; want Id (a positive number), Nr %q and Name notes.txt", c.Rec, key)
 	}
-	if res := s.claimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after AddDocument = %s; want Replay of its response", stateName(res.State))
+	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
+		t.Errorf("Claim after AddDocument = %s; want Replay of its response", StateName(res.State))
 	}
 	list, err := docs.ListDocuments(ctx, s.Company, r.Name, key)
 	if err != nil {
@@ -341,7 +268,7 @@ func testDocuments(t *testing.T, s *suite) {
 // write, of the type the catalog names, about the record written, at the
 // next position of the company's feed; a refused write records none, and
 // another company's feed never shows them.
-func testEvents(t *testing.T, s *suite) {
+func testEvents(t *testing.T, s *Suite) {
 	feed := capability[engine.Events](t, s, "engine.Events")
 	ctx := context.Background()
 	read := func(sess engine.Session, after int64) engine.EventPage {
@@ -353,11 +280,11 @@ func testEvents(t *testing.T, s *suite) {
 		return page
 	}
 	start := read(s.Company, 0).Next
-	rec := s.mustCreate(t, s.Company, "Eventful")
-	key := s.keyOf(t, rec)
-	bad := s.subject.input("Refused")
+	rec := s.MustCreate(t, s.Company, "Eventful")
+	key := s.KeyOf(t, rec)
+	bad := s.Subject.Input("Refused")
 	bad.AddLine("no-such-list", engine.NewInput())
-	if _, err := s.create(s.Company, bad); !isRefusal(err) {
+	if _, err := s.Create(s.Company, bad); !IsRefusal(err) {
 		t.Fatalf("a create with an unknown line list: %v, want a refusal", err)
 	}
 	page := read(s.Company, start)
@@ -372,9 +299,9 @@ func testEvents(t *testing.T, s *suite) {
 	if err := json.Unmarshal(ev.Payload, &payload); err != nil {
 		t.Fatalf("event payload is not JSON: %v", err)
 	}
-	want := s.subject.reg.EventType(catalog.EventCreated)
-	if ev.Type != want || payload.Type != want || payload.Register != s.subject.reg.Name || payload.Key != key {
-		t.Fatalf("event %+v, want a %s of %s %s", payload, want, s.subject.reg.Name, key)
+	want := s.Subject.Reg.EventType(catalog.EventCreated)
+	if ev.Type != want || payload.Type != want || payload.Register != s.Subject.Reg.Name || payload.Key != key {
+		t.Fatalf("event %+v, want a %s of %s %s", payload, want, s.Subject.Reg.Name, key)
 	}
 	if ev.Position != start+1 || page.Next != ev.Position {
 		t.Fatalf("position %d, next %d after cursor %d: want the next position", ev.Position, page.Next, start)

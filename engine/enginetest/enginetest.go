@@ -114,51 +114,16 @@
 package enginetest
 
 import (
-	"errors"
+	"slices"
 	"testing"
-
-	"fieldapi/catalog"
-	"fieldapi/engine"
 )
-
-// Harness is one fresh engine under test and what the suite needs to know
-// about it.
-type Harness struct {
-	// Engine is the engine under test.
-	Engine engine.Engine
-	// Clock is the engine's clock (its Now reads it).
-	Clock *Clock
-	// Catalog is the catalog the engine serves.
-	Catalog *catalog.Catalog
-	// Company and Other are sessions of two different companies, each with
-	// a signature that may read and write every register.
-	Company, Other engine.Session
-	// ReadOnly, when set, is a session of Company's company whose signature
-	// may read but not write; the suite then checks writes are denied with
-	// an engine.PermissionError.
-	ReadOnly engine.Session
-	// Register names the subject register the suite seeds; empty picks the
-	// first suitable register of the catalog.
-	Register string
-	// Fault, when set, makes the engine suffer one fault — engine.ErrBusy,
-	// engine.ErrUnreachable or engine.ErrTimeout — and returns the engine
-	// to call while it lasts (Engine itself, or another handle on the same
-	// data) and a function that ends it. It returns a nil engine when this
-	// engine cannot be brought into that fault; that subtest is skipped.
-	Fault func(t *testing.T, kind error) (faulty engine.Engine, end func())
-	// NumbersMayGap says a create that rolls back may use up the number it
-	// took (the store's number series are not transactional, as
-	// PostgreSQL's sequences); the suite then checks numbers increase
-	// rather than that they follow without a gap.
-	NumbersMayGap bool
-}
 
 // Run runs the conformance suite. newEngine is called once per subtest,
 // which runs in parallel with the others.
 func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 	for _, group := range []struct {
 		name  string
-		tests []test
+		tests []Test
 	}{
 		{"lists", listTests},
 		{"writes", writeTests},
@@ -168,48 +133,15 @@ func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 		{"keys", keyTests},
 		{"capabilities", capabilityTests},
 		{"atomic", atomicTests},
-		{"rules", ruleTests},
+		{"rules", slices.Concat(writeRuleTests, readRuleTests)},
 	} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, tc := range group.tests {
-				t.Run(tc.name, func(t *testing.T) {
+				t.Run(tc.Name, func(t *testing.T) {
 					t.Parallel()
-					tc.run(t, newSuite(t, newEngine(t)))
+					tc.Run(t, NewSuite(t, newEngine(t)))
 				})
 			}
 		})
 	}
-}
-
-// test is one behaviour of the contract.
-type test struct {
-	name string
-	run  func(t *testing.T, s *suite)
-}
-
-// suite is one subtest's engine with the registers it exercises.
-type suite struct {
-	Harness
-	subject *subject
-}
-
-func newSuite(t *testing.T, h Harness) *suite {
-	t.Helper()
-	if h.Engine == nil || h.Catalog == nil || h.Clock == nil {
-		t.Fatal("enginetest: the harness must give Engine, Catalog and the engine's Clock")
-	}
-	if h.Company.Company == "" || h.Other.Company == "" || h.Company.Company == h.Other.Company {
-		t.Fatal("enginetest: the harness must give sessions of two different companies (Company, Other)")
-	}
-	sub, err := pickSubject(h.Catalog, h.Register)
-	if err != nil {
-		t.Fatal("enginetest: ", err)
-	}
-	return &suite{Harness: h, subject: sub}
-}
-
-// isRefusal reports whether err is the engine refusing a call (422).
-func isRefusal(err error) bool {
-	var ce *engine.CommandError
-	return errors.As(err, &ce)
 }

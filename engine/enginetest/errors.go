@@ -19,7 +19,7 @@ import (
 //	anything else           500 internal_error
 //
 // Faults may wrap the underlying error, but errors.Is must find the kind.
-var errorTests = []test{
+var errorTests = []Test{
 	{"a refusal is a CommandError", testRefusal},
 	{"a signature without write permission is denied", testDenied},
 	{"busy", testFault(engine.ErrBusy)},
@@ -29,23 +29,23 @@ var errorTests = []test{
 
 // testRefusal: a call the engine refuses answers a CommandError, never a
 // fault or not-found, so the client gets 422 with the engine's text.
-func testRefusal(t *testing.T, s *suite) {
-	sub := s.subject
+func testRefusal(t *testing.T, s *Suite) {
+	sub := s.Subject
 	var err error
 	switch {
-	case sub.line != nil && sub.line.required:
-		in := sub.input(uniqueName("Refused"))
-		in.AddLine(sub.line.list.Name, engine.NewInput())
-		_, err = s.create(s.Company, in)
-	case sub.chosenKey:
-		first := s.mustCreate(t, s.Company, uniqueName("Taken"))
-		in := sub.input(uniqueName("Refused"))
-		in.Values[sub.key] = s.keyOf(t, first)
-		_, err = s.create(s.Company, in)
+	case sub.Line != nil && sub.Line.Required:
+		in := sub.Input(UniqueName("Refused"))
+		in.AddLine(sub.Line.List.Name, engine.NewInput())
+		_, err = s.Create(s.Company, in)
+	case sub.ChosenKey:
+		first := s.MustCreate(t, s.Company, UniqueName("Taken"))
+		in := sub.Input(UniqueName("Refused"))
+		in.Values[sub.Key] = s.KeyOf(t, first)
+		_, err = s.Create(s.Company, in)
 	default:
-		t.Skipf("the suite knows no write %s refuses: no line with a required field, no key the client gives", sub.reg.Name)
+		t.Skipf("the suite knows no write %s refuses: no line with a required field, no key the client gives", sub.Reg.Name)
 	}
-	refusalDetail(t, err, "a refused create")
+	RefusalDetail(t, err, "a refused create")
 	for _, fault := range []error{engine.ErrNotFound, engine.ErrBusy, engine.ErrUnreachable, engine.ErrTimeout} {
 		if errors.Is(err, fault) {
 			t.Errorf("the refusal %v is also %v; want only a CommandError", err, fault)
@@ -55,7 +55,7 @@ func testRefusal(t *testing.T, s *suite) {
 
 // testDenied: a signature the engine lets read but not write is denied
 // writes with a PermissionError, and nothing is written.
-func testDenied(t *testing.T, s *suite) {
+func testDenied(t *testing.T, s *Suite) {
 	if s.ReadOnly.Company == "" {
 		t.Skip("the harness gives no ReadOnly session")
 	}
@@ -63,25 +63,25 @@ func testDenied(t *testing.T, s *suite) {
 		t.Fatal("the ReadOnly session must be of Company's company")
 	}
 	ctx := context.Background()
-	sub := s.subject
-	key := s.keyOf(t, s.mustCreate(t, s.Company, uniqueName("Guarded")))
-	if _, err := s.Engine.Get(ctx, s.ReadOnly, sub.reg.Name, key); err != nil {
+	sub := s.Subject
+	key := s.KeyOf(t, s.MustCreate(t, s.Company, UniqueName("Guarded")))
+	if _, err := s.Engine.Get(ctx, s.ReadOnly, sub.Reg.Name, key); err != nil {
 		t.Fatalf("Get as a signature that may read: %v", err)
 	}
-	name := uniqueName("Denied")
+	name := UniqueName("Denied")
 	var denied *engine.PermissionError
-	_, err := s.create(s.ReadOnly, sub.input(name))
+	_, err := s.Create(s.ReadOnly, sub.Input(name))
 	if !errors.As(err, &denied) {
 		t.Errorf("Create as a signature that may not write: %v (%T); want an *engine.PermissionError", err, err)
 	}
 	in := engine.NewInput()
-	in.Values[sub.name] = name
-	var c capture
-	_, err = s.Engine.Update(ctx, s.ReadOnly, sub.reg.Name, key, in, c.receipt(noClaim))
+	in.Values[sub.Name] = name
+	var c Capture
+	_, err = s.Engine.Update(ctx, s.ReadOnly, sub.Reg.Name, key, in, c.Receipt(NoClaim))
 	if !errors.As(err, &denied) {
 		t.Errorf("Update as a signature that may not write: %v (%T); want an *engine.PermissionError", err, err)
 	}
-	if n := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); n != 0 {
+	if n := len(s.Walk(t, s.Company, sub.Reg.Name, 10, s.Named(name))); n != 0 {
 		t.Errorf("denied writes left %d records", n)
 	}
 }
@@ -97,8 +97,8 @@ func notTaken(err error) bool {
 // that errors.Is the fault's kind (and is no refusal); busy and
 // unreachable mean the engine did not take the call, so nothing was
 // written; once the fault ends the engine answers again.
-func testFault(kind error) func(t *testing.T, s *suite) {
-	return func(t *testing.T, s *suite) {
+func testFault(kind error) func(t *testing.T, s *Suite) {
+	return func(t *testing.T, s *Suite) {
 		if s.Fault == nil {
 			t.Skip("the harness gives no Fault: how faults are reported is not checked")
 		}
@@ -113,10 +113,10 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 			}
 		}()
 		ctx := context.Background()
-		sub := s.subject
-		name := uniqueName("Faulted")
-		var c capture
-		_, err := faulty.Create(ctx, s.Company, sub.reg.Name, sub.input(name), c.receipt(noClaim))
+		sub := s.Subject
+		name := UniqueName("Faulted")
+		var c Capture
+		_, err := faulty.Create(ctx, s.Company, sub.Reg.Name, sub.Input(name), c.Receipt(NoClaim))
 		t.Logf("Create during %v: %v", kind, err)
 		var denied *engine.PermissionError
 		switch {
@@ -124,7 +124,7 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 			t.Errorf("Create during %v succeeded; want an error that errors.Is %v", kind, kind)
 		case !errors.Is(err, kind) && !(kind == engine.ErrTimeout && notTaken(err)):
 			t.Errorf("Create during %v: %v (%T); want an error that errors.Is %v", kind, err, err, kind)
-		case isRefusal(err), errors.As(err, &denied), errors.Is(err, engine.ErrNotFound):
+		case IsRefusal(err), errors.As(err, &denied), errors.Is(err, engine.ErrNotFound):
 			t.Errorf("Create during %v: %v; a fault must not also be a refusal, a denial or not-found", kind, err)
 		case notTaken(err) && errors.Is(err, engine.ErrTimeout):
 			t.Errorf("Create during %v: %v says both that the engine did not take the call and that it may have written (engine.ErrTimeout)", kind, err)
@@ -133,10 +133,10 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 			if err := faulty.Ping(ctx); !errors.Is(err, engine.ErrUnreachable) {
 				t.Errorf("Ping while unreachable: %v; want engine.ErrUnreachable", err)
 			}
-			if _, err := faulty.Get(ctx, s.Company, sub.reg.Name, "1"); !errors.Is(err, engine.ErrUnreachable) {
+			if _, err := faulty.Get(ctx, s.Company, sub.Reg.Name, "1"); !errors.Is(err, engine.ErrUnreachable) {
 				t.Errorf("Get while unreachable: %v; want engine.ErrUnreachable", err)
 			}
-			if _, err := faulty.Idempotency().Claim(ctx, s.newClaim("unreachable", "fp")); !errors.Is(err, engine.ErrUnreachable) {
+			if _, err := faulty.Idempotency().Claim(ctx, s.NewClaim("unreachable", "fp")); !errors.Is(err, engine.ErrUnreachable) {
 				t.Errorf("Idempotency().Claim while unreachable: %v; want engine.ErrUnreachable", err)
 			}
 		}
@@ -146,13 +146,13 @@ func testFault(kind error) func(t *testing.T, s *suite) {
 		if err := s.Engine.Ping(ctx); err != nil {
 			t.Fatalf("Ping after the fault ended: %v", err)
 		}
-		written := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name)))
+		written := len(s.Walk(t, s.Company, sub.Reg.Name, 10, s.Named(name)))
 		if (kind != engine.ErrTimeout || notTaken(err)) && written != 0 {
 			t.Errorf("a Create that answered %v wrote its record; %v means the engine did not take the call", kind, kind)
 		}
 		if kind == engine.ErrTimeout {
 			t.Logf("the Create that timed out wrote %d records (either is allowed: a timeout may have written)", written)
 		}
-		s.mustCreate(t, s.Company, uniqueName("After the fault"))
+		s.MustCreate(t, s.Company, UniqueName("After the fault"))
 	}
 }

@@ -3,7 +3,6 @@ package enginetest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -11,72 +10,24 @@ import (
 	"fieldapi/engine"
 )
 
-var idempotencyTests = []test{
+var idempotencyTests = []Test{
 	{"claim states", testClaimStates},
 	{"of concurrent creates under one key, one commits", testConcurrentCreates},
 	{"prune", testPrune},
-}
-
-// newClaim is a claim on a fresh key. Its scope holds NUL characters, as the
-// HTTP layer's scopes do.
-func (s *suite) newClaim(label, fingerprint string) engine.Claim {
-	return engine.Claim{
-		Scope:       "enginetest\x00" + s.Company.Company + "\x00POST /v1/" + s.subject.reg.Name,
-		Key:         uniqueName(label),
-		Fingerprint: fingerprint,
-	}
-}
-
-// claim takes a fresh key and checks it is Claimed.
-func (s *suite) claim(t *testing.T, label, fingerprint string) engine.Claim {
-	t.Helper()
-	c := s.newClaim(label, fingerprint)
-	if got := s.claimState(t, c); got.State != engine.Claimed {
-		t.Fatalf("Claim of a new key = %v; want Claimed", got.State)
-	}
-	return c
-}
-
-// claimAgain claims c's key and content as another execution would.
-func (s *suite) claimAgain(t *testing.T, c engine.Claim) engine.ClaimResult {
-	t.Helper()
-	return s.claimState(t, c)
-}
-
-func (s *suite) claimState(t *testing.T, c engine.Claim) engine.ClaimResult {
-	t.Helper()
-	res, err := s.Engine.Idempotency().Claim(context.Background(), c)
-	if err != nil {
-		t.Fatalf("Claim: %v", err)
-	}
-	return res
-}
-
-// stateName names a claim state in failures.
-func stateName(st engine.ClaimState) string {
-	switch st {
-	case engine.Claimed:
-		return "Claimed"
-	case engine.Replay:
-		return "Replay"
-	case engine.Mismatch:
-		return "Mismatch"
-	}
-	return fmt.Sprintf("ClaimState(%d)", st)
 }
 
 // testClaimStates walks one key through every state: Claimed until a
 // response is stored (a Claim stores nothing), then Replay for the same
 // content and Mismatch for other content; a key stores one response
 // only; scopes keep keys apart.
-func testClaimStates(t *testing.T, s *suite) {
+func testClaimStates(t *testing.T, s *Suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
 	expect := func(what string, c engine.Claim, want engine.ClaimState) engine.ClaimResult {
 		t.Helper()
-		res := s.claimState(t, c)
+		res := s.ClaimState(t, c)
 		if res.State != want {
-			t.Errorf("%s: Claim = %s; want %s", what, stateName(res.State), stateName(want))
+			t.Errorf("%s: Claim = %s; want %s", what, StateName(res.State), StateName(want))
 		}
 		return res
 	}
@@ -85,7 +36,7 @@ func testClaimStates(t *testing.T, s *suite) {
 		return c
 	}
 
-	first := s.claim(t, "states", "fp-1")
+	first := s.Claim(t, "states", "fp-1")
 	expect("the same key and content before a response is stored", first, engine.Claimed)
 	expect("the same key with other content before a response is stored", withContent(first, "fp-2"), engine.Claimed)
 
@@ -113,24 +64,24 @@ func testClaimStates(t *testing.T, s *suite) {
 // exactly one commits: the others fail with engine.ErrClaimLost (409,
 // never 500) and leave no record and no event, and the key replays the
 // response of the one that committed.
-func testConcurrentCreates(t *testing.T, s *suite) {
+func testConcurrentCreates(t *testing.T, s *Suite) {
 	ctx := context.Background()
-	sub := s.subject
+	sub := s.Subject
 	feed, _ := s.Engine.(engine.Events)
 	var events int64
 	if feed != nil {
-		events = s.feedEnd(t, feed, s.Company)
+		events = s.FeedEnd(t, feed, s.Company)
 	}
 	const n = 8
-	c := s.claim(t, "concurrent", "fp")
-	name := uniqueName("Concurrent")
+	c := s.Claim(t, "concurrent", "fp")
+	name := UniqueName("Concurrent")
 	responses := make([]engine.Response, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			var rc capture
-			responses[i], errs[i] = s.Engine.Create(ctx, s.Company, sub.reg.Name, sub.input(name), rc.receipt(c))
+			var rc Capture
+			responses[i], errs[i] = s.Engine.Create(ctx, s.Company, sub.Reg.Name, sub.Input(name), rc.Receipt(c))
 		})
 	}
 	wg.Wait()
@@ -148,14 +99,14 @@ func testConcurrentCreates(t *testing.T, s *suite) {
 	if winner < 0 {
 		t.Fatal("no create under the key committed")
 	}
-	if got := len(s.walk(t, s.Company, sub.reg.Name, 10, s.named(name))); got != 1 {
+	if got := len(s.Walk(t, s.Company, sub.Reg.Name, 10, s.Named(name))); got != 1 {
 		t.Errorf("%d records after %d concurrent creates under one key; want 1", got, n)
 	}
-	if res := s.claimAgain(t, c); res.State != engine.Replay || string(res.Response.Body) != string(responses[winner].Body) {
-		t.Errorf("Claim after the creates = %s %s; want Replay of the committed create's response", stateName(res.State), res.Response.Body)
+	if res := s.ClaimAgain(t, c); res.State != engine.Replay || string(res.Response.Body) != string(responses[winner].Body) {
+		t.Errorf("Claim after the creates = %s %s; want Replay of the committed create's response", StateName(res.State), res.Response.Body)
 	}
 	if feed != nil {
-		if evs := s.eventsAfter(t, feed, s.Company, events); len(evs) != 1 {
+		if evs := s.EventsAfter(t, feed, s.Company, events); len(evs) != 1 {
 			t.Errorf("the creates recorded %d events; want 1, the committed one's", len(evs))
 		}
 	}
@@ -163,15 +114,15 @@ func testConcurrentCreates(t *testing.T, s *suite) {
 
 // testPrune: Prune deletes keys stored before the cut (a key pruned can
 // be claimed afresh), and only those.
-func testPrune(t *testing.T, s *suite) {
+func testPrune(t *testing.T, s *Suite) {
 	ctx := context.Background()
 	store := s.Engine.Idempotency()
-	done := s.claim(t, "pruned", "fp")
+	done := s.Claim(t, "pruned", "fp")
 	if err := store.Complete(ctx, done, engine.Response{Status: 201, Body: []byte(`{}`)}); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
 	s.Clock.Advance(time.Hour)
-	kept := s.claim(t, "kept", "fp")
+	kept := s.Claim(t, "kept", "fp")
 	if err := store.Complete(ctx, kept, engine.Response{Status: 201, Body: []byte(`{}`)}); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -183,10 +134,10 @@ func testPrune(t *testing.T, s *suite) {
 	if n != 1 {
 		t.Errorf("Prune = %d; want 1, the key stored before the cut", n)
 	}
-	if res := s.claimAgain(t, done); res.State != engine.Claimed {
-		t.Errorf("Claim of a pruned key = %s; want Claimed", stateName(res.State))
+	if res := s.ClaimAgain(t, done); res.State != engine.Claimed {
+		t.Errorf("Claim of a pruned key = %s; want Claimed", StateName(res.State))
 	}
-	if res := s.claimAgain(t, kept); res.State != engine.Replay {
-		t.Errorf("Claim of a kept key = %s; want Replay", stateName(res.State))
+	if res := s.ClaimAgain(t, kept); res.State != engine.Replay {
+		t.Errorf("Claim of a kept key = %s; want Replay", StateName(res.State))
 	}
 }

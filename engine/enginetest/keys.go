@@ -13,7 +13,7 @@ import (
 	"fieldapi/engine"
 )
 
-var keyTests = []test{
+var keyTests = []Test{
 	{"keys and tokens", testKeyStore},
 }
 
@@ -22,14 +22,14 @@ var keyTests = []test{
 // time when they give none), listed per company; a client id is never
 // reused; revoking a key marks it at the clock's time and drops its
 // tokens; an unknown id is engine.ErrNoKey.
-func testKeyStore(t *testing.T, s *suite) {
+func testKeyStore(t *testing.T, s *Suite) {
 	ctx := context.Background()
 	store := s.Engine.Keys()
-	clientID := strings.ReplaceAll(strings.ToLower(uniqueName("client")), " ", "-")
+	clientID := strings.ReplaceAll(strings.ToLower(UniqueName("client")), " ", "-")
 	hash := sha256.Sum256([]byte("secret"))
 	key := engine.Key{
 		ClientID: clientID, Company: s.Company.Company, Sign: s.Company.Sign,
-		Scopes: []string{s.subject.reg.ReadScope, s.subject.reg.WriteScope}, AllowedIPs: []string{"10.0.0.0/8"},
+		Scopes: []string{s.Subject.Reg.ReadScope, s.Subject.Reg.WriteScope}, AllowedIPs: []string{"10.0.0.0/8"},
 		SecretHash: hash[:], Created: time.Now().UTC().Truncate(time.Millisecond),
 	}
 	if err := store.CreateKey(ctx, key); err != nil {

@@ -12,7 +12,7 @@ import (
 	"fieldapi/engine"
 )
 
-var listTests = []test{
+var listTests = []Test{
 	{"newest first with limit and total", testNewestFirst},
 	{"page paging", testPagePaging},
 	{"cursor walk under concurrent inserts", testCursorWalk},
@@ -23,38 +23,38 @@ var listTests = []test{
 
 // seed creates n subject records named "<prefix> 0" … "<prefix> n-1", in
 // that order, and returns their names.
-func (s *suite) seed(t *testing.T, sess engine.Session, prefix string, n int) []string {
+func (s *Suite) seed(t *testing.T, sess engine.Session, prefix string, n int) []string {
 	t.Helper()
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s %02d", prefix, i)
-		s.mustCreate(t, sess, names[i])
+		s.MustCreate(t, sess, names[i])
 	}
 	return names
 }
 
-func (s *suite) list(t *testing.T, q engine.Query) engine.Page {
+func (s *Suite) list(t *testing.T, q engine.Query) engine.Page {
 	t.Helper()
-	page, err := s.Engine.List(context.Background(), s.Company, s.subject.reg.Name, q)
+	page, err := s.Engine.List(context.Background(), s.Company, s.Subject.Reg.Name, q)
 	if err != nil {
-		t.Fatalf("List %s: %v", s.subject.reg.Name, err)
+		t.Fatalf("List %s: %v", s.Subject.Reg.Name, err)
 	}
 	if len(page.Records) > q.Limit {
-		t.Fatalf("List %s with Limit %d answered %d records", s.subject.reg.Name, q.Limit, len(page.Records))
+		t.Fatalf("List %s with Limit %d answered %d records", s.Subject.Reg.Name, q.Limit, len(page.Records))
 	}
 	return page
 }
 
 // checkTotal checks a page's Total: the number of records matching the
 // query, or nil on a register the catalog marks uncounted.
-func (s *suite) checkTotal(t *testing.T, page engine.Page, want int) {
+func (s *Suite) checkTotal(t *testing.T, page engine.Page, want int) {
 	t.Helper()
 	switch {
-	case s.subject.reg.Uncounted && page.Total != nil:
+	case s.Subject.Reg.Uncounted && page.Total != nil:
 		t.Errorf("Total = %d on an uncounted register; want nil", *page.Total)
-	case !s.subject.reg.Uncounted && page.Total == nil:
+	case !s.Subject.Reg.Uncounted && page.Total == nil:
 		t.Errorf("Total = nil; want %d (the register is counted unless the catalog says uncounted)", want)
-	case !s.subject.reg.Uncounted && *page.Total != want:
+	case !s.Subject.Reg.Uncounted && *page.Total != want:
 		t.Errorf("Total = %d; want %d, the records matching the query", *page.Total, want)
 	}
 }
@@ -62,12 +62,12 @@ func (s *suite) checkTotal(t *testing.T, page engine.Page, want int) {
 // testNewestFirst: a list is newest first — most recently created first;
 // an update does not move a record — at most Limit records, with Next
 // set exactly when more follow.
-func testNewestFirst(t *testing.T, s *suite) {
-	names := s.seed(t, s.Company, uniqueName("Newest"), 7)
-	newest := reversed(names)
+func testNewestFirst(t *testing.T, s *Suite) {
+	names := s.seed(t, s.Company, UniqueName("Newest"), 7)
+	newest := Reversed(names)
 
 	first := s.list(t, engine.Query{Limit: 3})
-	if got := s.names(first.Records); !slices.Equal(got, newest[:3]) {
+	if got := s.Names(first.Records); !slices.Equal(got, newest[:3]) {
 		t.Errorf("first page = %q; want the 3 newest, newest first: %q", got, newest[:3])
 	}
 	if first.Next == nil {
@@ -76,7 +76,7 @@ func testNewestFirst(t *testing.T, s *suite) {
 	s.checkTotal(t, first, 7)
 
 	all := s.list(t, engine.Query{Limit: 50})
-	if got := s.names(all.Records); !slices.Equal(got, newest) {
+	if got := s.Names(all.Records); !slices.Equal(got, newest) {
 		t.Errorf("all records = %q; want %q", got, newest)
 	}
 	if all.Next != nil {
@@ -86,23 +86,23 @@ func testNewestFirst(t *testing.T, s *suite) {
 	// An update changes Modified, not the order of the list.
 	oldest := all.Records[len(all.Records)-1]
 	in := engine.NewInput()
-	in.Values[s.subject.name] = names[0]
-	if len(s.subject.spare) > 0 {
-		in.Values[s.subject.spare[0]] = "touched"
+	in.Values[s.Subject.Name] = names[0]
+	if len(s.Subject.Spare) > 0 {
+		in.Values[s.Subject.Spare[0]] = "touched"
 	}
-	var c capture
-	if _, err := s.Engine.Update(context.Background(), s.Company, s.subject.reg.Name, s.keyOf(t, oldest), in, c.receipt(noClaim)); err != nil {
+	var c Capture
+	if _, err := s.Engine.Update(context.Background(), s.Company, s.Subject.Reg.Name, s.KeyOf(t, oldest), in, c.Receipt(NoClaim)); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 	again := s.list(t, engine.Query{Limit: 50})
-	if got := s.names(again.Records); !slices.Equal(got, newest) {
+	if got := s.Names(again.Records); !slices.Equal(got, newest) {
 		t.Errorf("after updating the oldest record the list is %q; want it unchanged, %q (newest means most recently created)", got, newest)
 	}
 }
 
 // testPagePaging: Page n with Limit k is records (n-1)k … nk-1 of the list.
-func testPagePaging(t *testing.T, s *suite) {
-	newest := reversed(s.seed(t, s.Company, uniqueName("Paged"), 7))
+func testPagePaging(t *testing.T, s *Suite) {
+	newest := Reversed(s.seed(t, s.Company, UniqueName("Paged"), 7))
 	for _, c := range []struct {
 		page     int
 		want     []string
@@ -114,7 +114,7 @@ func testPagePaging(t *testing.T, s *suite) {
 		{4, nil, false},
 	} {
 		page := s.list(t, engine.Query{Limit: 3, Page: c.page})
-		if got := s.names(page.Records); !slices.Equal(got, c.want) {
+		if got := s.Names(page.Records); !slices.Equal(got, c.want) {
 			t.Errorf("Page %d = %q; want %q", c.page, got, c.want)
 		}
 		if (page.Next != nil) != c.nextWant {
@@ -127,9 +127,9 @@ func testPagePaging(t *testing.T, s *suite) {
 // testCursorWalk pages by cursor while records are created, both between
 // pages and concurrently: every record that existed when the walk began is
 // seen exactly once, newest first, and no record is seen twice.
-func testCursorWalk(t *testing.T, s *suite) {
-	prefix := uniqueName("Walked")
-	existing := reversed(s.seed(t, s.Company, prefix, 23))
+func testCursorWalk(t *testing.T, s *Suite) {
+	prefix := UniqueName("Walked")
+	existing := Reversed(s.seed(t, s.Company, prefix, 23))
 
 	stop := make(chan struct{})
 	var inserter sync.WaitGroup
@@ -141,7 +141,7 @@ func testCursorWalk(t *testing.T, s *suite) {
 				return
 			default:
 			}
-			if _, err := s.create(s.Company, s.subject.input(fmt.Sprintf("%s during %d", prefix, i))); err != nil {
+			if _, err := s.Create(s.Company, s.Subject.Input(fmt.Sprintf("%s during %d", prefix, i))); err != nil {
 				insertErr = err
 				return
 			}
@@ -151,7 +151,7 @@ func testCursorWalk(t *testing.T, s *suite) {
 
 	seen := map[string]int{}
 	var order []string
-	q := engine.Query{Limit: 4, Where: []engine.Condition{s.named(prefix)}}
+	q := engine.Query{Limit: 4, Where: []engine.Condition{s.Named(prefix)}}
 	for pages := 0; ; pages++ {
 		if pages > 100 {
 			t.Fatal("the walk did not end after 100 pages")
@@ -161,14 +161,14 @@ func testCursorWalk(t *testing.T, s *suite) {
 			t.Errorf("Total on the first page = %d; want at least the %d records that existed", *page.Total, len(existing))
 		}
 		for _, r := range page.Records {
-			key := s.keyOf(t, r)
+			key := s.KeyOf(t, r)
 			seen[key]++
 			if seen[key] == 2 {
 				t.Errorf("record %s was listed twice in one walk", key)
 			}
-			order = append(order, s.names([]engine.Record{r})[0])
+			order = append(order, s.Names([]engine.Record{r})[0])
 		}
-		if _, err := s.create(s.Company, s.subject.input(fmt.Sprintf("%s between %d", prefix, pages))); err != nil {
+		if _, err := s.Create(s.Company, s.Subject.Input(fmt.Sprintf("%s between %d", prefix, pages))); err != nil {
 			t.Fatalf("Create between pages: %v", err)
 		}
 		if page.Next == nil {
@@ -195,15 +195,15 @@ func testCursorWalk(t *testing.T, s *suite) {
 
 // testModifiedRange: ModifiedSince is Modified >= t, ModifiedBefore is
 // Modified < t, and an update moves a record's Modified.
-func testModifiedRange(t *testing.T, s *suite) {
-	prefix := uniqueName("Dated")
+func testModifiedRange(t *testing.T, s *Suite) {
+	prefix := UniqueName("Dated")
 	older := s.seed(t, s.Company, prefix+" older", 2)
 	s.Clock.Advance(20 * time.Millisecond)
 	var newer []string
 	var firstNewer engine.Record
 	for i := range 2 {
 		name := fmt.Sprintf("%s newer %02d", prefix, i)
-		rec := s.mustCreate(t, s.Company, name)
+		rec := s.MustCreate(t, s.Company, name)
 		if i == 0 {
 			firstNewer = rec
 		}
@@ -213,9 +213,9 @@ func testModifiedRange(t *testing.T, s *suite) {
 
 	range_ := func(since, before *time.Time) []string {
 		t.Helper()
-		page := s.list(t, engine.Query{Limit: 50, ModifiedSince: since, ModifiedBefore: before, Where: []engine.Condition{s.named(prefix)}})
+		page := s.list(t, engine.Query{Limit: 50, ModifiedSince: since, ModifiedBefore: before, Where: []engine.Condition{s.Named(prefix)}})
 		s.checkTotal(t, page, len(page.Records))
-		got := s.names(page.Records)
+		got := s.Names(page.Records)
 		slices.Sort(got)
 		return got
 	}
@@ -231,20 +231,20 @@ func testModifiedRange(t *testing.T, s *suite) {
 
 	// An update moves Modified on: the record is modified since now.
 	s.Clock.Advance(20 * time.Millisecond)
-	older0 := s.walk(t, s.Company, s.subject.reg.Name, 50, s.named(older[0]))
+	older0 := s.Walk(t, s.Company, s.Subject.Reg.Name, 50, s.Named(older[0]))
 	if len(older0) != 1 {
 		t.Fatalf("the record named %q is listed %d times; want once", older[0], len(older0))
 	}
 	in := engine.NewInput()
-	in.Values[s.subject.name] = older[0] + " updated"
-	var c capture
-	if _, err := s.Engine.Update(context.Background(), s.Company, s.subject.reg.Name, s.keyOf(t, older0[0]), in, c.receipt(noClaim)); err != nil {
+	in.Values[s.Subject.Name] = older[0] + " updated"
+	var c Capture
+	if _, err := s.Engine.Update(context.Background(), s.Company, s.Subject.Reg.Name, s.KeyOf(t, older0[0]), in, c.Receipt(NoClaim)); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	if c.rec == nil {
+	if c.Rec == nil {
 		t.Fatal("Update did not render its receipt")
 	}
-	updated := s.modified(t, c.rec)
+	updated := s.modified(t, c.Rec)
 	if !updated.After(cut) {
 		t.Errorf("Modified after an update = %s; want later than %s", updated, cut)
 	}
@@ -254,7 +254,7 @@ func testModifiedRange(t *testing.T, s *suite) {
 }
 
 // modified parses a record's Modified, an RFC 3339 time.
-func (s *suite) modified(t *testing.T, rec engine.Record) time.Time {
+func (s *Suite) modified(t *testing.T, rec engine.Record) time.Time {
 	t.Helper()
 	text := rec.Text("Modified")
 	if text == nil {
@@ -269,9 +269,9 @@ func (s *suite) modified(t *testing.T, rec engine.Record) time.Time {
 
 // testConditions: each operator on the subject's filter fields; several
 // conditions all apply.
-func testConditions(t *testing.T, s *suite) {
-	sub := s.subject
-	prefix := uniqueName("Filtered")
+func testConditions(t *testing.T, s *Suite) {
+	sub := s.Subject
+	prefix := UniqueName("Filtered")
 	type row struct{ name, equals string }
 	rows := []row{
 		{prefix + " Östergården Alpha", "Handel"},
@@ -280,11 +280,11 @@ func testConditions(t *testing.T, s *suite) {
 		{prefix + " plain", ""}, // the equals field left empty
 	}
 	for _, r := range rows {
-		in := sub.input(r.name)
-		if sub.equals != "" && r.equals != "" {
-			in.Values[sub.equals] = r.equals
+		in := sub.Input(r.name)
+		if sub.Equals != "" && r.equals != "" {
+			in.Values[sub.Equals] = r.equals
 		}
-		if _, err := s.create(s.Company, in); err != nil {
+		if _, err := s.Create(s.Company, in); err != nil {
 			t.Fatalf("Create %q: %v", r.name, err)
 		}
 	}
@@ -297,31 +297,31 @@ func testConditions(t *testing.T, s *suite) {
 		want  []int // indexes of rows
 	}
 	checks := []check{
-		{"contains ignores case", []engine.Condition{cond(sub.name, engine.OpContains, "ALPHA")}, []int{0}},
-		{"contains ignores case beyond ASCII", []engine.Condition{cond(sub.name, engine.OpContains, "östergården")}, []int{0}},
-		{"contains takes % literally", []engine.Condition{cond(sub.name, engine.OpContains, "100%")}, []int{1}},
-		{"contains takes _ literally", []engine.Condition{cond(sub.name, engine.OpContains, "d_a")}, []int{2}},
-		{"contains: % is no wildcard", []engine.Condition{cond(sub.name, engine.OpContains, "r%b")}, nil},
-		{"contains: _ is no wildcard", []engine.Condition{cond(sub.name, engine.OpContains, "l_i")}, nil},
-		{"equals on text", []engine.Condition{cond(sub.name, engine.OpEquals, rows[3].name)}, []int{3}},
-		{"in", []engine.Condition{cond(sub.name, engine.OpIn, rows[0].name, rows[2].name, "no such name")}, []int{0, 2}},
-		{"not in", []engine.Condition{cond(sub.name, engine.OpNotIn, rows[0].name, rows[2].name)}, []int{1, 3}},
+		{"contains ignores case", []engine.Condition{cond(sub.Name, engine.OpContains, "ALPHA")}, []int{0}},
+		{"contains ignores case beyond ASCII", []engine.Condition{cond(sub.Name, engine.OpContains, "östergården")}, []int{0}},
+		{"contains takes % literally", []engine.Condition{cond(sub.Name, engine.OpContains, "100%")}, []int{1}},
+		{"contains takes _ literally", []engine.Condition{cond(sub.Name, engine.OpContains, "d_a")}, []int{2}},
+		{"contains: % is no wildcard", []engine.Condition{cond(sub.Name, engine.OpContains, "r%b")}, nil},
+		{"contains: _ is no wildcard", []engine.Condition{cond(sub.Name, engine.OpContains, "l_i")}, nil},
+		{"equals on text", []engine.Condition{cond(sub.Name, engine.OpEquals, rows[3].name)}, []int{3}},
+		{"in", []engine.Condition{cond(sub.Name, engine.OpIn, rows[0].name, rows[2].name, "no such name")}, []int{0, 2}},
+		{"not in", []engine.Condition{cond(sub.Name, engine.OpNotIn, rows[0].name, rows[2].name)}, []int{1, 3}},
 	}
-	if sub.equals != "" {
+	if sub.Equals != "" {
 		checks = append(checks,
-			check{"equals", []engine.Condition{cond(sub.equals, engine.OpEquals, "Handel")}, []int{0, 1}},
-			check{"equals nil selects the empty", []engine.Condition{cond(sub.equals, engine.OpEquals, nil)}, []int{3}},
-			check{"not in counts an empty field as none", []engine.Condition{cond(sub.equals, engine.OpNotIn, "Handel")}, []int{2, 3}},
-			check{"in on the equals field", []engine.Condition{cond(sub.equals, engine.OpIn, "Bygg", "Handel")}, []int{0, 1, 2}},
-			check{"conditions all apply", []engine.Condition{cond(sub.equals, engine.OpEquals, "Handel"), cond(sub.name, engine.OpContains, "rabatt")}, []int{1}},
+			check{"equals", []engine.Condition{cond(sub.Equals, engine.OpEquals, "Handel")}, []int{0, 1}},
+			check{"equals nil selects the empty", []engine.Condition{cond(sub.Equals, engine.OpEquals, nil)}, []int{3}},
+			check{"not in counts an empty field as none", []engine.Condition{cond(sub.Equals, engine.OpNotIn, "Handel")}, []int{2, 3}},
+			check{"in on the equals field", []engine.Condition{cond(sub.Equals, engine.OpIn, "Bygg", "Handel")}, []int{0, 1, 2}},
+			check{"conditions all apply", []engine.Condition{cond(sub.Equals, engine.OpEquals, "Handel"), cond(sub.Name, engine.OpContains, "rabatt")}, []int{1}},
 		)
 	} else {
-		t.Logf("the subject %s has no equals filter on a text field: equals, nil and not-in on an empty field are not checked", sub.reg.Name)
+		t.Logf("the subject %s has no equals filter on a text field: equals, nil and not-in on an empty field are not checked", sub.Reg.Name)
 	}
 	for _, c := range checks {
-		where := append([]engine.Condition{s.named(prefix)}, c.where...)
+		where := append([]engine.Condition{s.Named(prefix)}, c.where...)
 		page := s.list(t, engine.Query{Limit: 50, Where: where})
-		got := s.names(page.Records)
+		got := s.Names(page.Records)
 		var want []string
 		for i := len(c.want) - 1; i >= 0; i-- { // newest first
 			want = append(want, rows[c.want[i]].name)
@@ -335,14 +335,14 @@ func testConditions(t *testing.T, s *suite) {
 
 // testUnknownConditionField: a condition on a field the register lacks is
 // a programming error of the caller, not the engine refusing a call.
-func testUnknownConditionField(t *testing.T, s *suite) {
-	_, err := s.Engine.List(context.Background(), s.Company, s.subject.reg.Name, engine.Query{
+func testUnknownConditionField(t *testing.T, s *Suite) {
+	_, err := s.Engine.List(context.Background(), s.Company, s.Subject.Reg.Name, engine.Query{
 		Limit: 5, Where: []engine.Condition{{Field: "NoSuchField", Op: engine.OpEquals, Values: []any{"x"}}},
 	})
 	if err == nil {
 		t.Fatal("List with a condition on an unknown field succeeded; want an error")
 	}
-	if isRefusal(err) {
+	if IsRefusal(err) {
 		t.Errorf("an unknown condition field answered a CommandError (422 to the client); it is the caller's fault: want a plain error (500)")
 	}
 }

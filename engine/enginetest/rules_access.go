@@ -13,8 +13,8 @@ import (
 // what it may and nothing else, and writes nothing; read permission does
 // not grant write; a passive user, an unknown signature and another
 // company's signature may do nothing.
-func testSignaturePermissions(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name", "products.Name", "contacts")
+func testSignaturePermissions(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name", "products.Name", "contacts")
 	ctx := context.Background()
 	list := func(sess engine.Session, register string) error {
 		_, err := s.Engine.List(ctx, sess, register, engine.Query{Limit: 1})
@@ -25,11 +25,11 @@ func testSignaturePermissions(t *testing.T, s *suite) {
 		return err
 	}
 	create := func(sess engine.Session, register string) error {
-		_, err := s.createIn(sess, register, values(map[string]any{"Name": "Behörighet AB"}))
+		_, err := s.CreateIn(sess, register, Values(map[string]any{"Name": "Behörighet AB"}))
 		return err
 	}
 	update := func(sess engine.Session, register, key string) error {
-		_, err := s.updateIn(sess, register, key, values(map[string]any{"Name": "Behörighet AB"}))
+		_, err := s.UpdateIn(sess, register, key, Values(map[string]any{"Name": "Behörighet AB"}))
 		return err
 	}
 	defs := func(sess engine.Session, register string) error {
@@ -45,21 +45,21 @@ func testSignaturePermissions(t *testing.T, s *suite) {
 		err     error
 		allowed bool
 	}{
-		{"limited user lists what it may read", list(demoAs("ERJO"), "customers"), true},
-		{"limited user gets what it may read", get(demoAs("ERJO"), "customers", "1001"), true},
-		{"limited user reads extra-field definitions", defs(demoAs("ERJO"), "customers"), true},
-		{"limited user reads field names", fieldNames(demoAs("ERJO")), true},
-		{"limited user may not read another register", list(demoAs("ERJO"), "products"), false},
-		{"limited user may not create", create(demoAs("ERJO"), "customers"), false},
-		{"limited user may not update", update(demoAs("ERJO"), "customers", "1001"), false},
-		{"read permission does not grant write", create(demoAs("MASV"), "products"), false},
-		{"permission of another register", list(demoAs("MASV"), "customers"), false},
-		{"permission of that register", list(demoAs("MASV"), "contacts"), true},
-		{"passive user may not read", list(demoAs("OLBE"), "customers"), false},
-		{"passive user may not read field names", fieldNames(demoAs("OLBE")), false},
-		{"unknown signature", get(demoAs("NOBODY"), "customers", "1001"), false},
-		{"signature of another company", list(demoAs("INSO"), "customers"), false},
-		{"full user", list(demoAs("ANLI"), "products"), true},
+		{"limited user lists what it may read", list(DemoAs("ERJO"), "customers"), true},
+		{"limited user gets what it may read", get(DemoAs("ERJO"), "customers", "1001"), true},
+		{"limited user reads extra-field definitions", defs(DemoAs("ERJO"), "customers"), true},
+		{"limited user reads field names", fieldNames(DemoAs("ERJO")), true},
+		{"limited user may not read another register", list(DemoAs("ERJO"), "products"), false},
+		{"limited user may not create", create(DemoAs("ERJO"), "customers"), false},
+		{"limited user may not update", update(DemoAs("ERJO"), "customers", "1001"), false},
+		{"read permission does not grant write", create(DemoAs("MASV"), "products"), false},
+		{"permission of another register", list(DemoAs("MASV"), "customers"), false},
+		{"permission of that register", list(DemoAs("MASV"), "contacts"), true},
+		{"passive user may not read", list(DemoAs("OLBE"), "customers"), false},
+		{"passive user may not read field names", fieldNames(DemoAs("OLBE")), false},
+		{"unknown signature", get(DemoAs("NOBODY"), "customers", "1001"), false},
+		{"signature of another company", list(DemoAs("INSO"), "customers"), false},
+		{"full user", list(DemoAs("ANLI"), "products"), true},
 	} {
 		var denied *engine.PermissionError
 		switch {
@@ -69,10 +69,10 @@ func testSignaturePermissions(t *testing.T, s *suite) {
 			t.Errorf("%s: %v (%T); want an *engine.PermissionError", c.name, c.err, c.err)
 		}
 	}
-	if got := s.get(t, demoAPI, "customers", "1001"); got["Name"] == "Behörighet AB" {
+	if got := s.Get(t, DemoAPI, "customers", "1001"); got["Name"] == "Behörighet AB" {
 		t.Error("a denied update changed customer 1001")
 	}
-	if n := len(s.walk(t, demoAPI, "customers", 100, contains("Name", "Behörighet"))); n != 0 {
+	if n := len(s.Walk(t, DemoAPI, "customers", 100, Contains("Name", "Behörighet"))); n != 0 {
 		t.Errorf("denied creates left %d customers", n)
 	}
 }
@@ -81,27 +81,27 @@ func testSignaturePermissions(t *testing.T, s *suite) {
 // company's keys are not found, even engine-assigned ones, the same key
 // names each company's own record, and lists and totals hold only the
 // company's records.
-func testDemoIsolation(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name", "contacts")
+func testDemoIsolation(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name", "contacts")
 	ctx := context.Background()
-	if _, err := s.Engine.Get(ctx, demoAPI, "customers", "5001"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Engine.Get(ctx, DemoAPI, "customers", "5001"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Get of demo2's customer 5001 in demo: %v; want engine.ErrNotFound", err)
 	}
-	if _, err := s.Engine.Get(ctx, demo2API, "customers", "1002"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Engine.Get(ctx, Demo2API, "customers", "1002"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Get of demo's customer 1002 in demo2: %v; want engine.ErrNotFound", err)
 	}
-	mine, theirs := s.get(t, demoAPI, "customers", "1001"), s.get(t, demo2API, "customers", "1001")
+	mine, theirs := s.Get(t, DemoAPI, "customers", "1001"), s.Get(t, Demo2API, "customers", "1001")
 	if mine["Name"] != "Bergström Fastigheter AB" || theirs["Name"] != "Bryggen Kontorsenter AS" {
 		t.Errorf("customer 1001 reads %v in demo and %v in demo2; want each company's own", mine["Name"], theirs["Name"])
 	}
 
 	// An engine-assigned Id of another company is not found either.
-	theirContact := s.firstKey(t, demo2API, "contacts")
-	if _, err := s.Engine.Get(ctx, demoAPI, "contacts", theirContact); !errors.Is(err, engine.ErrNotFound) {
+	theirContact := s.FirstKey(t, Demo2API, "contacts")
+	if _, err := s.Engine.Get(ctx, DemoAPI, "contacts", theirContact); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Get of demo2's contact %s in demo: %v; want engine.ErrNotFound", theirContact, err)
 	}
 
-	all, err := s.Engine.List(ctx, demo2API, "customers", engine.Query{Limit: 500})
+	all, err := s.Engine.List(ctx, Demo2API, "customers", engine.Query{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func testDemoIsolation(t *testing.T, s *suite) {
 	}
 	for _, r := range all.Records {
 		if r["Nr"] != "1001" && r["Nr"] != nil {
-			if _, err := s.Engine.Get(ctx, demoAPI, "customers", text(r, "Nr")); !errors.Is(err, engine.ErrNotFound) {
+			if _, err := s.Engine.Get(ctx, DemoAPI, "customers", Text(r, "Nr")); !errors.Is(err, engine.ErrNotFound) {
 				t.Errorf("demo2's customer %v is found in demo: %v", r["Nr"], err)
 			}
 		}

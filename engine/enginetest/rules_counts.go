@@ -11,15 +11,15 @@ import (
 // countsExact checks, for every counted register the session may read,
 // that the Total of a list without conditions (the count the engine
 // keeps) is the number of records a walk finds.
-func (s *suite) countsExact(t *testing.T, sessions ...engine.Session) {
+func (s *Suite) countsExact(t *testing.T, sessions ...engine.Session) {
 	t.Helper()
 	for _, sess := range sessions {
 		for _, r := range s.Catalog.Registers {
 			if r.Uncounted {
 				continue
 			}
-			total := s.total(t, sess, r.Name)
-			if walked := len(s.walk(t, sess, r.Name, 500)); walked != total {
+			total := s.Total(t, sess, r.Name)
+			if walked := len(s.Walk(t, sess, r.Name, 500)); walked != total {
 				t.Errorf("%s of %s: Total %d, but a walk finds %d records", r.Name, sess.Company, total, walked)
 			}
 		}
@@ -30,26 +30,26 @@ func (s *suite) countsExact(t *testing.T, sessions ...engine.Session) {
 // imports, parallel creates with lines and refused creates that roll
 // back after the record and a line were written; a company without
 // records counts none; a filtered total counts the records that pass.
-func testRecordCounts(t *testing.T, s *suite) {
-	s.demo(t, "tasks/materials", "tasks.CustomerNr", "tasks.TaskText", "materials.ProductNr", "materials.Quantity")
+func testRecordCounts(t *testing.T, s *Suite) {
+	s.Demo(t, "tasks/materials", "tasks.CustomerNr", "tasks.TaskText", "materials.ProductNr", "materials.Quantity")
 	ctx := context.Background()
-	s.countsExact(t, demoAPI, demo2API, s.Company, s.Other) // after the imports
-	tasks, materials := s.total(t, demoAPI, "tasks"), s.total(t, demoAPI, "materials")
+	s.countsExact(t, DemoAPI, Demo2API, s.Company, s.Other) // after the imports
+	tasks, materials := s.Total(t, DemoAPI, "tasks"), s.Total(t, DemoAPI, "materials")
 
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
-			lines := []engine.Input{values(map[string]any{"ProductNr": "4025", "Quantity": 1.0})}
+			lines := []engine.Input{Values(map[string]any{"ProductNr": "4025", "Quantity": 1.0})}
 			if i%4 == 3 { // refused after the task and its first line were written
-				lines = append(lines, values(map[string]any{"ProductNr": "no-such-product", "Quantity": 1.0}))
+				lines = append(lines, Values(map[string]any{"ProductNr": "no-such-product", "Quantity": 1.0}))
 			}
-			var c capture
-			_, err := s.Engine.Create(ctx, demoAPI, "tasks", engine.Input{
+			var c Capture
+			_, err := s.Engine.Create(ctx, DemoAPI, "tasks", engine.Input{
 				Values: map[string]any{"CustomerNr": "1001", "TaskText": "Räkning"},
 				Lines:  map[string][]engine.Input{"materials": lines},
-			}, c.receipt(noClaim))
+			}, c.Receipt(NoClaim))
 			switch {
-			case i%4 == 3 && !isRefusal(err):
+			case i%4 == 3 && !IsRefusal(err):
 				t.Errorf("create %d with a line of an unknown product: %v; want a refusal", i, err)
 			case i%4 != 3 && err != nil:
 				t.Errorf("create %d: %v", i, err)
@@ -57,17 +57,17 @@ func testRecordCounts(t *testing.T, s *suite) {
 		})
 	}
 	wg.Wait()
-	if got := s.total(t, demoAPI, "tasks"); got != tasks+15 {
+	if got := s.Total(t, DemoAPI, "tasks"); got != tasks+15 {
 		t.Errorf("tasks: Total %d; want %d, the 15 created", got, tasks+15)
 	}
-	if got := s.total(t, demoAPI, "materials"); got != materials+15 {
+	if got := s.Total(t, DemoAPI, "materials"); got != materials+15 {
 		t.Errorf("materials: Total %d; want %d, the 15 lines created", got, materials+15)
 	}
-	s.countsExact(t, demoAPI, demo2API, s.Company, s.Other)
+	s.countsExact(t, DemoAPI, Demo2API, s.Company, s.Other)
 
 	// A filtered total counts the records that pass.
-	where := equals("CustomerNr", "1001")
-	if total, walked := s.total(t, demoAPI, "tasks", where), len(s.walk(t, demoAPI, "tasks", 500, where)); total != walked {
+	where := Equals("CustomerNr", "1001")
+	if total, walked := s.Total(t, DemoAPI, "tasks", where), len(s.Walk(t, DemoAPI, "tasks", 500, where)); total != walked {
 		t.Errorf("tasks of customer 1001: Total %d, but a walk finds %d", total, walked)
 	}
 }

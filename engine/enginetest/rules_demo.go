@@ -18,16 +18,16 @@ import (
 // contracts, objects on four levels each hung off an existing parent,
 // a contact and an address per customer, extra fields of every kind, and
 // field labels. The demo data is the engine's own: it records no event.
-func testDemoContent(t *testing.T, s *suite) {
-	s.demo(t, "users.Status", "timetypes.BookingType", "timetypes.Name", "pricelists.HasMarkupPct", "products", "resources",
+func testDemoContent(t *testing.T, s *Suite) {
+	s.Demo(t, "users.Status", "timetypes.BookingType", "timetypes.Name", "pricelists.HasMarkupPct", "products", "resources",
 		"suppliers", "suppliercontacts", "projects", "contracts", "objects1", "objects2.ParentNr", "objects3.ParentNr",
 		"objects4.ParentNr", "customers", "contacts", "addresses", "tasks")
 	ctx := context.Background()
-	for _, sess := range []engine.Session{demoAPI, demo2API} {
+	for _, sess := range []engine.Session{DemoAPI, Demo2API} {
 		t.Run(sess.Company, func(t *testing.T) {
 			all := func(register string) []engine.Record {
 				t.Helper()
-				return s.walk(t, sess, register, 500)
+				return s.Walk(t, sess, register, 500)
 			}
 			count := func(register string, pass func(engine.Record) bool) int {
 				t.Helper()
@@ -67,7 +67,7 @@ func testDemoContent(t *testing.T, s *suite) {
 			atLeast("passive users", count("users", is("Status", "Passive")), 1)
 			limited := 0
 			for _, u := range users {
-				if u["Sign"] != "API" && u["Status"] == "Active" && s.deniedSomewhere(t, engine.Session{Company: sess.Company, Sign: text(u, "Sign")}) {
+				if u["Sign"] != "API" && u["Status"] == "Active" && s.deniedSomewhere(t, engine.Session{Company: sess.Company, Sign: Text(u, "Sign")}) {
 					limited++
 				}
 			}
@@ -77,7 +77,7 @@ func testDemoContent(t *testing.T, s *suite) {
 			atLeast("booking time types", count("timetypes", is("BookingType", true)), 1)
 			atLeast("time types without booking", count("timetypes", is("BookingType", false)), 1)
 			atLeast("time types named with a comma and a slash", count("timetypes", func(r engine.Record) bool {
-				name := text(r, "Name")
+				name := Text(r, "Name")
 				comma := strings.Index(name, ",")
 				return comma >= 0 && strings.Contains(name[comma:], "/")
 			}), 1)
@@ -94,8 +94,8 @@ func testDemoContent(t *testing.T, s *suite) {
 					if parent == "" {
 						continue
 					}
-					if _, err := s.Engine.Get(ctx, sess, parent, text(o, "ParentNr")); err != nil {
-						t.Errorf("%s %v hangs off %s %q: %v; want an existing parent", register, o["Nr"], parent, text(o, "ParentNr"), err)
+					if _, err := s.Engine.Get(ctx, sess, parent, Text(o, "ParentNr")); err != nil {
+						t.Errorf("%s %v hangs off %s %q: %v; want an existing parent", register, o["Nr"], parent, Text(o, "ParentNr"), err)
 					}
 				}
 			}
@@ -122,8 +122,8 @@ func testDemoContent(t *testing.T, s *suite) {
 				t.Errorf("labels of CustomerCustom1 and TaskCustomT1: %d and %d; want one each", labels["CustomerCustom1"], labels["TaskCustomT1"])
 			}
 
-			if feed := s.feed(t); feed != nil {
-				if evs := s.eventsAfter(t, feed, sess, 0); len(evs) != 0 {
+			if feed := s.Feed(t); feed != nil {
+				if evs := s.EventsAfter(t, feed, sess, 0); len(evs) != 0 {
 					t.Errorf("the demo data recorded %d events; want none: it is not an API change", len(evs))
 				}
 			}
@@ -133,13 +133,13 @@ func testDemoContent(t *testing.T, s *suite) {
 					t.Fatal(err)
 				}
 				for _, rec := range page.Records {
-					s.expectLog(t, sess, r.Name, keyIn(t, rec, r.Key))
+					s.ExpectLog(t, sess, r.Name, KeyIn(t, rec, r.Key))
 				}
 			}
 		})
 	}
 
-	if n := s.total(t, demoAPI, "customers"); n < 60 {
+	if n := s.Total(t, DemoAPI, "customers"); n < 60 {
 		t.Errorf("demo has %d customers; want at least 60", n)
 	}
 	types := map[string]int{}
@@ -148,7 +148,7 @@ func testDemoContent(t *testing.T, s *suite) {
 		if !r.ExtraFields {
 			continue
 		}
-		defs, err := s.Engine.ExtraFieldDefs(ctx, demoAPI, r.Name)
+		defs, err := s.Engine.ExtraFieldDefs(ctx, DemoAPI, r.Name)
 		if err != nil {
 			t.Fatalf("ExtraFieldDefs %s: %v", r.Name, err)
 		}
@@ -173,7 +173,7 @@ func testDemoContent(t *testing.T, s *suite) {
 }
 
 // deniedSomewhere reports whether the signature may not list some register.
-func (s *suite) deniedSomewhere(t *testing.T, sess engine.Session) bool {
+func (s *Suite) deniedSomewhere(t *testing.T, sess engine.Session) bool {
 	t.Helper()
 	for _, r := range s.Catalog.Registers {
 		_, err := s.Engine.List(context.Background(), sess, r.Name, engine.Query{Limit: 1})

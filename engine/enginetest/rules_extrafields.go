@@ -10,21 +10,11 @@ import (
 	"fieldapi/engine"
 )
 
-// firstKey is the key of the newest record of a register in the session's company.
-func (s *suite) firstKey(t *testing.T, sess engine.Session, register string) string {
-	t.Helper()
-	page, err := s.Engine.List(context.Background(), sess, register, engine.Query{Limit: 1})
-	if err != nil || len(page.Records) == 0 {
-		t.Fatalf("List %s: %v (%d records); the demo data has some", register, err, len(page.Records))
-	}
-	return keyIn(t, page.Records[0], s.Catalog.Register(register).Key)
-}
-
 // testExtraFieldWrites: extra-field values are checked against the
 // company's definitions on create and update alike, and a refused write
 // writes nothing; a register without extra fields takes none.
-func testExtraFieldWrites(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name", "contacts")
+func testExtraFieldWrites(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name", "contacts")
 	writable := []string{"Invoice_Email", "Service.Level", "contract_end"}
 	for _, c := range []struct {
 		name   string
@@ -39,26 +29,26 @@ func testExtraFieldWrites(t *testing.T, s *suite) {
 		{"not an option", map[string]string{"Service.Level": "Platinum"}, `extra field "Service.Level": "Platinum" is not one of its options`, []string{"Bronze", "Silver", "Gold"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := values(map[string]any{"Name": "Extra AB"})
+			in := Values(map[string]any{"Name": "Extra AB"})
 			in.Extra = c.extra
-			_, err := s.createIn(demoAPI, "customers", in)
+			_, err := s.CreateIn(DemoAPI, "customers", in)
 			ce := refusedWith(t, err, "Create", c.detail)
 			if !reflect.DeepEqual(ce.ValidValues, c.valid) {
 				t.Errorf("Create: ValidValues %v; want %v", ce.ValidValues, c.valid)
 			}
-			before := s.get(t, demoAPI, "customers", "1002")
-			_, err = s.updateIn(demoAPI, "customers", "1002", engine.Input{Values: map[string]any{}, Extra: c.extra})
+			before := s.Get(t, DemoAPI, "customers", "1002")
+			_, err = s.UpdateIn(DemoAPI, "customers", "1002", engine.Input{Values: map[string]any{}, Extra: c.extra})
 			refusedWith(t, err, "Update", c.detail)
-			if after := s.get(t, demoAPI, "customers", "1002"); !reflect.DeepEqual(after, before) {
+			if after := s.Get(t, DemoAPI, "customers", "1002"); !reflect.DeepEqual(after, before) {
 				t.Errorf("a refused update changed customer 1002: %v; was %v", after, before)
 			}
 		})
 	}
-	if n := len(s.walk(t, demoAPI, "customers", 100, contains("Name", "Extra AB"))); n != 0 {
+	if n := len(s.Walk(t, DemoAPI, "customers", 100, Contains("Name", "Extra AB"))); n != 0 {
 		t.Errorf("refused creates left %d customers", n)
 	}
-	contact := s.firstKey(t, demoAPI, "contacts")
-	_, err := s.updateIn(demoAPI, "contacts", contact, engine.Input{Values: map[string]any{}, Extra: map[string]string{"x": "y"}})
+	contact := s.FirstKey(t, DemoAPI, "contacts")
+	_, err := s.UpdateIn(DemoAPI, "contacts", contact, engine.Input{Values: map[string]any{}, Extra: map[string]string{"x": "y"}})
 	refusedWith(t, err, "Update a contact's extra field", "contacts have no extra fields")
 }
 
@@ -67,11 +57,11 @@ func testExtraFieldWrites(t *testing.T, s *suite) {
 // from the record (Unicode upper case too); "" clears a value and the
 // others stay; every record of a page carries every key; a register
 // without extra fields carries none.
-func testExtraFieldsOnRead(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name", "customers.City", "contacts")
-	in := values(map[string]any{"Name": "Fältet AB", "City": "Umeå"})
+func testExtraFieldsOnRead(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name", "customers.City", "contacts")
+	in := Values(map[string]any{"Name": "Fältet AB", "City": "Umeå"})
 	in.Extra = map[string]string{"Service.Level": "Gold", "contract_end": "2026-06-30", "Invoice_Email": "faktura@faltet.se"}
-	nr := keyIn(t, s.mustCreateIn(t, demoAPI, "customers", in), "Nr")
+	nr := KeyIn(t, s.MustCreateIn(t, DemoAPI, "customers", in), "Nr")
 
 	want := map[string]string{
 		"Service.Level": "Gold", "contract_end": "2026-06-30", "Invoice_Email": "faktura@faltet.se",
@@ -79,18 +69,18 @@ func testExtraFieldsOnRead(t *testing.T, s *suite) {
 		"Display_Name":  "Fältet AB / Umeå", // computed from the record
 		"City.Upper":    "UMEÅ",             // Unicode upper case on every storage
 	}
-	if got := s.get(t, demoAPI, "customers", nr)["ExtraFields"]; !reflect.DeepEqual(got, want) {
+	if got := s.Get(t, DemoAPI, "customers", nr)["ExtraFields"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("ExtraFields = %#v; want %#v", got, want)
 	}
 
-	rec := s.mustUpdateIn(t, demoAPI, "customers", nr, engine.Input{Values: map[string]any{"City": "Luleå"}, Extra: map[string]string{"Service.Level": ""}})
+	rec := s.MustUpdateIn(t, DemoAPI, "customers", nr, engine.Input{Values: map[string]any{"City": "Luleå"}, Extra: map[string]string{"Service.Level": ""}})
 	want = maps.Clone(want)
 	want["Service.Level"], want["Display_Name"], want["City.Upper"] = "", "Fältet AB / Luleå", "LULEÅ"
 	if got := rec["ExtraFields"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("ExtraFields after the update = %#v; want %#v", got, want)
 	}
 
-	page, err := s.Engine.List(context.Background(), demoAPI, "customers", engine.Query{Limit: 10})
+	page, err := s.Engine.List(context.Background(), DemoAPI, "customers", engine.Query{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +89,7 @@ func testExtraFieldsOnRead(t *testing.T, s *suite) {
 			t.Errorf("customer %v: ExtraFields %#v; want each of the %d keys", r["Nr"], r["ExtraFields"], len(want))
 		}
 	}
-	contacts, err := s.Engine.List(context.Background(), demoAPI, "contacts", engine.Query{Limit: 1})
+	contacts, err := s.Engine.List(context.Background(), DemoAPI, "contacts", engine.Query{Limit: 1})
 	if err != nil || len(contacts.Records) == 0 {
 		t.Fatalf("List contacts: %v", err)
 	}
@@ -111,10 +101,10 @@ func testExtraFieldsOnRead(t *testing.T, s *suite) {
 // testExtraFieldDefs: the company's extra-field definitions, with which
 // the API may write, and the company's labels of standard fields, in its
 // own language; a register without extra fields has no definitions.
-func testExtraFieldDefs(t *testing.T, s *suite) {
-	s.demo(t, "customers", "contacts", "tasks")
+func testExtraFieldDefs(t *testing.T, s *Suite) {
+	s.Demo(t, "customers", "contacts", "tasks")
 	ctx := context.Background()
-	defs, err := s.Engine.ExtraFieldDefs(ctx, demoAPI, "customers")
+	defs, err := s.Engine.ExtraFieldDefs(ctx, DemoAPI, "customers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +124,7 @@ func testExtraFieldDefs(t *testing.T, s *suite) {
 	if d := byKey["contract_end"]; d.Type != "Date" {
 		t.Errorf("contract_end = %+v; want type Date", d)
 	}
-	if _, err := s.Engine.ExtraFieldDefs(ctx, demoAPI, "contacts"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Engine.ExtraFieldDefs(ctx, DemoAPI, "contacts"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("ExtraFieldDefs of contacts: %v; want engine.ErrNotFound (contacts have no extra fields)", err)
 	}
 
@@ -150,11 +140,11 @@ func testExtraFieldDefs(t *testing.T, s *suite) {
 		}
 		return names, byName
 	}
-	_, demoLabels := labels(demoAPI)
+	_, demoLabels := labels(DemoAPI)
 	if demoLabels["CustomerCustom1"] != "Kundgrupp" || demoLabels["TaskCustomT1"] != "Arbetsorder" {
 		t.Errorf("demo's labels: CustomerCustom1 %q, TaskCustomT1 %q; want Kundgrupp and Arbetsorder", demoLabels["CustomerCustom1"], demoLabels["TaskCustomT1"])
 	}
-	names2, _ := labels(demo2API)
+	names2, _ := labels(Demo2API)
 	if len(names2) == 0 || names2[0].UserFieldName != "Kundegruppe" {
 		t.Errorf("demo2's first label = %+v; want Kundegruppe, in Norwegian", names2)
 	}

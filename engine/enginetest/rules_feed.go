@@ -14,8 +14,8 @@ import (
 // What a write leaves beside the record: its events on the feed
 // (engine.Events) and its entries in the change log (engine.ChangeLog).
 
-// feedEvent is an event as the feed carries it (platform.Event's JSON).
-type feedEvent struct {
+// FeedEvent is an event as the feed carries it (platform.Event's JSON).
+type FeedEvent struct {
 	Position int64  `json:"position"`
 	Type     string `json:"type"`
 	Register string `json:"register"`
@@ -28,9 +28,9 @@ type feedEvent struct {
 	Data          map[string]any `json:"data"`
 }
 
-// feed returns the engine's event feed, or nil (logged) when it has none:
+// Feed returns the engine's event feed, or nil (logged) when it has none:
 // the writes a test makes are then not checked on the feed.
-func (s *suite) feed(t *testing.T) engine.Events {
+func (s *Suite) Feed(t *testing.T) engine.Events {
 	t.Helper()
 	ev, ok := s.Engine.(engine.Events)
 	if !ok {
@@ -40,8 +40,8 @@ func (s *suite) feed(t *testing.T) engine.Events {
 	return ev
 }
 
-// feedEnd is the cursor after the company's last event.
-func (s *suite) feedEnd(t *testing.T, feed engine.Events, sess engine.Session) int64 {
+// FeedEnd is the cursor after the company's last event.
+func (s *Suite) FeedEnd(t *testing.T, feed engine.Events, sess engine.Session) int64 {
 	t.Helper()
 	var after int64
 	for {
@@ -56,17 +56,17 @@ func (s *suite) feedEnd(t *testing.T, feed engine.Events, sess engine.Session) i
 	}
 }
 
-// eventsAfter reads every event of the company's feed after the cursor.
-func (s *suite) eventsAfter(t *testing.T, feed engine.Events, sess engine.Session, after int64) []feedEvent {
+// EventsAfter reads every event of the company's feed after the cursor.
+func (s *Suite) EventsAfter(t *testing.T, feed engine.Events, sess engine.Session, after int64) []FeedEvent {
 	t.Helper()
-	var out []feedEvent
+	var out []FeedEvent
 	for {
 		page, err := feed.Events(context.Background(), sess, engine.EventQuery{After: after, Limit: 500})
 		if err != nil {
 			t.Fatalf("Events: %v", err)
 		}
 		for _, ev := range page.Events {
-			var fe feedEvent
+			var fe FeedEvent
 			if err := json.Unmarshal(ev.Payload, &fe); err != nil {
 				t.Fatalf("event %d: payload is not JSON: %v", ev.Position, err)
 			}
@@ -80,20 +80,20 @@ func (s *suite) eventsAfter(t *testing.T, feed engine.Events, sess engine.Sessio
 	}
 }
 
-// eventType is the type of a register's event (catalog.EventCreated, ...).
-func (s *suite) eventType(register, what string) string {
+// EventType is the type of a register's event (catalog.EventCreated, ...).
+func (s *Suite) EventType(register, what string) string {
 	return s.Catalog.Register(register).EventType(what)
 }
 
-// logEntry is a change-log entry a test expects: its action, and its
+// LogEntry is a change-log entry a test expects: its action, and its
 // detail unless that is "".
-type logEntry struct{ action, detail string }
+type LogEntry struct{ Action, Detail string }
 
-// expectLog checks a record's change log (engine.ChangeLog) holds exactly
+// ExpectLog checks a record's change log (engine.ChangeLog) holds exactly
 // the entries wanted, in any order, each signed with the session's
 // signature and client and marked as made via the API. An engine without
 // a readable change log is not checked (logged).
-func (s *suite) expectLog(t *testing.T, sess engine.Session, register, key string, want ...logEntry) {
+func (s *Suite) ExpectLog(t *testing.T, sess engine.Session, register, key string, want ...LogEntry) {
 	t.Helper()
 	cl, ok := s.Engine.(engine.ChangeLog)
 	if !ok {
@@ -109,7 +109,7 @@ func (s *suite) expectLog(t *testing.T, sess engine.Session, register, key strin
 	matched := 0
 	for _, w := range want {
 		for i, g := range got {
-			if !used[i] && g.Action == w.action && (w.detail == "" || g.Detail == w.detail) {
+			if !used[i] && g.Action == w.Action && (w.Detail == "" || g.Detail == w.Detail) {
 				used[i] = true
 				matched++
 				break
@@ -126,16 +126,16 @@ func (s *suite) expectLog(t *testing.T, sess engine.Session, register, key strin
 	}
 }
 
-// expectEvents checks the feed after the cursor holds exactly the events
+// ExpectEvents checks the feed after the cursor holds exactly the events
 // wanted, in order: type, register, key and changed fields, each signed
 // by the session's client and signature.
-func (s *suite) expectEvents(t *testing.T, feed engine.Events, sess engine.Session, after int64, want ...feedEvent) {
+func (s *Suite) ExpectEvents(t *testing.T, feed engine.Events, sess engine.Session, after int64, want ...FeedEvent) {
 	t.Helper()
 	if feed == nil {
 		return
 	}
-	got := s.eventsAfter(t, feed, sess, after)
-	brief := func(evs []feedEvent) string {
+	got := s.EventsAfter(t, feed, sess, after)
+	brief := func(evs []FeedEvent) string {
 		var b strings.Builder
 		for _, e := range evs {
 			fmt.Fprintf(&b, "\n\t%s %s %s %v", e.Type, e.Register, e.Key, e.ChangedFields)
@@ -157,7 +157,7 @@ func (s *suite) expectEvents(t *testing.T, feed engine.Events, sess engine.Sessi
 	}
 }
 
-// event is a feedEvent wanted: changed nil matches any changed fields.
-func (s *suite) event(register, what, key string, changed ...string) feedEvent {
-	return feedEvent{Type: s.eventType(register, what), Register: register, Key: key, ChangedFields: changed}
+// Event is a FeedEvent wanted: changed nil matches any changed fields.
+func (s *Suite) Event(register, what, key string, changed ...string) FeedEvent {
+	return FeedEvent{Type: s.EventType(register, what), Register: register, Key: key, ChangedFields: changed}
 }

@@ -35,15 +35,15 @@ func importCompany(batches ...dataset.Batch) dataset.Company {
 // imported. A batch runs once; a batch naming a register the catalog
 // lacks waits; a bad batch is refused whole, naming record and field,
 // and is not marked imported.
-func testImport(t *testing.T, s *suite) {
-	im := s.demo(t, "tasks.Id", "tasks.Status", "tasks.CustomerName", "tasks.OwnerSign", "tasks.UserSigns", "tasks.AssigneeStatuses",
+func testImport(t *testing.T, s *Suite) {
+	im := s.Demo(t, "tasks.Id", "tasks.Status", "tasks.CustomerName", "tasks.OwnerSign", "tasks.UserSigns", "tasks.AssigneeStatuses",
 		"customers.Name", "users")
 	ctx := context.Background()
 	imp := engine.Session{Company: "imp", Sign: "API", ClientID: "enginetest"}
 	if err := im.Import(ctx, importCompany()); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	task := s.get(t, imp, "tasks", "500")
+	task := s.Get(t, imp, "tasks", "500")
 	for field, want := range map[string]any{
 		"Id":           "imported-1",     // a field no API call may write
 		"Status":       "Finished",       // no transition from the default was checked
@@ -56,18 +56,18 @@ func testImport(t *testing.T, s *suite) {
 	if got := task.Object("ExtraFields")["Ref"]; got != "kept" {
 		t.Errorf("the imported task's read-only extra field Ref = %q; want kept", got)
 	}
-	if feed := s.feed(t); feed != nil {
-		if evs := s.eventsAfter(t, feed, imp, 0); len(evs) != 0 {
+	if feed := s.Feed(t); feed != nil {
+		if evs := s.EventsAfter(t, feed, imp, 0); len(evs) != 0 {
 			t.Errorf("the import recorded %d events; want none (nothing imported is an API change)", len(evs))
 		}
 	}
-	s.expectLog(t, imp, "tasks", "500")
-	s.expectLog(t, imp, "customers", "7")
+	s.ExpectLog(t, imp, "tasks", "500")
+	s.ExpectLog(t, imp, "customers", "7")
 
 	// The API's rules still hold for the imported task: no owner, no move.
 	if cmd, ok := s.Engine.(engine.Commands); ok {
-		var c capture
-		_, err := cmd.Act(ctx, imp, "tasks", "500", "status", values(map[string]any{"Status": "Archived"}), c.receipt(noClaim))
+		var c Capture
+		_, err := cmd.Act(ctx, imp, "tasks", "500", "status", Values(map[string]any{"Status": "Archived"}), c.Receipt(NoClaim))
 		if ce := refused(t, err, "Act status on a task without owner"); !strings.Contains(ce.Detail, "no owner") {
 			t.Errorf("Act status on a task without owner: %q; want the refusal to say it has no owner", ce.Detail)
 		}
@@ -75,7 +75,7 @@ func testImport(t *testing.T, s *suite) {
 		t.Log("the engine offers no engine.Commands: the imported task's status action is not checked")
 	}
 	// The series continues after the keys imported.
-	if rec := s.mustCreateIn(t, imp, "tasks", values(map[string]any{"CustomerNr": "7"})); rec["Nr"] != "501" {
+	if rec := s.MustCreateIn(t, imp, "tasks", Values(map[string]any{"CustomerNr": "7"})); rec["Nr"] != "501" {
 		t.Errorf("a task created after the import: Nr %v; want 501, after the imported 500", rec["Nr"])
 	}
 
@@ -83,10 +83,10 @@ func testImport(t *testing.T, s *suite) {
 	if err := im.Import(ctx, importCompany()); err != nil {
 		t.Fatalf("Import again: %v", err)
 	}
-	if n := s.total(t, imp, "tasks"); n != 2 {
+	if n := s.Total(t, imp, "tasks"); n != 2 {
 		t.Errorf("%d tasks after importing again; want 2 (the imported one and the one created), nothing added", n)
 	}
-	if n := s.total(t, imp, "customers"); n != 1 {
+	if n := s.Total(t, imp, "customers"); n != 1 {
 		t.Errorf("%d customers after importing again; want 1", n)
 	}
 
@@ -105,7 +105,7 @@ func testImport(t *testing.T, s *suite) {
 	if err == nil || !strings.Contains(err.Error(), `test.bad: customers[1]: customers has no field "Colour"`) {
 		t.Errorf("Import of a bad batch: %v; want an error naming test.bad: customers[1] and the field Colour", err)
 	}
-	if n := s.total(t, imp, "customers"); n != 1 {
+	if n := s.Total(t, imp, "customers"); n != 1 {
 		t.Errorf("%d customers after a refused import; want 1: nothing of it stays", n)
 	}
 	// The refused batch was not marked imported: fixed, it imports now.
@@ -113,7 +113,7 @@ func testImport(t *testing.T, s *suite) {
 	if err := im.Import(ctx, importCompany(waiting, bad)); err != nil {
 		t.Fatalf("Import of the batch fixed: %v", err)
 	}
-	if n := s.total(t, imp, "customers"); n != 3 {
+	if n := s.Total(t, imp, "customers"); n != 3 {
 		t.Errorf("%d customers after importing the fixed batch; want 3: the refused one was not marked imported", n)
 	}
 
@@ -122,7 +122,7 @@ func testImport(t *testing.T, s *suite) {
 	if err := im.Import(ctx, importCompany(wrongType)); err == nil {
 		t.Error("Import of a number into a text field succeeded; want an error")
 	}
-	if n := s.total(t, imp, "customers"); n != 3 {
+	if n := s.Total(t, imp, "customers"); n != 3 {
 		t.Errorf("%d customers after a refused import; want 3", n)
 	}
 }

@@ -20,8 +20,8 @@ import (
 // with an empty list; a token reads back as saved; revoking a key marks
 // it at the clock's time and drops its tokens; an unknown client id is
 // engine.ErrNoKey.
-func testDemoKeys(t *testing.T, s *suite) {
-	s.demo(t, "users")
+func testDemoKeys(t *testing.T, s *Suite) {
+	s.Demo(t, "users")
 	ctx := context.Background()
 	keys := s.Engine.Keys()
 	hash := sha256.Sum256([]byte("secret"))

@@ -12,7 +12,7 @@ import (
 )
 
 // readName is the name a register's line list is read under.
-func (s *suite) readName(t *testing.T, register, list string) string {
+func (s *Suite) readName(t *testing.T, register, list string) string {
 	t.Helper()
 	for _, l := range s.Catalog.Register(register).Lines {
 		if l.Name == list {
@@ -27,27 +27,27 @@ func (s *suite) readName(t *testing.T, register, list string) string {
 // writes nothing — no record, no line, no event, no number used — and
 // names the line; the same create with the line fixed writes the record
 // and its lines, each with the owner's key and its register's defaults.
-func testDemoLinesAllOrNothing(t *testing.T, s *suite) {
-	s.demo(t, "customers/contacts", "contacts.MostImportant", "contacts.Status", "contacts.CustomerNr")
-	feed := s.feed(t)
+func testDemoLinesAllOrNothing(t *testing.T, s *Suite) {
+	s.Demo(t, "customers/contacts", "contacts.MostImportant", "contacts.Status", "contacts.CustomerNr")
+	feed := s.Feed(t)
 	var start int64
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	customers, contacts := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts")
+	customers, contacts := s.Total(t, DemoAPI, "customers"), s.Total(t, DemoAPI, "contacts")
 
-	in := values(map[string]any{"Name": "Rad för rad AB"})
-	in.AddLine("contacts", values(map[string]any{"Name": "Första Kontakt"}))
-	in.AddLine("contacts", values(map[string]any{"Name": "Andra Kontakt", "MostImportant": "ja"}))
-	_, err := s.createIn(demoAPI, "customers", in)
+	in := Values(map[string]any{"Name": "Rad för rad AB"})
+	in.AddLine("contacts", Values(map[string]any{"Name": "Första Kontakt"}))
+	in.AddLine("contacts", Values(map[string]any{"Name": "Andra Kontakt", "MostImportant": "ja"}))
+	_, err := s.CreateIn(DemoAPI, "customers", in)
 	refusedWith(t, err, "Create with a contact of the wrong type", "contacts[1]: MostImportant: expected bool, got string")
-	if c, k := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts"); c != customers || k != contacts {
+	if c, k := s.Total(t, DemoAPI, "customers"), s.Total(t, DemoAPI, "contacts"); c != customers || k != contacts {
 		t.Errorf("after a refused create: %d customers, %d contacts; want %d and %d as before", c, k, customers, contacts)
 	}
-	s.expectEvents(t, feed, demoAPI, start)
+	s.ExpectEvents(t, feed, DemoAPI, start)
 
-	in.Lines["contacts"][1] = values(map[string]any{"Name": "Andra Kontakt", "MostImportant": true})
-	rec := s.mustCreateIn(t, demoAPI, "customers", in)
+	in.Lines["contacts"][1] = Values(map[string]any{"Name": "Andra Kontakt", "MostImportant": true})
+	rec := s.MustCreateIn(t, DemoAPI, "customers", in)
 	nr := s.expectNextNumber(t, rec, 1060, "the refused create used no number")
 	lines := rec.Lines(s.readName(t, "customers", "contacts"))
 	if len(lines) != 2 {
@@ -58,26 +58,26 @@ func testDemoLinesAllOrNothing(t *testing.T, s *suite) {
 			t.Errorf("contact %d: CustomerNr %v, Status %v; want %s (the owner's key) and Active (the contacts' default)", i, c["CustomerNr"], c["Status"], nr)
 		}
 	}
-	if c, k := s.total(t, demoAPI, "customers"), s.total(t, demoAPI, "contacts"); c != customers+1 || k != contacts+2 {
+	if c, k := s.Total(t, DemoAPI, "customers"), s.Total(t, DemoAPI, "contacts"); c != customers+1 || k != contacts+2 {
 		t.Errorf("after the create: %d customers, %d contacts; want %d and %d", c, k, customers+1, contacts+2)
 	}
-	s.expectEvents(t, feed, demoAPI, start, s.event("customers", catalog.EventCreated, nr, "Name", s.readName(t, "customers", "contacts")))
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("customers", catalog.EventCreated, nr, "Name", s.readName(t, "customers", "contacts")))
 	// Logged on the customer, on each contact, and on the customer for each line.
-	s.expectLog(t, demoAPI, "customers", nr, logEntry{action: "create"}, logEntry{action: "create line"}, logEntry{action: "create line"})
+	s.ExpectLog(t, DemoAPI, "customers", nr, LogEntry{Action: "create"}, LogEntry{Action: "create line"}, LogEntry{Action: "create line"})
 	for _, c := range lines {
-		s.expectLog(t, demoAPI, "contacts", keyIn(t, c, "Id"), logEntry{action: "create"})
+		s.ExpectLog(t, DemoAPI, "contacts", KeyIn(t, c, "Id"), LogEntry{Action: "create"})
 	}
 }
 
 // testRefusedLinesLeaveNothing: an order or quote with a line the rules
 // refuse leaves no record, no line, no event and no number used (where
 // the store's series give numbers back).
-func testRefusedLinesLeaveNothing(t *testing.T, s *suite) {
-	s.demo(t, "orders/lines", "quotes/times", "orderlines.DiscountPct", "times.StopDate", "times.Date", "times.Hours",
+func testRefusedLinesLeaveNothing(t *testing.T, s *Suite) {
+	s.Demo(t, "orders/lines", "quotes/times", "orderlines.DiscountPct", "times.StopDate", "times.Date", "times.Hours",
 		"orders.CustomerNr", "quotes.CustomerNr", "materials")
-	feed := s.feed(t)
+	feed := s.Feed(t)
 	lines := func() int {
-		return s.total(t, demoAPI, "orderlines") + s.total(t, demoAPI, "times") + s.total(t, demoAPI, "materials")
+		return s.Total(t, DemoAPI, "orderlines") + s.Total(t, DemoAPI, "times") + s.Total(t, DemoAPI, "materials")
 	}
 	for _, tc := range []struct {
 		register, list string
@@ -85,38 +85,38 @@ func testRefusedLinesLeaveNothing(t *testing.T, s *suite) {
 		detail         string
 	}{
 		{"orders", "lines", []engine.Input{
-			values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}),
-			values(map[string]any{"ProductNr": "4002", "Quantity": 1.0, "DiscountPct": -1.0}),
+			Values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}),
+			Values(map[string]any{"ProductNr": "4002", "Quantity": 1.0, "DiscountPct": -1.0}),
 		}, "lines[1]: DiscountPct must be from 0 to 100, not -1"},
 		{"quotes", "times", []engine.Input{
-			values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0}),
-			values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0, "Date": "2025-06-02", "StopDate": "2025-06-01"}),
+			Values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0}),
+			Values(map[string]any{"TimeType": "Normaltid", "Hours": 1.0, "Date": "2025-06-02", "StopDate": "2025-06-01"}),
 		}, "times[1]: StopDate 2025-06-01 is before Date 2025-06-02"},
 	} {
 		t.Run(tc.register, func(t *testing.T) {
-			first := s.mustCreateIn(t, demoAPI, tc.register, values(map[string]any{"CustomerNr": "1001"}))
+			first := s.MustCreateIn(t, DemoAPI, tc.register, Values(map[string]any{"CustomerNr": "1001"}))
 			nr, err := numberOf(first)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var start int64
 			if feed != nil {
-				start = s.feedEnd(t, feed, demoAPI)
+				start = s.FeedEnd(t, feed, DemoAPI)
 			}
-			records, lineCount := s.total(t, demoAPI, tc.register), lines()
+			records, lineCount := s.Total(t, DemoAPI, tc.register), lines()
 
-			in := values(map[string]any{"CustomerNr": "1001"})
+			in := Values(map[string]any{"CustomerNr": "1001"})
 			in.Lines = map[string][]engine.Input{tc.list: tc.lines}
-			_, err = s.createIn(demoAPI, tc.register, in)
+			_, err = s.CreateIn(DemoAPI, tc.register, in)
 			refusedWith(t, err, "Create "+tc.register+" with a refused line", tc.detail)
-			if r, l := s.total(t, demoAPI, tc.register), lines(); r != records || l != lineCount {
+			if r, l := s.Total(t, DemoAPI, tc.register), lines(); r != records || l != lineCount {
 				t.Errorf("after the refused create: %d %s and %d lines; want %d and %d as before", r, tc.register, l, records, lineCount)
 			}
-			s.expectEvents(t, feed, demoAPI, start)
-			next := s.mustCreateIn(t, demoAPI, tc.register, values(map[string]any{"CustomerNr": "1001"}))
+			s.ExpectEvents(t, feed, DemoAPI, start)
+			next := s.MustCreateIn(t, DemoAPI, tc.register, Values(map[string]any{"CustomerNr": "1001"}))
 			s.expectNextNumber(t, next, nr, "the refused create used no number")
 			// The refused create had that number: it logged nothing on it.
-			s.expectLog(t, demoAPI, tc.register, keyIn(t, next, "Nr"), logEntry{action: "create"})
+			s.ExpectLog(t, DemoAPI, tc.register, KeyIn(t, next, "Nr"), LogEntry{Action: "create"})
 		})
 	}
 }
@@ -124,7 +124,7 @@ func testRefusedLinesLeaveNothing(t *testing.T, s *suite) {
 // numberOf is a record's Nr as a number.
 func numberOf(rec engine.Record) (int, error) {
 	var n int
-	_, err := fmt.Sscan(text(rec, "Nr"), &n)
+	_, err := fmt.Sscan(Text(rec, "Nr"), &n)
 	if err != nil {
 		return 0, fmt.Errorf("Nr %#v is no number: %v", rec["Nr"], err)
 	}
@@ -136,84 +136,84 @@ func numberOf(rec engine.Record) (int, error) {
 // quote's time, not a task's with the same number; a standalone time
 // has no owner. (The change log also logs a line's writes on its owner:
 // the port cannot read that yet.)
-func testLineWritesOnTheFeed(t *testing.T, s *suite) {
-	s.demo(t, "orders/lines", "orderlines.Price", "quotes/times", "tasks/times", "tasks.Nr", "times.OwnerType", "times.OwnerNr",
+func testLineWritesOnTheFeed(t *testing.T, s *Suite) {
+	s.Demo(t, "orders/lines", "orderlines.Price", "quotes/times", "tasks/times", "tasks.Nr", "times.OwnerType", "times.OwnerNr",
 		"times.Hours", "times.StopDate", "times.UserSign")
-	feed := s.feed(t)
+	feed := s.Feed(t)
 	var start int64
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
 	linesName := s.readName(t, "orders", "lines")
-	in := values(map[string]any{"CustomerNr": "1001"})
-	in.AddLine("lines", values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}))
-	order := s.mustCreateIn(t, demoAPI, "orders", in)
-	nr := keyIn(t, order, "Nr")
+	in := Values(map[string]any{"CustomerNr": "1001"})
+	in.AddLine("lines", Values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}))
+	order := s.MustCreateIn(t, DemoAPI, "orders", in)
+	nr := KeyIn(t, order, "Nr")
 	orderLines := order.Lines(linesName)
 	if len(orderLines) != 1 {
 		t.Fatalf("the order carries %d lines; want 1", len(orderLines))
 	}
-	lineID := keyIn(t, orderLines[0], "Id")
-	s.mustUpdateIn(t, demoAPI, "orderlines", lineID, values(map[string]any{"Price": 10.0}))
-	if got := s.get(t, demoAPI, "orders", nr).Lines(linesName); len(got) != 1 || got[0]["Price"] != 10.0 {
+	lineID := KeyIn(t, orderLines[0], "Id")
+	s.MustUpdateIn(t, DemoAPI, "orderlines", lineID, Values(map[string]any{"Price": 10.0}))
+	if got := s.Get(t, DemoAPI, "orders", nr).Lines(linesName); len(got) != 1 || got[0]["Price"] != 10.0 {
 		t.Errorf("the order's lines after the line's update: %v; want the one line with Price 10", got)
 	}
-	s.expectEvents(t, feed, demoAPI, start,
-		s.event("orders", catalog.EventCreated, nr, "CustomerNr", linesName),
-		s.event("orderlines", catalog.EventUpdated, lineID, "Price"))
-	s.expectLog(t, demoAPI, "orders", nr, logEntry{action: "create"}, logEntry{action: "create line"}, logEntry{action: "update line"})
-	s.expectLog(t, demoAPI, "orderlines", lineID, logEntry{action: "create"}, logEntry{action: "update", detail: "Price"})
+	s.ExpectEvents(t, feed, DemoAPI, start,
+		s.Event("orders", catalog.EventCreated, nr, "CustomerNr", linesName),
+		s.Event("orderlines", catalog.EventUpdated, lineID, "Price"))
+	s.ExpectLog(t, DemoAPI, "orders", nr, LogEntry{Action: "create"}, LogEntry{Action: "create line"}, LogEntry{Action: "update line"})
+	s.ExpectLog(t, DemoAPI, "orderlines", lineID, LogEntry{Action: "create"}, LogEntry{Action: "update", Detail: "Price"})
 
 	// A time on a quote belongs to the quote, not to a task with that number.
-	quoteTimes, err := s.Engine.List(context.Background(), demoAPI, "times", engine.Query{Limit: 1, Where: []engine.Condition{equals("OwnerType", "quote")}})
+	quoteTimes, err := s.Engine.List(context.Background(), DemoAPI, "times", engine.Query{Limit: 1, Where: []engine.Condition{Equals("OwnerType", "quote")}})
 	if err != nil || len(quoteTimes.Records) == 0 {
 		t.Fatalf("List times of quotes: %v (%d records); the demo data has some", err, len(quoteTimes.Records))
 	}
 	qt := quoteTimes.Records[0]
-	qtID, owner := keyIn(t, qt, "Id"), keyIn(t, qt, "OwnerNr")
-	var taskLog []logEntry // the task with the quote's number: its own create, if the test makes it
-	if _, err := s.Engine.Get(context.Background(), demoAPI, "tasks", owner); errors.Is(err, engine.ErrNotFound) {
-		s.mustCreateIn(t, demoAPI, "tasks", values(map[string]any{"Nr": owner, "CustomerNr": "1001"}))
-		taskLog = []logEntry{{action: "create"}}
+	qtID, owner := KeyIn(t, qt, "Id"), KeyIn(t, qt, "OwnerNr")
+	var taskLog []LogEntry // the task with the quote's number: its own create, if the test makes it
+	if _, err := s.Engine.Get(context.Background(), DemoAPI, "tasks", owner); errors.Is(err, engine.ErrNotFound) {
+		s.MustCreateIn(t, DemoAPI, "tasks", Values(map[string]any{"Nr": owner, "CustomerNr": "1001"}))
+		taskLog = []LogEntry{{Action: "create"}}
 	}
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	s.mustUpdateIn(t, demoAPI, "times", qtID, values(map[string]any{"Hours": 7.0}))
-	s.expectEvents(t, feed, demoAPI, start, s.event("times", catalog.EventUpdated, qtID, "Hours"))
-	if !slices.ContainsFunc(s.get(t, demoAPI, "quotes", owner).Lines(s.readName(t, "quotes", "times")), func(r engine.Record) bool {
+	s.MustUpdateIn(t, DemoAPI, "times", qtID, Values(map[string]any{"Hours": 7.0}))
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("times", catalog.EventUpdated, qtID, "Hours"))
+	if !slices.ContainsFunc(s.Get(t, DemoAPI, "quotes", owner).Lines(s.readName(t, "quotes", "times")), func(r engine.Record) bool {
 		return r["Id"] == qtID && r["Hours"] == 7.0
 	}) {
 		t.Errorf("quote %s does not carry its time %s with the Hours updated", owner, qtID)
 	}
-	for _, line := range s.get(t, demoAPI, "tasks", owner).Lines(s.readName(t, "tasks", "times")) {
+	for _, line := range s.Get(t, DemoAPI, "tasks", owner).Lines(s.readName(t, "tasks", "times")) {
 		if line["Id"] == qtID {
 			t.Errorf("task %s carries quote %s's time %s", owner, owner, qtID)
 		}
 	}
-	s.expectLog(t, demoAPI, "quotes", owner, logEntry{action: "update line"})
-	s.expectLog(t, demoAPI, "tasks", owner, taskLog...)
+	s.ExpectLog(t, DemoAPI, "quotes", owner, LogEntry{Action: "update line"})
+	s.ExpectLog(t, DemoAPI, "tasks", owner, taskLog...)
 
 	// A standalone entry has no owner: it is its own.
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	standalone := s.mustCreateIn(t, demoAPI, "times", values(map[string]any{"TimeType": "Semester", "UserSign": "ANLI", "Date": "2025-08-04", "Hours": 5.0}))
-	id := keyIn(t, standalone, "Id")
+	standalone := s.MustCreateIn(t, DemoAPI, "times", Values(map[string]any{"TimeType": "Semester", "UserSign": "ANLI", "Date": "2025-08-04", "Hours": 5.0}))
+	id := KeyIn(t, standalone, "Id")
 	if standalone["OwnerNr"] != nil || standalone["OwnerType"] != nil {
 		t.Errorf("a standalone time has OwnerNr %#v, OwnerType %#v; want neither", standalone["OwnerNr"], standalone["OwnerType"])
 	}
-	s.mustUpdateIn(t, demoAPI, "times", id, values(map[string]any{"StopDate": "2025-08-09T00:00:00"}))
-	s.expectEvents(t, feed, demoAPI, start,
-		s.event("times", catalog.EventCreated, id),
-		s.event("times", catalog.EventUpdated, id, "StopDate"))
-	s.expectLog(t, demoAPI, "times", id, logEntry{action: "create"}, logEntry{action: "update", detail: "StopDate"})
+	s.MustUpdateIn(t, DemoAPI, "times", id, Values(map[string]any{"StopDate": "2025-08-09T00:00:00"}))
+	s.ExpectEvents(t, feed, DemoAPI, start,
+		s.Event("times", catalog.EventCreated, id),
+		s.Event("times", catalog.EventUpdated, id, "StopDate"))
+	s.ExpectLog(t, DemoAPI, "times", id, LogEntry{Action: "create"}, LogEntry{Action: "update", Detail: "StopDate"})
 }
 
 // expectNextNumber checks that rec, created after the record numbered
 // last, got the next number of the series — or, where the store's series
 // may skip numbers (Harness.NumbersMayGap), a higher one — and returns it.
-func (s *suite) expectNextNumber(t *testing.T, rec engine.Record, last int, why string) string {
+func (s *Suite) expectNextNumber(t *testing.T, rec engine.Record, last int, why string) string {
 	t.Helper()
 	nr, err := numberOf(rec)
 	switch {

@@ -14,8 +14,8 @@ import (
 // customers are created between pages: every customer that existed when
 // the walk began is seen exactly once, newest first, and none created
 // during the walk.
-func testDemoCursorWalk(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name")
+func testDemoCursorWalk(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name")
 	ctx := context.Background()
 	seen := map[string]int{}
 	var order []string
@@ -24,16 +24,16 @@ func testDemoCursorWalk(t *testing.T, s *suite) {
 		if pages >= 20 {
 			t.Fatal("the walk did not end after 20 pages")
 		}
-		page, err := s.Engine.List(ctx, demoAPI, "customers", engine.Query{Limit: 7, After: after})
+		page, err := s.Engine.List(ctx, DemoAPI, "customers", engine.Query{Limit: 7, After: after})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range page.Records {
-			nr := keyIn(t, r, "Nr")
+			nr := KeyIn(t, r, "Nr")
 			seen[nr]++
 			order = append(order, nr)
 		}
-		s.mustCreateIn(t, demoAPI, "customers", values(map[string]any{"Name": fmt.Sprintf("Mellan sidor %d AB", pages)}))
+		s.MustCreateIn(t, DemoAPI, "customers", Values(map[string]any{"Name": fmt.Sprintf("Mellan sidor %d AB", pages)}))
 		if page.Next == nil {
 			break
 		}
@@ -65,17 +65,17 @@ func last(xs []string) string {
 
 // testDemoPagePaging: page n of size k is records (n-1)k to nk-1 of the
 // whole list; the last page has the rest and no Next; Total counts all.
-func testDemoPagePaging(t *testing.T, s *suite) {
-	s.demo(t, "products")
+func testDemoPagePaging(t *testing.T, s *Suite) {
+	s.Demo(t, "products")
 	ctx := context.Background()
-	all, err := s.Engine.List(ctx, demoAPI, "products", engine.Query{Limit: 500})
+	all, err := s.Engine.List(ctx, DemoAPI, "products", engine.Query{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if all.Total == nil || *all.Total != 30 || len(all.Records) != 30 || all.Next != nil {
 		t.Fatalf("all products: Total %v, %d records, Next %v; want 30, 30, nil", all.Total, len(all.Records), all.Next)
 	}
-	page2, err := s.Engine.List(ctx, demoAPI, "products", engine.Query{Limit: 8, Page: 2})
+	page2, err := s.Engine.List(ctx, DemoAPI, "products", engine.Query{Limit: 8, Page: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func testDemoPagePaging(t *testing.T, s *suite) {
 			t.Errorf("page 2, record %d: Nr %v; want %v, record %d of the whole list", i, r["Nr"], all.Records[8+i]["Nr"], 8+i)
 		}
 	}
-	lastPage, err := s.Engine.List(ctx, demoAPI, "products", engine.Query{Limit: 8, Page: 4})
+	lastPage, err := s.Engine.List(ctx, DemoAPI, "products", engine.Query{Limit: 8, Page: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,17 +99,17 @@ func testDemoPagePaging(t *testing.T, s *suite) {
 // testDemoFilters: each condition operator on the demo data, on text,
 // bool, number and engine-key fields, and the modified range; Total
 // counts what passes. A condition on an unknown field is a plain error.
-func testDemoFilters(t *testing.T, s *suite) {
-	s.demo(t, "customers.Name", "customers.Category", "customers.Custom2", "projects.Status", "timetypes.Status",
+func testDemoFilters(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Name", "customers.Category", "customers.Custom2", "projects.Status", "timetypes.Status",
 		"timetypes.BookingType", "addresses.Level", "contacts.Id")
 	ctx := context.Background()
 	s.Clock.Advance(time.Hour)
 	since := s.Clock.Now()
-	s.mustCreateIn(t, demoAPI, "customers", values(map[string]any{"Name": "100% Rabatt_AB", "Category": "Handel"}))
+	s.MustCreateIn(t, DemoAPI, "customers", Values(map[string]any{"Name": "100% Rabatt_AB", "Category": "Handel"}))
 	cond := func(field string, op engine.Op, values ...any) engine.Condition {
 		return engine.Condition{Field: field, Op: op, Values: values}
 	}
-	contact := s.firstKey(t, demoAPI, "contacts")
+	contact := s.FirstKey(t, DemoAPI, "contacts")
 	for _, c := range []struct {
 		name     string
 		register string
@@ -132,7 +132,7 @@ func testDemoFilters(t *testing.T, s *suite) {
 		{"modified before", "customers", engine.Query{ModifiedBefore: &since}, 60},
 	} {
 		c.query.Limit = 500
-		page, err := s.Engine.List(ctx, demoAPI, c.register, c.query)
+		page, err := s.Engine.List(ctx, DemoAPI, c.register, c.query)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -142,7 +142,7 @@ func testDemoFilters(t *testing.T, s *suite) {
 		}
 	}
 
-	_, err := s.Engine.List(ctx, demoAPI, "customers", engine.Query{Limit: 5, Where: []engine.Condition{cond("Colour", engine.OpEquals, "red")}})
+	_, err := s.Engine.List(ctx, DemoAPI, "customers", engine.Query{Limit: 5, Where: []engine.Condition{cond("Colour", engine.OpEquals, "red")}})
 	var ce *engine.CommandError
 	if err == nil || errors.As(err, &ce) {
 		t.Errorf("a condition on an unknown field: %v; want a plain error (a programming error, not a refusal)", err)

@@ -22,21 +22,21 @@ import (
 // The positions are compared with the offline gazetteer's (geocode.Gazetteer,
 // the reference engine's default); an engine with another geocoder has
 // them checked for a position only.
-func testDemoLocations(t *testing.T, s *suite) {
-	s.demo(t, "customers.City", "objects2.ParentNr", "contacts")
+func testDemoLocations(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.City", "objects2.ParentNr", "contacts")
 	locs, ok := s.Engine.(engine.Locations)
 	if !ok {
 		t.Skip("the engine does not offer engine.Locations")
 	}
 	ctx := context.Background()
 	locate := engine.Locate{Locate: true}
-	feed := s.feed(t)
+	feed := s.Feed(t)
 	var start int64
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
 
-	loc, err := locs.Location(ctx, demoAPI, "customers", "1001", engine.Locate{})
+	loc, err := locs.Location(ctx, DemoAPI, "customers", "1001", engine.Locate{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func testDemoLocations(t *testing.T, s *suite) {
 	if loc.Status != "Pending" || loc.Latitude != nil || loc.Address != address {
 		t.Errorf("customer 1001 never located: %+v; want Pending, no position, Address %q", loc, address)
 	}
-	loc, err = locs.Location(ctx, demoAPI, "customers", "1001", locate)
+	loc, err = locs.Location(ctx, DemoAPI, "customers", "1001", locate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,65 +57,65 @@ func testDemoLocations(t *testing.T, s *suite) {
 	} else if loc.Provider != gazetteer.Provider {
 		t.Logf("the engine's geocoder is %q, not the gazetteer: positions are not compared", loc.Provider)
 	}
-	again, err := locs.Location(ctx, demoAPI, "customers", "1001", engine.Locate{})
+	again, err := locs.Location(ctx, DemoAPI, "customers", "1001", engine.Locate{})
 	if err != nil || !reflect.DeepEqual(again, loc) {
 		t.Errorf("Location after locating = %+v, %v; want the position stored, %+v", again, err, loc)
 	}
-	s.expectEvents(t, feed, demoAPI, start, s.event("customers", catalog.EventLocationChanged, "1001"))
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("customers", catalog.EventLocationChanged, "1001"))
 
 	// An object has no address of its own: it is located from its customer.
-	obj, err := locs.Location(ctx, demoAPI, "objects2", "201", locate)
+	obj, err := locs.Location(ctx, DemoAPI, "objects2", "201", locate)
 	if err != nil || obj.Status != "Found" || obj.Address != loc.Address {
 		t.Errorf("object 201 located: %+v, %v; want Found at its customer's address %q", obj, err, loc.Address)
 	}
 
 	// A pinned position is never recalculated.
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	var c capture
-	if _, err := locs.PinLocation(ctx, demoAPI, "customers", "1001", engine.Pin{Latitude: 59.33, Longitude: 18.06, Address: "Porten mot gården"}, c.receipt(noClaim)); err != nil {
+	var c Capture
+	if _, err := locs.PinLocation(ctx, DemoAPI, "customers", "1001", engine.Pin{Latitude: 59.33, Longitude: 18.06, Address: "Porten mot gården"}, c.Receipt(NoClaim)); err != nil {
 		t.Fatal(err)
 	}
-	if c.rec["Fixed"] != true || c.rec["Latitude"] != 59.33 {
-		t.Errorf("the pin's receipt = %v; want Fixed true, Latitude 59.33", c.rec)
+	if c.Rec["Fixed"] != true || c.Rec["Latitude"] != 59.33 {
+		t.Errorf("the pin's receipt = %v; want Fixed true, Latitude 59.33", c.Rec)
 	}
-	loc, err = locs.Location(ctx, demoAPI, "customers", "1001", engine.Locate{Locate: true, Force: true})
+	loc, err = locs.Location(ctx, DemoAPI, "customers", "1001", engine.Locate{Locate: true, Force: true})
 	if err != nil || loc.Latitude == nil || *loc.Latitude != 59.33 || loc.Address != "Porten mot gården" || !loc.Fixed {
 		t.Errorf("Location after a pin, forced to locate: %+v, %v; want the pinned 59.33 at Porten mot gården, fixed", loc, err)
 	}
-	s.expectEvents(t, feed, demoAPI, start, s.event("customers", catalog.EventLocationChanged, "1001"))
-	s.expectLog(t, demoAPI, "customers", "1001", logEntry{action: "pin location", detail: "Latitude 59.330000, Longitude 18.060000"})
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("customers", catalog.EventLocationChanged, "1001"))
+	s.ExpectLog(t, DemoAPI, "customers", "1001", LogEntry{Action: "pin location", Detail: "Latitude 59.330000, Longitude 18.060000"})
 
 	// Records without an address, or with one the geocoder does not know.
-	nr := keyIn(t, s.mustCreateIn(t, demoAPI, "customers", values(map[string]any{"Name": "Adresslös AB"})), "Nr")
-	if loc, err := locs.Location(ctx, demoAPI, "customers", nr, locate); err != nil || loc.Status != "NoAddress" {
+	nr := KeyIn(t, s.MustCreateIn(t, DemoAPI, "customers", Values(map[string]any{"Name": "Adresslös AB"})), "Nr")
+	if loc, err := locs.Location(ctx, DemoAPI, "customers", nr, locate); err != nil || loc.Status != "NoAddress" {
 		t.Errorf("a customer without an address, located: %+v, %v; want NoAddress", loc, err)
 	}
-	nr = keyIn(t, s.mustCreateIn(t, demoAPI, "customers", values(map[string]any{"Name": "Fjärran AB", "City": "Kiruna"})), "Nr")
-	if loc, err := locs.Location(ctx, demoAPI, "customers", nr, locate); err != nil || loc.Status != "AddressNotFound" || loc.Latitude != nil {
+	nr = KeyIn(t, s.MustCreateIn(t, DemoAPI, "customers", Values(map[string]any{"Name": "Fjärran AB", "City": "Kiruna"})), "Nr")
+	if loc, err := locs.Location(ctx, DemoAPI, "customers", nr, locate); err != nil || loc.Status != "AddressNotFound" || loc.Latitude != nil {
 		t.Errorf("a customer in Kiruna, located: %+v, %v; want AddressNotFound, no position (the gazetteer does not know Kiruna)", loc, err)
 	}
 
 	// Not found: another company's record, an unknown key, a register without positions.
-	if _, err := locs.Location(ctx, demoAPI, "customers", "5001", engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := locs.Location(ctx, DemoAPI, "customers", "5001", engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Location of demo2's customer: %v; want engine.ErrNotFound", err)
 	}
-	if _, err := locs.PinLocation(ctx, demoAPI, "customers", "5001", engine.Pin{Latitude: 1, Longitude: 1}, c.receipt(noClaim)); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := locs.PinLocation(ctx, DemoAPI, "customers", "5001", engine.Pin{Latitude: 1, Longitude: 1}, c.Receipt(NoClaim)); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("PinLocation of demo2's customer: %v; want engine.ErrNotFound", err)
 	}
-	if _, err := locs.Location(ctx, demoAPI, "customers", "9999", engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := locs.Location(ctx, DemoAPI, "customers", "9999", engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Location of an unknown customer: %v; want engine.ErrNotFound", err)
 	}
-	if _, err := locs.Location(ctx, demoAPI, "contacts", s.firstKey(t, demoAPI, "contacts"), engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := locs.Location(ctx, DemoAPI, "contacts", s.FirstKey(t, DemoAPI, "contacts"), engine.Locate{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Location of a contact: %v; want engine.ErrNotFound (contacts have no positions)", err)
 	}
 	// Pinning needs write permission.
 	var denied *engine.PermissionError
-	if _, err := locs.PinLocation(ctx, demoAs("ERJO"), "customers", "1002", engine.Pin{Latitude: 1, Longitude: 1}, c.receipt(noClaim)); !errors.As(err, &denied) {
+	if _, err := locs.PinLocation(ctx, DemoAs("ERJO"), "customers", "1002", engine.Pin{Latitude: 1, Longitude: 1}, c.Receipt(NoClaim)); !errors.As(err, &denied) {
 		t.Errorf("PinLocation by a signature that may only read customers: %v; want an *engine.PermissionError", err)
 	}
-	if loc, err := locs.Location(ctx, demoAPI, "customers", "1002", engine.Locate{}); err != nil || loc.Fixed {
+	if loc, err := locs.Location(ctx, DemoAPI, "customers", "1002", engine.Locate{}); err != nil || loc.Fixed {
 		t.Errorf("customer 1002 after a denied pin: %+v, %v; want it not pinned", loc, err)
 	}
 }

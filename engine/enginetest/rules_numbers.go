@@ -16,12 +16,12 @@ import (
 // company's series; a key given by hand is kept and skipped later; a key
 // taken is refused with the engine's text; a refused create gives its
 // number back; each company has its own series.
-func testNumberSeries(t *testing.T, s *suite) {
-	s.demo(t, "customers.Nr", "customers.Name", "customers.Status", "customers.Category")
+func testNumberSeries(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Nr", "customers.Name", "customers.Status", "customers.Category")
 	create := func(v map[string]any) (string, error) {
 		t.Helper()
-		rec, err := s.createIn(demoAPI, "customers", values(v))
-		return text(rec, "Nr"), err
+		rec, err := s.CreateIn(DemoAPI, "customers", Values(v))
+		return Text(rec, "Nr"), err
 	}
 	must := func(v map[string]any) string {
 		t.Helper()
@@ -33,7 +33,7 @@ func testNumberSeries(t *testing.T, s *suite) {
 	}
 
 	// The demo keys end at 1060; the series continues after them.
-	first, err := s.createIn(demoAPI, "customers", values(map[string]any{"Name": "Numrerad Kund AB"}))
+	first, err := s.CreateIn(DemoAPI, "customers", Values(map[string]any{"Name": "Numrerad Kund AB"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func testNumberSeries(t *testing.T, s *suite) {
 	}
 
 	// Series are per company: demo2 numbers its own customers.
-	rec, err := s.createIn(demo2API, "customers", values(map[string]any{"Name": "Ny Kunde AS"}))
+	rec, err := s.CreateIn(Demo2API, "customers", Values(map[string]any{"Name": "Ny Kunde AS"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,18 +70,18 @@ func testNumberSeries(t *testing.T, s *suite) {
 
 // testNumberSeriesConcurrency: customers created in parallel each get a
 // number of their own, with no gaps.
-func testNumberSeriesConcurrency(t *testing.T, s *suite) {
-	s.demo(t, "customers.Nr", "customers.Name")
+func testNumberSeriesConcurrency(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Nr", "customers.Name")
 	const n = 20
 	var wg sync.WaitGroup
 	nrs := make([]string, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			var c capture
-			_, errs[i] = s.Engine.Create(context.Background(), demoAPI, "customers",
-				values(map[string]any{"Name": fmt.Sprintf("Parallell %d AB", i)}), c.receipt(noClaim))
-			nrs[i] = text(c.rec, "Nr")
+			var c Capture
+			_, errs[i] = s.Engine.Create(context.Background(), DemoAPI, "customers",
+				Values(map[string]any{"Name": fmt.Sprintf("Parallell %d AB", i)}), c.Receipt(NoClaim))
+			nrs[i] = Text(c.Rec, "Nr")
 		})
 	}
 	wg.Wait()

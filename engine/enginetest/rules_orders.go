@@ -14,18 +14,18 @@ import (
 // unless given, the product's name, and a TotalPrice the engine computes
 // on create and on every update that changes an amount; a discount out
 // of range is refused; a line added one by one inherits alike.
-func testOrders(t *testing.T, s *suite) {
-	s.demo(t, "orders/lines", "orders.PriceListNr", "orders.DeliveryDate", "orders.SupplierNr",
+func testOrders(t *testing.T, s *Suite) {
+	s.Demo(t, "orders/lines", "orders.PriceListNr", "orders.DeliveryDate", "orders.SupplierNr",
 		"orderlines.Unit", "orderlines.ProductName", "orderlines.TotalPrice", "orderlines.DiscountPct", "orderlines.DiscountPrice",
 		"orderlines.PriceListNr", "orderlines.DeliveryDate", "orderlines.SupplierNr", "products.Unit")
 	linesName := s.readName(t, "orders", "lines")
-	product := s.get(t, demoAPI, "products", "4001")
+	product := s.Get(t, DemoAPI, "products", "4001")
 
-	in := values(map[string]any{"CustomerNr": "1001", "PriceListNr": "1", "DeliveryDate": "2026-12-01", "SupplierNr": "201"})
-	in.AddLine("lines", values(map[string]any{"ProductNr": "4001", "Quantity": 2.0, "Price": 100.0, "DiscountPct": 10.0}))
-	in.AddLine("lines", values(map[string]any{"ProductNr": "4002", "PriceListNr": "2", "DeliveryDate": "2027-01-15", "SupplierNr": "202", "Unit": "kg"}))
-	order := s.mustCreateIn(t, demoAPI, "orders", in)
-	nr := keyIn(t, order, "Nr")
+	in := Values(map[string]any{"CustomerNr": "1001", "PriceListNr": "1", "DeliveryDate": "2026-12-01", "SupplierNr": "201"})
+	in.AddLine("lines", Values(map[string]any{"ProductNr": "4001", "Quantity": 2.0, "Price": 100.0, "DiscountPct": 10.0}))
+	in.AddLine("lines", Values(map[string]any{"ProductNr": "4002", "PriceListNr": "2", "DeliveryDate": "2027-01-15", "SupplierNr": "202", "Unit": "kg"}))
+	order := s.MustCreateIn(t, DemoAPI, "orders", in)
+	nr := KeyIn(t, order, "Nr")
 	lines := order.Lines(linesName)
 	if len(lines) != 2 {
 		t.Fatalf("the order carries %d lines; want 2", len(lines))
@@ -48,29 +48,29 @@ func testOrders(t *testing.T, s *suite) {
 		"Quantity": 0.0, "Price": 0.0, "TotalPrice": 0.0, // not priced: the catalog's defaults
 	})
 
-	id := keyIn(t, lines[0], "Id")
-	checkLine("after Quantity 3", s.mustUpdateIn(t, demoAPI, "orderlines", id, values(map[string]any{"Quantity": 3.0})),
+	id := KeyIn(t, lines[0], "Id")
+	checkLine("after Quantity 3", s.MustUpdateIn(t, DemoAPI, "orderlines", id, Values(map[string]any{"Quantity": 3.0})),
 		map[string]any{"TotalPrice": 270.0})
-	checkLine("after DiscountPrice 10", s.mustUpdateIn(t, demoAPI, "orderlines", id, values(map[string]any{"DiscountPrice": 10.0})),
+	checkLine("after DiscountPrice 10", s.MustUpdateIn(t, DemoAPI, "orderlines", id, Values(map[string]any{"DiscountPrice": 10.0})),
 		map[string]any{"TotalPrice": 243.0}) // 3 × (100 − 10) less 10 %
-	_, err := s.updateIn(demoAPI, "orderlines", id, values(map[string]any{"DiscountPct": -1.0}))
+	_, err := s.UpdateIn(DemoAPI, "orderlines", id, Values(map[string]any{"DiscountPct": -1.0}))
 	refusedWith(t, err, "Update with a discount below 0", "DiscountPct must be from 0 to 100, not -1")
-	checkLine("the order's line after a refused update", s.get(t, demoAPI, "orderlines", id), map[string]any{"DiscountPct": 10.0, "TotalPrice": 243.0})
+	checkLine("the order's line after a refused update", s.Get(t, DemoAPI, "orderlines", id), map[string]any{"DiscountPct": 10.0, "TotalPrice": 243.0})
 
 	cmd, ok := s.Engine.(engine.Commands)
 	if !ok {
 		t.Log("the engine offers no engine.Commands: a line added one by one is not checked")
 		return
 	}
-	var c capture
-	_, err = cmd.AddLine(context.Background(), demoAPI, "orders", nr, "lines", values(map[string]any{"ProductNr": "4001", "Quantity": 1.0, "Price": 50.0}), c.receipt(noClaim))
+	var c Capture
+	_, err = cmd.AddLine(context.Background(), DemoAPI, "orders", nr, "lines", Values(map[string]any{"ProductNr": "4001", "Quantity": 1.0, "Price": 50.0}), c.Receipt(NoClaim))
 	if err != nil {
 		t.Fatalf("AddLine: %v", err)
 	}
-	checkLine("a line added one by one", c.rec, map[string]any{
+	checkLine("a line added one by one", c.Rec, map[string]any{
 		"OrderNr": nr, "PriceListNr": "1", "DeliveryDate": "2026-12-01", "SupplierNr": "201", "Unit": product["Unit"], "TotalPrice": 50.0,
 	})
-	if n := len(s.get(t, demoAPI, "orders", nr).Lines(linesName)); n != 3 {
+	if n := len(s.Get(t, DemoAPI, "orders", nr).Lines(linesName)); n != 3 {
 		t.Errorf("the order carries %d lines after AddLine; want 3", n)
 	}
 }
@@ -78,10 +78,10 @@ func testOrders(t *testing.T, s *suite) {
 // testCalendarSettings: "today" is the date in the company's time zone
 // (demo: Europe/Stockholm), or UTC for a company without one; a quote is
 // valid for the company's quotes.validityDays (set by import), else 30.
-func testCalendarSettings(t *testing.T, s *suite) {
-	im := s.demo(t, "quotes.QuoteDate", "quotes.ValidUntilDate", "quotes.CustomerNr", "customers.Name")
+func testCalendarSettings(t *testing.T, s *Suite) {
+	im := s.Demo(t, "quotes.QuoteDate", "quotes.ValidUntilDate", "quotes.CustomerNr", "customers.Name")
 	ctx := context.Background()
-	err := im.Import(ctx, dataset.Company{ID: demoAPI.Company, Name: "demo", Batches: []dataset.Batch{{
+	err := im.Import(ctx, dataset.Company{ID: DemoAPI.Company, Name: "demo", Batches: []dataset.Batch{{
 		Name: "enginetest.quote-validity", Settings: []dataset.Setting{{Name: "quotes.validityDays", Value: "14"}},
 	}}})
 	if err != nil {
@@ -97,15 +97,15 @@ func testCalendarSettings(t *testing.T, s *suite) {
 	utcDay := at.Format(time.DateOnly)
 	stockholmDay := at.AddDate(0, 0, 1).Format(time.DateOnly)
 
-	q := s.mustCreateIn(t, demoAPI, "quotes", values(map[string]any{"CustomerNr": "1001"}))
+	q := s.MustCreateIn(t, DemoAPI, "quotes", Values(map[string]any{"CustomerNr": "1001"}))
 	if q["QuoteDate"] != stockholmDay || q["ValidUntilDate"] != at.AddDate(0, 0, 15).Format(time.DateOnly) {
 		t.Errorf("demo's quote at %s: QuoteDate %v, ValidUntilDate %v; want %s (Europe/Stockholm) and 14 days on, %s",
 			at.Format(time.RFC3339), q["QuoteDate"], q["ValidUntilDate"], stockholmDay, at.AddDate(0, 0, 15).Format(time.DateOnly))
 	}
 
 	// The suite's company has no time zone and no validity set.
-	customer := s.mustCreateIn(t, s.Company, "customers", values(map[string]any{"Name": "Utan tidszon AB"}))
-	q = s.mustCreateIn(t, s.Company, "quotes", values(map[string]any{"CustomerNr": keyIn(t, customer, "Nr")}))
+	customer := s.MustCreateIn(t, s.Company, "customers", Values(map[string]any{"Name": "Utan tidszon AB"}))
+	q = s.MustCreateIn(t, s.Company, "quotes", Values(map[string]any{"CustomerNr": KeyIn(t, customer, "Nr")}))
 	if q["QuoteDate"] != utcDay || q["ValidUntilDate"] != at.AddDate(0, 0, 30).Format(time.DateOnly) {
 		t.Errorf("a quote of a company without a time zone at %s: QuoteDate %v, ValidUntilDate %v; want %s (UTC) and 30 days on, %s",
 			at.Format(time.RFC3339), q["QuoteDate"], q["ValidUntilDate"], utcDay, at.AddDate(0, 0, 30).Format(time.DateOnly))

@@ -16,8 +16,8 @@ import (
 // each read of its owner, Get and List alike: exactly the owner's lines,
 // oldest first, each with the owner's key; a record without lines reads
 // an empty list, not a missing one.
-func testLinesInReadShape(t *testing.T, s *suite) {
-	s.demo(t, "orders/lines")
+func testLinesInReadShape(t *testing.T, s *Suite) {
+	s.Demo(t, "orders/lines")
 	ctx := context.Background()
 	checked := 0
 	for _, r := range s.Catalog.Registers {
@@ -30,33 +30,33 @@ func testLinesInReadShape(t *testing.T, s *suite) {
 		if len(lists) == 0 {
 			continue
 		}
-		page, err := s.Engine.List(ctx, demoAPI, r.Name, engine.Query{Limit: 5})
+		page, err := s.Engine.List(ctx, DemoAPI, r.Name, engine.Query{Limit: 5})
 		if err != nil {
 			t.Fatalf("List %s: %v", r.Name, err)
 		}
 		recs := page.Records
 		if len(recs) > 0 {
-			recs = append(recs, s.get(t, demoAPI, r.Name, keyIn(t, recs[0], r.Key)))
+			recs = append(recs, s.Get(t, DemoAPI, r.Name, KeyIn(t, recs[0], r.Key)))
 		}
 		for _, rec := range recs {
-			key := keyIn(t, rec, r.Key)
+			key := KeyIn(t, rec, r.Key)
 			for _, l := range lists {
 				lines, ok := rec[l.ReadName].([]engine.Record)
 				if !ok || lines == nil {
 					t.Errorf("%s %s: %s = %#v; want its lines", r.Name, key, l.ReadName, rec[l.ReadName])
 					continue
 				}
-				where := []engine.Condition{equals(l.Parent, key)}
+				where := []engine.Condition{Equals(l.Parent, key)}
 				for field, value := range l.Set {
-					where = append(where, equals(field, value))
+					where = append(where, Equals(field, value))
 				}
 				lr := s.Catalog.Register(l.Register)
 				var want, got []string
-				for _, line := range reversedRecords(s.walk(t, demoAPI, l.Register, 100, where...)) {
-					want = append(want, keyIn(t, line, lr.Key))
+				for _, line := range reversedRecords(s.Walk(t, DemoAPI, l.Register, 100, where...)) {
+					want = append(want, KeyIn(t, line, lr.Key))
 				}
 				for _, line := range lines {
-					got = append(got, keyIn(t, line, lr.Key))
+					got = append(got, KeyIn(t, line, lr.Key))
 					if line[l.Parent] != key {
 						t.Errorf("%s %s: a line of %s has %s %v", r.Name, key, l.ReadName, l.Parent, line[l.Parent])
 					}
@@ -71,7 +71,7 @@ func testLinesInReadShape(t *testing.T, s *suite) {
 		if !r.Has(catalog.Create) {
 			continue
 		}
-		created := s.createFilled(t, r, nil, 0)
+		created := s.CreateFilled(t, r, nil, 0)
 		body, err := json.Marshal(created)
 		if err != nil {
 			t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 // where the reference names none), or the line list its own list holds;
 // expanding a register the signature may not read is refused as reading
 // it is.
-func testShapedReads(t *testing.T, s *suite) {
-	s.demo(t, "tasks.Status", "tasks.CustomerNr", "customers/contacts")
+func testShapedReads(t *testing.T, s *Suite) {
+	s.Demo(t, "tasks.Status", "tasks.CustomerNr", "customers/contacts")
 	ctx := context.Background()
 	checked := 0
 	for _, r := range s.Catalog.Registers {
@@ -30,7 +30,7 @@ func testShapedReads(t *testing.T, s *suite) {
 		for _, x := range xs {
 			expand = append(expand, engine.Expand{Name: x.Name})
 		}
-		page, err := s.Engine.List(ctx, demoAPI, r.Name, engine.Query{Limit: 10, Shape: engine.Shape{Expand: expand}})
+		page, err := s.Engine.List(ctx, DemoAPI, r.Name, engine.Query{Limit: 10, Shape: engine.Shape{Expand: expand}})
 		if err != nil {
 			t.Fatalf("List %s expanding %v: %v", r.Name, expand, err)
 		}
@@ -38,26 +38,26 @@ func testShapedReads(t *testing.T, s *suite) {
 			for _, x := range xs {
 				got, ok := rec[x.Name]
 				if !ok {
-					t.Errorf("%s %s: no %s", r.Name, keyIn(t, rec, r.Key), x.Name)
+					t.Errorf("%s %s: no %s", r.Name, KeyIn(t, rec, r.Key), x.Name)
 					continue
 				}
 				target := s.Catalog.Register(x.Register)
 				if x.Line != nil {
 					var want, keys []string
-					where := []engine.Condition{equals(x.Line.Parent, keyIn(t, rec, r.Key))}
+					where := []engine.Condition{Equals(x.Line.Parent, KeyIn(t, rec, r.Key))}
 					for field, value := range x.Line.Set {
-						where = append(where, equals(field, value))
+						where = append(where, Equals(field, value))
 					}
-					for _, line := range s.walk(t, demoAPI, x.Register, 100, where...) {
-						want = append(want, keyIn(t, line, target.Key))
+					for _, line := range s.Walk(t, DemoAPI, x.Register, 100, where...) {
+						want = append(want, KeyIn(t, line, target.Key))
 					}
 					for _, line := range got.([]engine.Record) {
-						keys = append(keys, keyIn(t, line, target.Key))
+						keys = append(keys, KeyIn(t, line, target.Key))
 					}
 					slices.Sort(want)
 					slices.Sort(keys)
 					if !slices.Equal(keys, want) {
-						t.Errorf("%s %s: %s %v; want %v", r.Name, keyIn(t, rec, r.Key), x.Name, keys, want)
+						t.Errorf("%s %s: %s %v; want %v", r.Name, KeyIn(t, rec, r.Key), x.Name, keys, want)
 					}
 					checked++
 					continue
@@ -65,12 +65,12 @@ func testShapedReads(t *testing.T, s *suite) {
 				ref, _ := rec[x.Field.Name].(string)
 				if ref == "" {
 					if got != nil {
-						t.Errorf("%s %s: %s = %v without a %s", r.Name, keyIn(t, rec, r.Key), x.Name, got, x.Field.Name)
+						t.Errorf("%s %s: %s = %v without a %s", r.Name, KeyIn(t, rec, r.Key), x.Name, got, x.Field.Name)
 					}
 					continue
 				}
-				if want := s.get(t, demoAPI, x.Register, ref); !reflect.DeepEqual(got, want) {
-					t.Errorf("%s %s: %s\n%v\nwant it as its Get reads it\n%v", r.Name, keyIn(t, rec, r.Key), x.Name, got, want)
+				if want := s.Get(t, DemoAPI, x.Register, ref); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %s: %s\n%v\nwant it as its Get reads it\n%v", r.Name, KeyIn(t, rec, r.Key), x.Name, got, want)
 				}
 				checked++
 			}
@@ -81,7 +81,7 @@ func testShapedReads(t *testing.T, s *suite) {
 	}
 
 	// fields= reads the key and the fields named, nothing else.
-	page, err := s.Engine.List(ctx, demoAPI, "tasks", engine.Query{Limit: 5, Shape: engine.Shape{Fields: []string{"Status"}}})
+	page, err := s.Engine.List(ctx, DemoAPI, "tasks", engine.Query{Limit: 5, Shape: engine.Shape{Fields: []string{"Status"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +97,8 @@ func testShapedReads(t *testing.T, s *suite) {
 		}
 	}
 	if reads, ok := s.Engine.(engine.ShapedReads); ok && len(page.Records) > 0 {
-		key := keyIn(t, page.Records[0], tasks.Key)
-		one, err := reads.GetShaped(ctx, demoAPI, "tasks", key, engine.Shape{Fields: []string{"Status"}, Expand: []engine.Expand{{Name: "Customer", Fields: []string{"Name"}}}})
+		key := KeyIn(t, page.Records[0], tasks.Key)
+		one, err := reads.GetShaped(ctx, DemoAPI, "tasks", key, engine.Shape{Fields: []string{"Status"}, Expand: []engine.Expand{{Name: "Customer", Fields: []string{"Name"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,13 +106,13 @@ func testShapedReads(t *testing.T, s *suite) {
 		if one["Status"] != page.Records[0]["Status"] || customer == nil || customer["Name"] == nil || customer["City"] != nil {
 			t.Errorf("GetShaped tasks %s: %v; want its Status and its Customer's Name", key, one)
 		}
-		if _, err := reads.GetShaped(ctx, demoAPI, "tasks", "no-such-task", engine.Shape{Fields: []string{"Status"}}); !errors.Is(err, engine.ErrNotFound) {
+		if _, err := reads.GetShaped(ctx, DemoAPI, "tasks", "no-such-task", engine.Shape{Fields: []string{"Status"}}); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("GetShaped of no task: %v; want ErrNotFound", err)
 		}
 	}
 
 	// The signature's permissions hold for an expanded register as for a read of it.
-	limited := demoAs("ERJO")
+	limited := DemoAs("ERJO")
 	_, readErr := s.Engine.List(ctx, limited, "contacts", engine.Query{Limit: 1})
 	_, expandErr := s.Engine.List(ctx, limited, "customers", engine.Query{Limit: 1, Shape: engine.Shape{Expand: []engine.Expand{{Name: "Contacts"}}}})
 	var denied *engine.PermissionError

@@ -20,19 +20,19 @@ const modifiedLayout = "2006-01-02T15:04:05.000000Z"
 // write; the key cannot change; another company's record, an unknown key
 // and a malformed engine key are not found; a date is checked and kept as
 // sent, and "" clears it.
-func testDemoUpdate(t *testing.T, s *suite) {
-	s.demo(t, "customers.Phone", "customers.Note", "customers.Name", "contacts.Position", "contacts.CustomerNr", "projects.PlanStopDate")
+func testDemoUpdate(t *testing.T, s *Suite) {
+	s.Demo(t, "customers.Phone", "customers.Note", "customers.Name", "contacts.Position", "contacts.CustomerNr", "projects.PlanStopDate")
 	ctx := context.Background()
-	feed := s.feed(t)
+	feed := s.Feed(t)
 	var start int64
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	before := s.get(t, demoAPI, "customers", "1001")
+	before := s.Get(t, DemoAPI, "customers", "1001")
 	s.Clock.Advance(time.Hour)
 
 	from := s.Clock.Now()
-	after := s.mustUpdateIn(t, demoAPI, "customers", "1001", values(map[string]any{"Phone": "+46 8 000 00 00", "Note": ""}))
+	after := s.MustUpdateIn(t, DemoAPI, "customers", "1001", Values(map[string]any{"Phone": "+46 8 000 00 00", "Note": ""}))
 	to := s.Clock.Now()
 	if after["Phone"] != "+46 8 000 00 00" || after["Note"] != "" {
 		t.Errorf("after the update: Phone %#v, Note %#v; want +46 8 000 00 00 and \"\" (cleared to empty text)", after["Phone"], after["Note"])
@@ -42,51 +42,51 @@ func testDemoUpdate(t *testing.T, s *suite) {
 			t.Errorf("%s = %#v after an update that did not send it; want %#v, untouched", f.Name, after[f.Name], before[f.Name])
 		}
 	}
-	modified := text(after, "Modified")
+	modified := Text(after, "Modified")
 	if m, err := time.Parse(modifiedLayout, modified); err != nil || m.Format(modifiedLayout) != modified || m.Before(from.UTC().Truncate(time.Microsecond)) || m.After(to) {
 		t.Errorf("Modified = %q; want the engine clock's time of the update, between %s and %s, as %s", modified, from.Format(modifiedLayout), to.Format(modifiedLayout), modifiedLayout)
 	}
-	s.expectEvents(t, feed, demoAPI, start, s.event("customers", catalog.EventUpdated, "1001", "Phone", "Note"))
-	s.expectLog(t, demoAPI, "customers", "1001", logEntry{action: "update", detail: "Phone, Note"})
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("customers", catalog.EventUpdated, "1001", "Phone", "Note"))
+	s.ExpectLog(t, DemoAPI, "customers", "1001", LogEntry{Action: "update", Detail: "Phone, Note"})
 
 	// An update of a line is an event of the line's register (and is
 	// logged on its owner too).
-	contacts, err := s.Engine.List(ctx, demoAPI, "contacts", engine.Query{Limit: 1, Where: []engine.Condition{equals("CustomerNr", "1002")}})
+	contacts, err := s.Engine.List(ctx, DemoAPI, "contacts", engine.Query{Limit: 1, Where: []engine.Condition{Equals("CustomerNr", "1002")}})
 	if err != nil || len(contacts.Records) != 1 {
 		t.Fatalf("List contacts of customer 1002: %v (%d records); the demo data has one", err, len(contacts.Records))
 	}
-	id := keyIn(t, contacts.Records[0], "Id")
+	id := KeyIn(t, contacts.Records[0], "Id")
 	if feed != nil {
-		start = s.feedEnd(t, feed, demoAPI)
+		start = s.FeedEnd(t, feed, DemoAPI)
 	}
-	if got := s.mustUpdateIn(t, demoAPI, "contacts", id, values(map[string]any{"Position": "VD"})); got["Position"] != "VD" {
+	if got := s.MustUpdateIn(t, DemoAPI, "contacts", id, Values(map[string]any{"Position": "VD"})); got["Position"] != "VD" {
 		t.Errorf("contact %s: Position %v; want VD", id, got["Position"])
 	}
-	s.expectEvents(t, feed, demoAPI, start, s.event("contacts", catalog.EventUpdated, id, "Position"))
-	s.expectLog(t, demoAPI, "customers", "1002", logEntry{action: "update line"})
-	s.expectLog(t, demoAPI, "contacts", id, logEntry{action: "update", detail: "Position"})
+	s.ExpectEvents(t, feed, DemoAPI, start, s.Event("contacts", catalog.EventUpdated, id, "Position"))
+	s.ExpectLog(t, DemoAPI, "customers", "1002", LogEntry{Action: "update line"})
+	s.ExpectLog(t, DemoAPI, "contacts", id, LogEntry{Action: "update", Detail: "Position"})
 
-	_, err = s.updateIn(demoAPI, "customers", "1001", values(map[string]any{"Nr": "2001"}))
+	_, err = s.UpdateIn(DemoAPI, "customers", "1001", Values(map[string]any{"Nr": "2001"}))
 	refusedWith(t, err, "Update of the key", "Nr cannot be changed")
 	for _, nf := range []struct{ register, key, what string }{
 		{"customers", "9999", "an unknown customer"},
 		{"customers", "5001", "demo2's customer"},
 		{"contacts", "not-a-number", "a malformed engine key"},
 	} {
-		if _, err := s.updateIn(demoAPI, nf.register, nf.key, values(map[string]any{"Name": "X"})); !errors.Is(err, engine.ErrNotFound) {
+		if _, err := s.UpdateIn(DemoAPI, nf.register, nf.key, Values(map[string]any{"Name": "X"})); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("Update of %s (%s %s): %v; want engine.ErrNotFound", nf.what, nf.register, nf.key, err)
 		}
 	}
 
-	s.expectLog(t, demoAPI, "customers", "1001", logEntry{action: "update", detail: "Phone, Note"}) // the refused updates logged nothing
+	s.ExpectLog(t, DemoAPI, "customers", "1001", LogEntry{Action: "update", Detail: "Phone, Note"}) // the refused updates logged nothing
 
 	// A date is checked and kept as sent; "" clears it.
-	if got := s.mustUpdateIn(t, demoAPI, "projects", "101", values(map[string]any{"PlanStopDate": "2025-12-01T16:30:00+01:00"})); got["PlanStopDate"] != "2025-12-01T16:30:00+01:00" {
+	if got := s.MustUpdateIn(t, DemoAPI, "projects", "101", Values(map[string]any{"PlanStopDate": "2025-12-01T16:30:00+01:00"})); got["PlanStopDate"] != "2025-12-01T16:30:00+01:00" {
 		t.Errorf("PlanStopDate = %#v; want 2025-12-01T16:30:00+01:00, as sent", got["PlanStopDate"])
 	}
-	_, err = s.updateIn(demoAPI, "projects", "101", values(map[string]any{"PlanStopDate": "next week"}))
+	_, err = s.UpdateIn(DemoAPI, "projects", "101", Values(map[string]any{"PlanStopDate": "next week"}))
 	refusedWith(t, err, "Update with a date that is none", `PlanStopDate: "next week" is not an ISO 8601 date or date-time`)
-	if got := s.mustUpdateIn(t, demoAPI, "projects", "101", values(map[string]any{"PlanStopDate": ""})); got["PlanStopDate"] != nil {
+	if got := s.MustUpdateIn(t, DemoAPI, "projects", "101", Values(map[string]any{"PlanStopDate": ""})); got["PlanStopDate"] != nil {
 		t.Errorf("PlanStopDate after \"\" = %#v; want nil", got["PlanStopDate"])
 	}
 }

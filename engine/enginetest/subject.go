@@ -14,29 +14,29 @@ import (
 	"fieldapi/engine"
 )
 
-// subject is the register the suite seeds, and the fields it uses, all
+// Subject is the register the suite seeds, and the fields it uses, all
 // read from the catalog.
-type subject struct {
-	reg       *catalog.Register
-	key       string       // the key field
-	name      string       // writable text field with a contains filter: the suite's names
-	equals    string       // writable text field with an equals filter; "" when none
-	spare     []string     // other plain writable text fields, for updates
-	chosenKey bool         // the client may give the key on create
-	line      *lineSubject // a line list the suite can fill; nil when none
+type Subject struct {
+	Reg       *catalog.Register
+	Key       string       // the key field
+	Name      string       // writable text field with a contains filter: the suite's names
+	Equals    string       // writable text field with an equals filter; "" when none
+	Spare     []string     // other plain writable text fields, for updates
+	ChosenKey bool         // the client may give the key on create
+	Line      *LineSubject // a line list the suite can fill; nil when none
 }
 
-// lineSubject is a line list of the subject.
-type lineSubject struct {
-	list     *catalog.Line
-	reg      *catalog.Register
-	name     string // text field the suite fills on each line
-	required bool   // name is required: a line without it is refused
+// LineSubject is a line list of the subject.
+type LineSubject struct {
+	List     *catalog.Line
+	Reg      *catalog.Register
+	Name     string // text field the suite fills on each line
+	Required bool   // name is required: a line without it is refused
 }
 
 // pickSubject finds the subject register: the one named, or the first of
 // the catalog that suits, preferring one with a line list.
-func pickSubject(cat *catalog.Catalog, name string) (*subject, error) {
+func pickSubject(cat *catalog.Catalog, name string) (*Subject, error) {
 	if name != "" {
 		r := cat.Register(name)
 		if r == nil {
@@ -48,10 +48,10 @@ func pickSubject(cat *catalog.Catalog, name string) (*subject, error) {
 		}
 		return sub, nil
 	}
-	var first *subject
+	var first *Subject
 	for _, r := range cat.Registers {
 		sub, _ := subjectOf(cat, r)
-		if sub != nil && sub.line != nil {
+		if sub != nil && sub.Line != nil {
 			return sub, nil
 		}
 		if sub != nil && first == nil {
@@ -65,7 +65,7 @@ func pickSubject(cat *catalog.Catalog, name string) (*subject, error) {
 }
 
 // subjectOf returns the subject r makes, or why it cannot be one.
-func subjectOf(cat *catalog.Catalog, r *catalog.Register) (*subject, string) {
+func subjectOf(cat *catalog.Catalog, r *catalog.Register) (*Subject, string) {
 	if !r.Has(catalog.Create) || !r.Has(catalog.Update) {
 		return nil, "it needs methods create and update"
 	}
@@ -73,8 +73,8 @@ func subjectOf(cat *catalog.Catalog, r *catalog.Register) (*subject, string) {
 		return nil, "its requireOneOf fields are references"
 	}
 	key := r.KeyField()
-	sub := &subject{reg: r, key: key.Name, chosenKey: key.Writable || key.CreateOnly}
-	if sub.chosenKey && !r.NumberSeries {
+	sub := &Subject{Reg: r, Key: key.Name, ChosenKey: key.Writable || key.CreateOnly}
+	if sub.ChosenKey && !r.NumberSeries {
 		return nil, "its key must be given on create"
 	}
 	for _, f := range r.Fields {
@@ -86,26 +86,26 @@ func subjectOf(cat *catalog.Catalog, r *catalog.Register) (*subject, string) {
 		f := r.Field(flt.Field)
 		switch {
 		case !plainText(f) || f.Name == key.Name || flt.Default != "":
-		case flt.Match == catalog.Contains && sub.name == "":
-			sub.name = f.Name
-		case (flt.Match == catalog.Equals || flt.Match == "") && sub.equals == "" && !f.Required:
-			sub.equals = f.Name
+		case flt.Match == catalog.Contains && sub.Name == "":
+			sub.Name = f.Name
+		case (flt.Match == catalog.Equals || flt.Match == "") && sub.Equals == "" && !f.Required:
+			sub.Equals = f.Name
 		}
 	}
-	if sub.name == "" {
+	if sub.Name == "" {
 		return nil, "it has no writable text field with a contains filter"
 	}
-	if sub.equals == sub.name {
-		sub.equals = ""
+	if sub.Equals == sub.Name {
+		sub.Equals = ""
 	}
 	for _, f := range r.Fields {
-		if plainText(f) && !f.Required && f.Name != key.Name && f.Name != sub.name && f.Name != sub.equals && len(sub.spare) < 2 {
-			sub.spare = append(sub.spare, f.Name)
+		if plainText(f) && !f.Required && f.Name != key.Name && f.Name != sub.Name && f.Name != sub.Equals && len(sub.Spare) < 2 {
+			sub.Spare = append(sub.Spare, f.Name)
 		}
 	}
 	for _, l := range r.Lines {
 		if ls := lineSubjectOf(cat, l); ls != nil {
-			sub.line = ls
+			sub.Line = ls
 			break
 		}
 	}
@@ -113,12 +113,12 @@ func subjectOf(cat *catalog.Catalog, r *catalog.Register) (*subject, string) {
 }
 
 // lineSubjectOf returns the line list l as the suite fills it, or nil.
-func lineSubjectOf(cat *catalog.Catalog, l *catalog.Line) *lineSubject {
+func lineSubjectOf(cat *catalog.Catalog, l *catalog.Line) *LineSubject {
 	lr := cat.Register(l.Register)
 	if lr == nil || !(lr.EngineKeyed() || lr.NumberSeries) {
 		return nil
 	}
-	ls := &lineSubject{list: l, reg: lr}
+	ls := &LineSubject{List: l, Reg: lr}
 	for _, f := range lr.Fields {
 		if _, fixed := l.Set[f.Name]; fixed || f.Name == l.Parent || f.Name == lr.Key {
 			continue
@@ -126,13 +126,13 @@ func lineSubjectOf(cat *catalog.Catalog, l *catalog.Line) *lineSubject {
 		switch {
 		case f.Required && !plainText(f):
 			return nil
-		case f.Required && !ls.required:
-			ls.name, ls.required = f.Name, true
-		case plainText(f) && ls.name == "":
-			ls.name = f.Name
+		case f.Required && !ls.Required:
+			ls.Name, ls.Required = f.Name, true
+		case plainText(f) && ls.Name == "":
+			ls.Name = f.Name
 		}
 	}
-	if ls.name == "" {
+	if ls.Name == "" {
 		return nil
 	}
 	return ls
@@ -140,15 +140,15 @@ func lineSubjectOf(cat *catalog.Catalog, l *catalog.Line) *lineSubject {
 
 // plainText: a text field the client writes freely, with no reference or lookup.
 func plainText(f *catalog.Field) bool {
-	return f != nil && plainTextType(f.Type) && f.Writable && !f.CreateOnly && f.References == "" && f.Lookup == ""
+	return f != nil && PlainTextType(f.Type) && f.Writable && !f.CreateOnly && f.References == "" && f.Lookup == ""
 }
 
-// input is a create of the subject named name: name goes into the name
+// Input is a create of the subject named name: name goes into the name
 // field and every other required field.
-func (sub *subject) input(name string) engine.Input {
+func (sub *Subject) Input(name string) engine.Input {
 	in := engine.NewInput()
-	in.Values[sub.name] = name
-	for _, f := range sub.reg.Fields {
+	in.Values[sub.Name] = name
+	for _, f := range sub.Reg.Fields {
 		if f.Required {
 			in.Values[f.Name] = name
 		}
@@ -157,68 +157,71 @@ func (sub *subject) input(name string) engine.Input {
 }
 
 // lineInput is one line of the subject's line list named name.
-func (ls *lineSubject) input(name string) engine.Input {
+func (ls *LineSubject) Input(name string) engine.Input {
 	in := engine.NewInput()
-	in.Values[ls.name] = name
-	for _, f := range ls.reg.Fields {
-		if _, fixed := ls.list.Set[f.Name]; f.Required && !fixed && f.Name != ls.list.Parent {
+	in.Values[ls.Name] = name
+	for _, f := range ls.Reg.Fields {
+		if _, fixed := ls.List.Set[f.Name]; f.Required && !fixed && f.Name != ls.List.Parent {
 			in.Values[f.Name] = name
 		}
 	}
 	return in
 }
 
-// unique makes names and keys that no other subtest uses.
+// unique counts the names UniqueName makes.
 var unique atomic.Int64
 
-func uniqueName(prefix string) string {
+// UniqueName makes a name (or key) that no other subtest uses.
+func UniqueName(prefix string) string {
 	return fmt.Sprintf("%s %d", prefix, unique.Add(1))
 }
 
-// capture is a receipt that renders the record as JSON and keeps it.
-type capture struct {
-	rec    engine.Record
-	called int
+// Capture is a receipt that renders the record as JSON and keeps it.
+type Capture struct {
+	Rec    engine.Record
+	Called int
 }
 
-func (c *capture) receipt(claim engine.Claim) engine.Receipt {
+// Receipt is a receipt under claim that renders into c.
+func (c *Capture) Receipt(claim engine.Claim) engine.Receipt {
 	return engine.Receipt{Claim: claim, Render: func(rec engine.Record) (engine.Response, error) {
-		c.rec, c.called = rec, c.called+1
+		c.Rec, c.Called = rec, c.Called+1
 		body, err := json.Marshal(rec)
 		return engine.Response{Status: 201, Body: body}, err
 	}}
 }
 
-// noClaim: a write without an Idempotency-Key hold.
-var noClaim engine.Claim
+// NoClaim: a write without an Idempotency-Key hold.
+var NoClaim engine.Claim
 
-// create creates a subject record and returns it as the receipt saw it.
-func (s *suite) create(sess engine.Session, in engine.Input) (engine.Record, error) {
-	var c capture
-	_, err := s.Engine.Create(context.Background(), sess, s.subject.reg.Name, in, c.receipt(noClaim))
-	return c.rec, err
+// Create creates a subject record and returns it as the receipt saw it.
+func (s *Suite) Create(sess engine.Session, in engine.Input) (engine.Record, error) {
+	var c Capture
+	_, err := s.Engine.Create(context.Background(), sess, s.Subject.Reg.Name, in, c.Receipt(NoClaim))
+	return c.Rec, err
 }
 
-// mustCreate creates a subject record named name in the session's company.
-func (s *suite) mustCreate(t *testing.T, sess engine.Session, name string) engine.Record {
+// MustCreate creates a subject record named name in the session's company.
+func (s *Suite) MustCreate(t *testing.T, sess engine.Session, name string) engine.Record {
 	t.Helper()
-	rec, err := s.create(sess, s.subject.input(name))
+	rec, err := s.Create(sess, s.Subject.Input(name))
 	if err != nil {
-		t.Fatalf("Create %s %q: %v", s.subject.reg.Name, name, err)
+		t.Fatalf("Create %s %q: %v", s.Subject.Reg.Name, name, err)
 	}
 	if rec == nil {
-		t.Fatalf("Create %s: the receipt was not rendered", s.subject.reg.Name)
+		t.Fatalf("Create %s: the receipt was not rendered", s.Subject.Reg.Name)
 	}
 	return rec
 }
 
-// keyOf is a record's key.
-func (s *suite) keyOf(t *testing.T, rec engine.Record) string {
+// KeyOf is a record's key.
+func (s *Suite) KeyOf(t *testing.T, rec engine.Record) string {
 	t.Helper()
-	return keyIn(t, rec, s.subject.key)
+	return KeyIn(t, rec, s.Subject.Key)
 }
 
-func keyIn(t *testing.T, rec engine.Record, field string) string {
+// KeyIn is the value of a record's key field, failing the test when it has none.
+func KeyIn(t *testing.T, rec engine.Record, field string) string {
 	t.Helper()
 	key := rec.Text(field)
 	if key == nil || *key == "" {
@@ -227,14 +230,14 @@ func keyIn(t *testing.T, rec engine.Record, field string) string {
 	return *key
 }
 
-// named is the condition that selects subject records whose name contains text.
-func (s *suite) named(text string) engine.Condition {
-	return engine.Condition{Field: s.subject.name, Op: engine.OpContains, Values: []any{text}}
+// Named is the condition that selects subject records whose name contains text.
+func (s *Suite) Named(text string) engine.Condition {
+	return engine.Condition{Field: s.Subject.Name, Op: engine.OpContains, Values: []any{text}}
 }
 
-// walk lists every record of a register that matches where, by cursor,
+// Walk lists every record of a register that matches where, by cursor,
 // limit records per page.
-func (s *suite) walk(t *testing.T, sess engine.Session, register string, limit int, where ...engine.Condition) []engine.Record {
+func (s *Suite) Walk(t *testing.T, sess engine.Session, register string, limit int, where ...engine.Condition) []engine.Record {
 	t.Helper()
 	var all []engine.Record
 	q := engine.Query{Limit: limit, Where: where}
@@ -254,30 +257,30 @@ func (s *suite) walk(t *testing.T, sess engine.Session, register string, limit i
 	}
 }
 
-// names is the name field of each record.
-func (s *suite) names(recs []engine.Record) []string {
+// Names is the name field of each record.
+func (s *Suite) Names(recs []engine.Record) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
-		if v := r.Text(s.subject.name); v != nil {
+		if v := r.Text(s.Subject.Name); v != nil {
 			out[i] = *v
 		}
 	}
 	return out
 }
 
-// reversed returns a reversed copy.
-func reversed(xs []string) []string {
+// Reversed returns a reversed copy.
+func Reversed(xs []string) []string {
 	out := slices.Clone(xs)
 	slices.Reverse(out)
 	return out
 }
 
-// cleared reports whether a text field reads as cleared: nil or "".
-func cleared(v any) bool { return v == nil || v == "" }
+// Cleared reports whether a text field reads as cleared: nil or "".
+func Cleared(v any) bool { return v == nil || v == "" }
 
-// refusalDetail returns err's CommandError detail, failing the test when
+// RefusalDetail returns err's CommandError detail, failing the test when
 // err is not a refusal.
-func refusalDetail(t *testing.T, err error, doing string) string {
+func RefusalDetail(t *testing.T, err error, doing string) string {
 	t.Helper()
 	var ce *engine.CommandError
 	if !errors.As(err, &ce) {
@@ -289,5 +292,5 @@ func refusalDetail(t *testing.T, err error, doing string) string {
 	return ce.Detail
 }
 
-// plainTextType: a field type read as text.
-func plainTextType(t catalog.FieldType) bool { return t == catalog.Text || t == "" }
+// PlainTextType: a field type read as text.
+func PlainTextType(t catalog.FieldType) bool { return t == catalog.Text || t == "" }

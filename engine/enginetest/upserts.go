@@ -15,8 +15,8 @@ import (
 // the client may give its key.
 func init() {
 	capabilityTests = append(capabilityTests,
-		test{"upserts create then update (engine.Upserts)", testUpsertCreatesThenUpdates},
-		test{"upserts of one new key run exactly once (engine.Upserts)", testUpsertExactlyOnce},
+		Test{"upserts create then update (engine.Upserts)", testUpsertCreatesThenUpdates},
+		Test{"upserts of one new key run exactly once (engine.Upserts)", testUpsertExactlyOnce},
 	)
 }
 
@@ -43,11 +43,11 @@ func (c *upsertCapture) receipt() engine.UpsertReceipt {
 }
 
 // upserts returns the capability and the subject's key, or skips.
-func (s *suite) upserts(t *testing.T) engine.Upserts {
+func (s *Suite) upserts(t *testing.T) engine.Upserts {
 	t.Helper()
 	ups := capability[engine.Upserts](t, s, "engine.Upserts")
-	if !s.subject.reg.Upserts(s.subject.reg.KeyField()) {
-		t.Skipf("the subject %s cannot be written by its key (PUT)", s.subject.reg.Name)
+	if !s.Subject.Reg.Upserts(s.Subject.Reg.KeyField()) {
+		t.Skipf("the subject %s cannot be written by its key (PUT)", s.Subject.Reg.Name)
 	}
 	return ups
 }
@@ -57,28 +57,28 @@ func (s *suite) upserts(t *testing.T) engine.Upserts {
 // updated answer, Modified kept); other values update it; If-None-Match: *
 // refuses a record that is there, If-Match (* or a version) one that is
 // not, and neither writes.
-func testUpsertCreatesThenUpdates(t *testing.T, s *suite) {
+func testUpsertCreatesThenUpdates(t *testing.T, s *Suite) {
 	ups := s.upserts(t)
 	ctx := context.Background()
-	reg := s.subject.reg.Name
-	key := uniqueName("upsert")
-	by := engine.KeyRef{Field: s.subject.key, Value: key}
+	reg := s.Subject.Reg.Name
+	key := UniqueName("upsert")
+	by := engine.KeyRef{Field: s.Subject.Key, Value: key}
 	upsert := func(in engine.Input, only engine.Presence) (*upsertCapture, error) {
 		var c upsertCapture
 		_, err := ups.Upsert(ctx, s.Company, reg, by, in, only, c.receipt())
 		return &c, err
 	}
-	in := s.subject.input("Upserted")
+	in := s.Subject.Input("Upserted")
 	c, err := upsert(in, engine.CreateOrUpdate)
 	if err != nil || c.created != 1 || c.updated != 0 {
 		t.Fatalf("first Upsert: %v, created %d, updated %d; want a create", err, c.created, c.updated)
 	}
-	if got := keyIn(t, c.rec, s.subject.key); got != key {
-		t.Fatalf("created %s %q; want the key given, %q", s.subject.key, got, key)
+	if got := KeyIn(t, c.rec, s.Subject.Key); got != key {
+		t.Fatalf("created %s %q; want the key given, %q", s.Subject.Key, got, key)
 	}
 	modified := c.rec["Modified"]
 	s.Clock.Advance(time.Second)
-	again, err := upsert(s.subject.input("Upserted"), engine.CreateOrUpdate)
+	again, err := upsert(s.Subject.Input("Upserted"), engine.CreateOrUpdate)
 	if err != nil || again.updated != 1 || again.created != 0 {
 		t.Fatalf("Upsert of the same values: %v, created %d, updated %d; want the update answer", err, again.created, again.updated)
 	}
@@ -86,26 +86,26 @@ func testUpsertCreatesThenUpdates(t *testing.T, s *suite) {
 		t.Errorf("Upsert of the same values moved Modified from %v to %v; want no write", modified, again.rec["Modified"])
 	}
 	changed := engine.NewInput()
-	changed.Values[s.subject.name] = "Upserted again"
+	changed.Values[s.Subject.Name] = "Upserted again"
 	c, err = upsert(changed, engine.CreateOrUpdate)
-	if err != nil || c.updated != 1 || c.rec[s.subject.name] != "Upserted again" {
-		t.Fatalf("Upsert of a change: %v, updated %d, %s %v", err, c.updated, s.subject.name, c.rec[s.subject.name])
+	if err != nil || c.updated != 1 || c.rec[s.Subject.Name] != "Upserted again" {
+		t.Fatalf("Upsert of a change: %v, updated %d, %s %v", err, c.updated, s.Subject.Name, c.rec[s.Subject.Name])
 	}
 	got, err := ups.GetBy(ctx, s.Company, reg, by)
-	if err != nil || got[s.subject.name] != "Upserted again" {
+	if err != nil || got[s.Subject.Name] != "Upserted again" {
 		t.Fatalf("GetBy after the change: %v, %v", err, got)
 	}
 
 	if _, err := upsert(changed, engine.CreateOnly); !errors.Is(err, engine.ErrPreconditionFailed) {
 		t.Errorf("CreateOnly on a record that is there: %v; want ErrPreconditionFailed", err)
 	}
-	absent := engine.KeyRef{Field: s.subject.key, Value: uniqueName("absent")}
+	absent := engine.KeyRef{Field: s.Subject.Key, Value: UniqueName("absent")}
 	for _, tc := range []struct {
 		name    string
 		only    engine.Presence
 		ifMatch []string
 	}{{"UpdateOnly", engine.UpdateOnly, nil}, {"If-Match a version", engine.UpdateOnly, []string{got.Version()}}} {
-		in := s.subject.input("Never")
+		in := s.Subject.Input("Never")
 		in.IfMatch = tc.ifMatch
 		var c upsertCapture
 		if _, err := ups.Upsert(ctx, s.Company, reg, absent, in, tc.only, c.receipt()); !errors.Is(err, engine.ErrPreconditionFailed) {
@@ -115,7 +115,7 @@ func testUpsertCreatesThenUpdates(t *testing.T, s *suite) {
 	if _, err := ups.GetBy(ctx, s.Company, reg, absent); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("after the refused upserts, GetBy: %v; want ErrNotFound (nothing created)", err)
 	}
-	stale := s.subject.input("Stale")
+	stale := s.Subject.Input("Stale")
 	stale.IfMatch = []string{"not-a-version"}
 	if _, err := upsert(stale, engine.UpdateOnly); !errors.Is(err, engine.ErrPreconditionFailed) {
 		t.Errorf("If-Match of another version: %v; want ErrPreconditionFailed", err)
@@ -127,10 +127,10 @@ func testUpsertCreatesThenUpdates(t *testing.T, s *suite) {
 
 // testUpsertExactlyOnce: parallel upserts of one new key leave one record;
 // every call succeeds, exactly one with the created answer.
-func testUpsertExactlyOnce(t *testing.T, s *suite) {
+func testUpsertExactlyOnce(t *testing.T, s *Suite) {
 	ups := s.upserts(t)
 	const n = 16
-	by := engine.KeyRef{Field: s.subject.key, Value: uniqueName("race")}
+	by := engine.KeyRef{Field: s.Subject.Key, Value: UniqueName("race")}
 	var wg sync.WaitGroup
 	var c upsertCapture
 	errs := make([]error, n)
@@ -138,7 +138,7 @@ func testUpsertExactlyOnce(t *testing.T, s *suite) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = ups.Upsert(context.Background(), s.Company, s.subject.reg.Name, by, s.subject.input("Race"), engine.CreateOrUpdate, c.receipt())
+			_, errs[i] = ups.Upsert(context.Background(), s.Company, s.Subject.Reg.Name, by, s.Subject.Input("Race"), engine.CreateOrUpdate, c.receipt())
 		}()
 	}
 	wg.Wait()
@@ -150,8 +150,8 @@ func testUpsertExactlyOnce(t *testing.T, s *suite) {
 	if c.created != 1 || c.updated != n-1 {
 		t.Errorf("created %d, updated %d; want 1 and %d", c.created, c.updated, n-1)
 	}
-	page, err := s.Engine.List(context.Background(), s.Company, s.subject.reg.Name,
-		engine.Query{Limit: 10, Where: []engine.Condition{{Field: s.subject.key, Op: engine.OpEquals, Values: []any{by.Value}}}})
+	page, err := s.Engine.List(context.Background(), s.Company, s.Subject.Reg.Name,
+		engine.Query{Limit: 10, Where: []engine.Condition{{Field: s.Subject.Key, Op: engine.OpEquals, Values: []any{by.Value}}}})
 	if err != nil || len(page.Records) != 1 {
 		t.Fatalf("records with the key: %v, %d; want 1", err, len(page.Records))
 	}
