@@ -30,6 +30,8 @@
 //   - capabilities: the optional engine.Commands, engine.Locations,
 //     engine.Documents, engine.Events and engine.Upserts (PUT by key,
 //     exactly once under parallel calls), when the engine offers them;
+//   - atomic: the optional engine.Atomic, writes that commit together
+//     with the claim's response or roll back together;
 //   - rules: the reference engine's business rules and catalog semantics
 //     on the demo companies (number series, references and lookups,
 //     required fields, lines, updates, extra fields, permissions,
@@ -40,6 +42,20 @@
 // Where the engine offers engine.Events and engine.ChangeLog, the groups
 // also check the feed and the change log a write leaves; an engine without
 // them has those checks skipped, logged.
+//
+// # Packages
+//
+// The suite is written in packages of one job each, which Run joins:
+//
+//   - kit: the Harness, the Clock, one subtest's Suite with its subject
+//     register, and the helpers every suite works through the port with;
+//   - contract: what every engine must do: lists, writes, idempotency,
+//     isolation, errors and keys;
+//   - capabilities: the optional interfaces: capabilities and atomic;
+//   - writerules and readrules: the rules group, on writes and on reads.
+//
+// A new behaviour is a kit.Test in the package of its concern, in the
+// list Run runs for its group.
 //
 // # The catalog
 //
@@ -116,30 +132,47 @@ package enginetest
 import (
 	"slices"
 	"testing"
+
+	"fieldapi/engine/enginetest/capabilities"
+	"fieldapi/engine/enginetest/contract"
+	"fieldapi/engine/enginetest/kit"
+	"fieldapi/engine/enginetest/readrules"
+	"fieldapi/engine/enginetest/writerules"
 )
+
+// Harness is one fresh engine under test and what the suite needs to know
+// about it; its fields are documented at kit.Harness.
+type Harness = kit.Harness
+
+// Clock is the engine's clock under test (kit.Clock): open the engine
+// with Now: clock.Now and give the clock in the Harness.
+type Clock = kit.Clock
+
+// NewClock returns a clock at a fixed start.
+func NewClock() *Clock { return kit.NewClock() }
 
 // Run runs the conformance suite. newEngine is called once per subtest,
 // which runs in parallel with the others.
 func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 	for _, group := range []struct {
 		name  string
-		tests []Test
+		tests []kit.Test
 	}{
-		{"lists", listTests},
-		{"writes", writeTests},
-		{"idempotency", idempotencyTests},
-		{"isolation", isolationTests},
-		{"errors", errorTests},
-		{"keys", keyTests},
-		{"capabilities", capabilityTests},
-		{"atomic", atomicTests},
-		{"rules", slices.Concat(writeRuleTests, readRuleTests)},
+		{"lists", contract.Lists},
+		{"writes", contract.Writes},
+		{"idempotency", contract.Idempotency},
+		{"isolation", contract.Isolation},
+		{"errors", contract.Errors},
+		{"keys", contract.Keys},
+		{"capabilities", capabilities.Tests},
+		{"atomic", capabilities.Atomic},
+		{"rules", slices.Concat(writerules.Tests, readrules.Tests)},
 	} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, tc := range group.tests {
 				t.Run(tc.Name, func(t *testing.T) {
 					t.Parallel()
-					tc.Run(t, NewSuite(t, newEngine(t)))
+					tc.Run(t, kit.NewSuite(t, newEngine(t)))
 				})
 			}
 		})
