@@ -30,6 +30,8 @@
 //   - capabilities: the optional engine.Commands, engine.Locations,
 //     engine.Documents, engine.Events and engine.Upserts (PUT by key,
 //     exactly once under parallel calls), when the engine offers them;
+//   - atomic: the optional engine.Atomic, writes that commit together
+//     with the claim's response or roll back together;
 //   - rules: the reference engine's business rules and catalog semantics
 //     on the demo companies (number series, references and lookups,
 //     required fields, lines, updates, extra fields, permissions,
@@ -40,6 +42,20 @@
 // Where the engine offers engine.Events and engine.ChangeLog, the groups
 // also check the feed and the change log a write leaves; an engine without
 // them has those checks skipped, logged.
+//
+// # Packages
+//
+// The suite is written in packages of one job each, which Run joins:
+//
+//   - kit: the Harness, the Clock, one subtest's Suite with its subject
+//     register, and the helpers every suite works through the port with;
+//   - contract: what every engine must do: lists, writes, idempotency,
+//     isolation, errors and keys;
+//   - capabilities: the optional interfaces: capabilities and atomic;
+//   - writerules and readrules: the rules group, on writes and on reads.
+//
+// A new behaviour is a kit.Test in the package of its concern, in the
+// list Run runs for its group.
 //
 // # The catalog
 //
@@ -114,102 +130,51 @@
 package enginetest
 
 import (
-	"errors"
+	"slices"
 	"testing"
 
-	"fieldapi/catalog"
-	"fieldapi/engine"
+	"fieldapi/engine/enginetest/capabilities"
+	"fieldapi/engine/enginetest/contract"
+	"fieldapi/engine/enginetest/kit"
+	"fieldapi/engine/enginetest/readrules"
+	"fieldapi/engine/enginetest/writerules"
 )
 
 // Harness is one fresh engine under test and what the suite needs to know
-// about it.
-type Harness struct {
-	// Engine is the engine under test.
-	Engine engine.Engine
-	// Clock is the engine's clock (its Now reads it).
-	Clock *Clock
-	// Catalog is the catalog the engine serves.
-	Catalog *catalog.Catalog
-	// Company and Other are sessions of two different companies, each with
-	// a signature that may read and write every register.
-	Company, Other engine.Session
-	// ReadOnly, when set, is a session of Company's company whose signature
-	// may read but not write; the suite then checks writes are denied with
-	// an engine.PermissionError.
-	ReadOnly engine.Session
-	// Register names the subject register the suite seeds; empty picks the
-	// first suitable register of the catalog.
-	Register string
-	// Fault, when set, makes the engine suffer one fault — engine.ErrBusy,
-	// engine.ErrUnreachable or engine.ErrTimeout — and returns the engine
-	// to call while it lasts (Engine itself, or another handle on the same
-	// data) and a function that ends it. It returns a nil engine when this
-	// engine cannot be brought into that fault; that subtest is skipped.
-	Fault func(t *testing.T, kind error) (faulty engine.Engine, end func())
-	// NumbersMayGap says a create that rolls back may use up the number it
-	// took (the store's number series are not transactional, as
-	// PostgreSQL's sequences); the suite then checks numbers increase
-	// rather than that they follow without a gap.
-	NumbersMayGap bool
-}
+// about it; its fields are documented at kit.Harness.
+type Harness = kit.Harness
+
+// Clock is the engine's clock under test (kit.Clock): open the engine
+// with Now: clock.Now and give the clock in the Harness.
+type Clock = kit.Clock
+
+// NewClock returns a clock at a fixed start.
+func NewClock() *Clock { return kit.NewClock() }
 
 // Run runs the conformance suite. newEngine is called once per subtest,
 // which runs in parallel with the others.
 func Run(t *testing.T, newEngine func(t *testing.T) Harness) {
 	for _, group := range []struct {
 		name  string
-		tests []test
+		tests []kit.Test
 	}{
-		{"lists", listTests},
-		{"writes", writeTests},
-		{"idempotency", idempotencyTests},
-		{"isolation", isolationTests},
-		{"errors", errorTests},
-		{"keys", keyTests},
-		{"capabilities", capabilityTests},
-		{"atomic", atomicTests},
-		{"rules", ruleTests},
+		{"lists", contract.Lists},
+		{"writes", contract.Writes},
+		{"idempotency", contract.Idempotency},
+		{"isolation", contract.Isolation},
+		{"errors", contract.Errors},
+		{"keys", contract.Keys},
+		{"capabilities", capabilities.Tests},
+		{"atomic", capabilities.Atomic},
+		{"rules", slices.Concat(writerules.Tests, readrules.Tests)},
 	} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, tc := range group.tests {
-				t.Run(tc.name, func(t *testing.T) {
+				t.Run(tc.Name, func(t *testing.T) {
 					t.Parallel()
-					tc.run(t, newSuite(t, newEngine(t)))
+					tc.Run(t, kit.NewSuite(t, newEngine(t)))
 				})
 			}
 		})
 	}
-}
-
-// test is one behaviour of the contract.
-type test struct {
-	name string
-	run  func(t *testing.T, s *suite)
-}
-
-// suite is one subtest's engine with the registers it exercises.
-type suite struct {
-	Harness
-	subject *subject
-}
-
-func newSuite(t *testing.T, h Harness) *suite {
-	t.Helper()
-	if h.Engine == nil || h.Catalog == nil || h.Clock == nil {
-		t.Fatal("enginetest: the harness must give Engine, Catalog and the engine's Clock")
-	}
-	if h.Company.Company == "" || h.Other.Company == "" || h.Company.Company == h.Other.Company {
-		t.Fatal("enginetest: the harness must give sessions of two different companies (Company, Other)")
-	}
-	sub, err := pickSubject(h.Catalog, h.Register)
-	if err != nil {
-		t.Fatal("enginetest: ", err)
-	}
-	return &suite{Harness: h, subject: sub}
-}
-
-// isRefusal reports whether err is the engine refusing a call (422).
-func isRefusal(err error) bool {
-	var ce *engine.CommandError
-	return errors.As(err, &ce)
 }
