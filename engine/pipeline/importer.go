@@ -126,7 +126,8 @@ func (im importer) records(ctx context.Context, r *register, recs []dataset.Reco
 }
 
 // storedRow is a dataset record's values as a row: every field stored,
-// typed as the catalog says.
+// typed as the catalog says, an empty lookup key none (normalize), as an
+// API write stores it.
 func storedRow(r *register, values map[string]any) (store.Values, error) {
 	row := make(store.Values, len(values)+2)
 	for name, v := range values {
@@ -137,7 +138,7 @@ func storedRow(r *register, values map[string]any) (store.Values, error) {
 		if r.engineKeyed && f == r.key {
 			return nil, fmt.Errorf("%s is assigned by the engine", name)
 		}
-		n, err := f.Normalize(v)
+		n, err := normalize(f, v)
 		if err != nil {
 			return nil, err
 		}
