@@ -2,21 +2,26 @@ package codegen
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fieldapi/catalog"
 	"fieldapi/codegen/internal/modeltest"
 	"fieldapi/codegen/model"
+	"fieldapi/internal/dbtest"
 	"fieldapi/internal/gomodtest"
 )
 
 // TestGeneratedRegisterServesHTTP proves a register needs YAML alone: the
 // real catalog plus testdata/serve/machines.yaml is generated into a
 // temporary module that uses this repository (replace fieldapi => root),
-// and testdata/serve/machines_test.go serves it over HTTP on the SQLite
-// engine with its demo data: POST, replay, GET, PATCH, list and the strict
-// decoders. The golden output and the every-combination catalog are built
-// in the same module, so the generator's output is known to compile.
+// and testdata/serve/machines_test.go serves it over HTTP with the demo
+// data on every store — memory, SQLite and, when FIELDAPI_TEST_POSTGRES
+// names a server, PostgreSQL (the repository's internal/dbtest is copied
+// into the module for its databases): POST, replay, GET, PATCH, list, the
+// strict decoders, and its lookup keys through every route. The golden
+// output and the every-combination catalog are built in the same module,
+// so the generator's output is known to compile.
 //
 // It needs no network: go.mod's requirements and go.sum are copied from
 // the repository, GOPROXY=off, and the module and build caches are shared,
@@ -57,10 +62,17 @@ func TestGeneratedRegisterServesHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	mod.CopyFile(filepath.Join("testdata", "serve", "machines_test.go"), filepath.Join("serve", "machines_test.go"))
+	mod.CopyFile(filepath.Join(mod.Root, "internal", "dbtest", "dbtest.go"), filepath.Join("internal", "dbtest", "dbtest.go"))
 
 	mod.Setenv("FIELDGEN_CATALOG=" + catDir)
-	mod.Go("", "vet", "./generated", "./combos", "./golden")
-	mod.Go("", "test", "-count=1", "./serve")
+	mod.Go("", "vet", "./generated", "./combos", "./golden", "./serve")
+	out := mod.Go("", "test", "-count=1", "-v", "./serve")
+	// Which test ran on which store, and which store was skipped and why.
+	for _, line := range strings.Split(out, "\n") {
+		if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, "--- ") || strings.Contains(trimmed, dbtest.PostgresEnv) {
+			t.Log(trimmed)
+		}
+	}
 }
 
 // writeGenerated generates a model as the package pkgPath into dir.

@@ -150,7 +150,8 @@ func (im companyImport) records(ctx context.Context, r *registers.Register, recs
 }
 
 // storedRow is a dataset record's values as a row: every field stored,
-// typed as the catalog says.
+// typed as the catalog says, an empty lookup key none, as an API write
+// stores it (registers.Normalize).
 func storedRow(r *registers.Register, values map[string]any) (store.Values, error) {
 	row := make(store.Values, len(values)+2)
 	for name, v := range values {
@@ -161,7 +162,7 @@ func storedRow(r *registers.Register, values map[string]any) (store.Values, erro
 		if r.EngineKeyed && f == r.Key {
 			return nil, registers.RefuseEngineAssigned(name)
 		}
-		n, err := f.Normalize(v)
+		n, err := registers.Normalize(f, v)
 		if err != nil {
 			return nil, err
 		}

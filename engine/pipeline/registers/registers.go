@@ -28,6 +28,17 @@ type Register struct {
 	Owners      []OwnerLink      // where this register is a line list of another
 }
 
+// Normalize is a value as stored, in the field's type: what a call sends
+// and what a data set gives alike. An empty lookup key is none (NULL), so
+// records without one never collide in its unique index.
+func Normalize(f *catalog.Field, v any) (any, error) {
+	n, err := f.Normalize(v)
+	if f.LookupKey && n == "" {
+		return nil, err
+	}
+	return n, err
+}
+
 // RefuseEngineAssigned refuses a value sent for the key of an engine-keyed
 // register, by a call or in a data set.
 func RefuseEngineAssigned(name string) *engine.CommandError {

@@ -36,23 +36,13 @@ func acceptValues(r *registers.Register, sent map[string]any, writable func(*cat
 		if r.EngineKeyed && f == r.Key {
 			return nil, registers.RefuseEngineAssigned(name)
 		}
-		n, err := normalize(f, v)
+		n, err := registers.Normalize(f, v)
 		if err != nil {
 			return nil, err
 		}
 		values[name] = n
 	}
 	return values, nil
-}
-
-// normalize is a value sent in the field's type; an empty lookup key is
-// none (NULL), so records without one never collide in its unique index.
-func normalize(f *catalog.Field, v any) (any, error) {
-	n, err := f.Normalize(v)
-	if f.LookupKey && n == "" {
-		return nil, err
-	}
-	return n, err
 }
 
 func writableOnCreate(f *catalog.Field) bool { return f.Writable || f.CreateOnly }

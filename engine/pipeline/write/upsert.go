@@ -117,7 +117,7 @@ func withoutUnchanged(r *registers.Register, current engine.Record, in engine.In
 	out.Values = make(map[string]any, len(in.Values))
 	for name, v := range in.Values {
 		if f := r.Reg.Field(name); f != nil {
-			if n, err := normalize(f, v); err == nil && sameValue(n, current[name]) {
+			if n, err := registers.Normalize(f, v); err == nil && sameValue(n, current[name]) {
 				continue
 			}
 		}
