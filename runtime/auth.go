@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Credential prefixes (spec 5): keys live until revoked, tokens an hour.
@@ -96,22 +97,22 @@ const maxAuthCache = 10_000
 func (a *authenticator) authenticate(c *Call) error {
 	bearer, ok := bearerCredential(c.R.Header.Get(HeaderAuthorization))
 	if !ok {
-		return Unauthorized("send Authorization: Bearer <key or token>")
+		return problem.Unauthorized("send Authorization: Bearer <key or token>")
 	}
 	p, err := a.verify(c.Context(), bearer)
 	if err != nil {
 		return err
 	}
 	if p.viaKey && a.cfg.RequireTokens {
-		return TokenRequired()
+		return problem.TokenRequired()
 	}
 	if ip := remoteIP(c.R); !allowedIP(p.key.AllowedIPs, ip) {
-		return IPNotAllowed(ip.String())
+		return problem.IPNotAllowed(ip.String())
 	}
 	c.Session = engine.Session{Company: p.key.Company, Sign: p.key.Sign, ClientID: p.key.ClientID}
 	c.Scopes = p.key.Scopes
 	if scope := c.route.Scope; scope != "" && !hasScope(p.key.Scopes, scope) {
-		return InsufficientScope(scope)
+		return problem.InsufficientScope(scope)
 	}
 	return nil
 }
@@ -157,7 +158,7 @@ func (a *authenticator) verify(ctx context.Context, bearer string) (principal, e
 	return p, nil
 }
 
-var errBadCredential = Unauthorized("the key or token is not valid, was revoked or has expired")
+var errBadCredential = problem.Unauthorized("the key or token is not valid, was revoked or has expired")
 
 func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time) (principal, error) {
 	if id, secret, ok := splitCredential(bearer, TokenPrefix); ok && validTokenID.MatchString(id) {
@@ -222,10 +223,10 @@ func (a *authenticator) issueToken(ctx context.Context, clientID, secret string,
 		secret = s
 	}
 	if !sameSecret(key.SecretHash, secret) {
-		return key, "", time.Time{}, Unauthorized("clientId and clientSecret do not match a valid key")
+		return key, "", time.Time{}, problem.Unauthorized("clientId and clientSecret do not match a valid key")
 	}
 	if !allowedIP(key.AllowedIPs, from) {
-		return key, "", time.Time{}, IPNotAllowed(from.String())
+		return key, "", time.Time{}, problem.IPNotAllowed(from.String())
 	}
 	id, tokenSecret := randomHex(8), randomHex(24)
 	expires := a.cfg.Now().Add(a.cfg.TokenLifetime)

@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/problem"
 )
 
 // POST /v1/batch runs many writes in one call. Each operation is served
@@ -80,16 +81,16 @@ func envelopeProblem(err error) error {
 	}
 	switch fe.Kind {
 	case batch.Unknown:
-		return UnknownField(fe.Field, fe.Valid)
+		return problem.UnknownField(fe.Field, fe.Valid)
 	case batch.Missing:
-		return MissingField(fe.Field)
+		return problem.MissingField(fe.Field)
 	case batch.Invalid:
-		return InvalidField(fe.Field, fe.Detail).withValid(fe.Valid)
+		return problem.InvalidField(fe.Field, fe.Detail).WithValid(fe.Valid)
 	}
 	if fe.Field != "" {
-		return MalformedBody(fmt.Sprintf("%s: %s", fe.Field, fe.Detail))
+		return problem.MalformedBody(fmt.Sprintf("%s: %s", fe.Field, fe.Detail))
 	}
-	return MalformedBody(fe.Detail)
+	return problem.MalformedBody(fe.Detail)
 }
 
 // runIndependent runs each operation on its own, whatever the others
@@ -148,7 +149,7 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 		for i, op := range req.Operations {
 			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "")
 			if results[i].Status >= 300 {
-				return engine.Response{}, atomicFailure(req, i, results[i])
+				return engine.Response{}, problem.AtomicBatchFailed(operationIDs(req.Operations), i, results[i].Problem)
 			}
 		}
 		body, err := json.Marshal(BatchResponse{Results: results})
@@ -175,31 +176,13 @@ func likeOperations(ops []batch.Operation) []int {
 	return like
 }
 
-// atomicFailure is the answer of an atomic batch whose operation i
-// failed: that operation's problem, its status and code, with the
-// detail saying which operation failed and that nothing was written, and
-// as members the operation's index and id, its own problem, and the ids
-// of the operations not executed (all others: the transaction rolled
-// back those before it, and those after it never ran).
-func atomicFailure(req batch.Request, i int, failed BatchResult) *Problem {
-	var own Problem
-	if err := json.Unmarshal(failed.Problem, &own); err != nil || own.Status == 0 {
-		own = *Internal()
+// operationIDs are the ids of a batch's operations, in order.
+func operationIDs(ops []batch.Operation) []string {
+	ids := make([]string, len(ops))
+	for i, op := range ops {
+		ids[i] = op.ID
 	}
-	p := own
-	p.Type, p.RequestID = "", ""
-	p.Detail = fmt.Sprintf("operations[%d] (%q) failed, so none of the batch's %d operations was written: %s", i, failed.ID, len(req.Operations), own.Detail)
-	p.Index, p.ID, p.Operation = &i, failed.ID, &own
-	p.NotExecuted = make([]string, 0, len(req.Operations)-1)
-	for j, op := range req.Operations {
-		if j != i {
-			p.NotExecuted = append(p.NotExecuted, op.ID)
-		}
-	}
-	if own.Title == codeEngineBusy.Code || own.Title == codeEngineUnreachable.Code || own.Title == codeIdempotencyClaimLost.Code || own.Title == codeRateLimited.Code {
-		p.retryAfter = 1
-	}
-	return &p
+	return ids
 }
 
 // runOperation runs one operation as the internal request of its method
@@ -215,20 +198,20 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	if err != nil {
 		var ref *batch.RefError
 		if !errors.As(err, &ref) {
-			return fail(MalformedBody("the body is not valid JSON"))
+			return fail(problem.MalformedBody("the body is not valid JSON"))
 		}
-		return fail(InvalidReference(ref.Field, ref.Detail))
+		return fail(problem.InvalidReference(ref.Field, ref.Detail))
 	}
 	u, err := url.Parse(path)
 	if err != nil {
-		return fail(InvalidParameter("path", "not a valid escaped path"))
+		return fail(problem.InvalidParameter("path", "not a valid escaped path"))
 	}
 	record := &RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: RouteNone}
 	ctx = context.WithValue(ctx, recordKey{}, record)
 	ctx = context.WithValue(ctx, batchOperationKey{}, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key})
 	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
 	if err != nil {
-		return fail(InvalidParameter("path", "not a valid path"))
+		return fail(problem.InvalidParameter("path", "not a valid path"))
 	}
 	r.RemoteAddr, r.Host = c.R.RemoteAddr, c.R.Host
 	if op.IfMatch != "" {
@@ -237,7 +220,7 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	w := &operationRecorder{header: http.Header{}}
 	s.route(w, r)
 	if w.status == 0 {
-		return fail(Internal()) // a handler that answered nothing: never a success
+		return fail(problem.Internal()) // a handler that answered nothing: never a success
 	}
 	res.Status = w.status
 	if res.Status >= 400 {
@@ -259,12 +242,12 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 // its derived Idempotency-Key.
 func (s *Server) prepareOperation(c *Call, op *batchOperation) error {
 	if !c.route.batchable || !isWrite(c.R.Method) {
-		return InvalidParameter("path", c.R.Method+" "+c.R.URL.Path+" cannot be part of a batch")
+		return problem.InvalidParameter("path", c.R.Method+" "+c.R.URL.Path+" cannot be part of a batch")
 	}
 	c.Session, c.Scopes = op.session, op.scopes
 	c.record.ClientID, c.record.Company = op.session.ClientID, op.session.Company
 	if scope := c.route.Scope; scope != "" && !hasScope(c.Scopes, scope) {
-		return InsufficientScope(scope)
+		return problem.InsufficientScope(scope)
 	}
 	c.Body = op.body
 	if op.key == "" {

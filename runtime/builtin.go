@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/problem"
 )
 
 // builtinRoutes are the routes that belong to no register.
@@ -110,15 +111,15 @@ type tokenResponse struct {
 func token(c *Call) error {
 	var req tokenRequest
 	if err := decodeStrict(c.Body, &req); err != nil {
-		return MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
+		return problem.MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
 	}
 	switch {
 	case req.ClientID == "":
-		return MissingField("clientId")
+		return problem.MissingField("clientId")
 	case req.ClientSecret == "":
-		return MissingField("clientSecret")
+		return problem.MissingField("clientSecret")
 	case req.GrantType != "" && req.GrantType != "client_credentials":
-		return InvalidField("grantType", "only client_credentials is offered")
+		return problem.InvalidField("grantType", "only client_credentials is offered")
 	}
 	key, access, expires, err := c.server.auth.issueToken(c.Context(), req.ClientID, req.ClientSecret, remoteIP(c.R))
 	if err != nil {

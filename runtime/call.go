@@ -16,6 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Call is one request on its way through a route: what the handler needs
@@ -48,10 +49,10 @@ func (c *Call) Key() (string, error) { return c.Param("key") }
 func (c *Call) Param(name string) (string, error) {
 	v, err := url.PathUnescape(c.Params.ByName(name))
 	if err != nil {
-		return "", InvalidParameter(name, "not a valid escaped path segment")
+		return "", problem.InvalidParameter(name, "not a valid escaped path segment")
 	}
 	if !validText(v) {
-		return "", InvalidParameter(name, errBadText.Error())
+		return "", problem.InvalidParameter(name, errBadText.Error())
 	}
 	return v, nil
 }
@@ -134,14 +135,14 @@ func (c *Call) send(status int, contentType string, body []byte) {
 // response the engine produced is stored for replay, anything else is
 // released so a retry runs.
 func (c *Call) fail(err error) {
-	p := AsProblem(err)
+	p := problem.Of(err)
 	c.record.Problem = p.Title
 	if p.Status == http.StatusInternalServerError {
 		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "route", c.record.Route,
 			"error", err, "stack", string(debug.Stack()))
 	}
 	body := c.server.problemBody(p, c.RequestID)
-	if ra := p.retryAfterHeader(); ra != "" {
+	if ra := p.RetryAfter(); ra != "" {
 		c.W.Header().Set(HeaderRetryAfter, ra)
 	}
 	if c.claim != nil && (errors.Is(err, engine.ErrClaimLost) || !c.complete(p.Status, body)) {
@@ -212,7 +213,7 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 	defer func() {
 		if v := recover(); v != nil {
 			s.cfg.Logger.Error("panic", "requestId", c.RequestID, "panic", v, "stack", string(debug.Stack()))
-			c.fail(Internal())
+			c.fail(problem.Internal())
 		}
 	}()
 	if err := s.prepare(c); err != nil {
@@ -279,21 +280,21 @@ func isWrite(method string) bool {
 // readBody reads a JSON body, enforcing the size limit while reading.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, PayloadTooLarge(limit)
+		return nil, problem.PayloadTooLarge(limit)
 	}
 	if ct := r.Header.Get(HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
-			return nil, UnsupportedMediaType(ct)
+			return nil, problem.UnsupportedMediaType(ct)
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, PayloadTooLarge(limit)
+		return nil, problem.PayloadTooLarge(limit)
 	}
 	if err != nil {
-		return nil, MalformedBody("the body could not be read")
+		return nil, problem.MalformedBody("the body could not be read")
 	}
 	return body, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Reading the engine's change log of a record (spec 1: every write adds an
@@ -66,12 +67,12 @@ func parseChangeQuery(values url.Values, logAction string) (engine.ChangeQuery, 
 	}
 	for name, vs := range values {
 		if !slices.Contains(params, name) {
-			p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
+			p := problem.InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 			p.ValidValues = params
 			return engine.ChangeQuery{}, p
 		}
 		if len(vs) > 1 {
-			return engine.ChangeQuery{}, InvalidParameter(name, "given more than once")
+			return engine.ChangeQuery{}, problem.InvalidParameter(name, "given more than once")
 		}
 	}
 	limit, err := pageLimit(values)
@@ -81,7 +82,7 @@ func parseChangeQuery(values url.Values, logAction string) (engine.ChangeQuery, 
 	q := engine.ChangeQuery{Action: logAction, Limit: limit}
 	if values.Has("action") {
 		if q.Action = values.Get("action"); q.Action == "" {
-			return q, InvalidParameter("action", `expected the name of an action, such as update, status or "create line"`)
+			return q, problem.InvalidParameter("action", `expected the name of an action, such as update, status or "create line"`)
 		}
 	}
 	return q, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Presence says what a request body did with one field.
@@ -208,29 +209,29 @@ func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
 		if prefix == "" {
-			return MalformedBody("the body must be one JSON object")
+			return problem.MalformedBody("the body must be one JSON object")
 		}
-		return InvalidField(prefix[:len(prefix)-1], "expected an object")
+		return problem.InvalidField(prefix[:len(prefix)-1], "expected an object")
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return MalformedBody("the body is not valid JSON")
+			return problem.MalformedBody("the body is not valid JSON")
 		}
 		name := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return MalformedBody("the body is not valid JSON")
+			return problem.MalformedBody("the body is not valid JSON")
 		}
 		path := prefix + name
 		switch {
 		case seen[name]:
-			return InvalidField(path, "sent twice")
+			return problem.InvalidField(path, "sent twice")
 		case slices.Contains(shape.ReadOnly, name):
-			return ReadOnlyField(path, shape.Writable)
+			return problem.ReadOnlyField(path, shape.Writable)
 		case !slices.Contains(shape.Writable, name):
-			return UnknownField(path, shape.Writable)
+			return problem.UnknownField(path, shape.Writable)
 		}
 		seen[name] = true
 		if err := body.DecodeField(name, raw); err != nil {
@@ -238,18 +239,18 @@ func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
 			if errors.As(err, &p) {
 				return p
 			}
-			return InvalidField(path, err.Error())
+			return problem.InvalidField(path, err.Error())
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return MalformedBody("the body is not valid JSON")
+		return problem.MalformedBody("the body is not valid JSON")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return MalformedBody("the body must hold exactly one JSON object")
+		return problem.MalformedBody("the body must hold exactly one JSON object")
 	}
 	for _, name := range shape.Required {
 		if !seen[name] {
-			return MissingField(prefix + name)
+			return problem.MissingField(prefix + name)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // uploadBody is the body of POST …/documents.
@@ -30,7 +31,7 @@ func (b *uploadBody) DecodeField(name string, raw json.RawMessage) error {
 	case "contentBase64":
 		return b.Content.Decode(raw)
 	}
-	return UnknownField(name, uploadShape.Writable)
+	return problem.UnknownField(name, uploadShape.Writable)
 }
 
 func (b *uploadBody) Input() engine.Input { return engine.NewInput() } // uploads are not record inputs
@@ -53,11 +54,11 @@ func AddDocument(c *Call, register string) error {
 		return err
 	}
 	if b.Name.Value == "" || b.Name.Value != path.Base(b.Name.Value) {
-		return InvalidField("name", "expected a file name without directories")
+		return problem.InvalidField("name", "expected a file name without directories")
 	}
 	content, err := base64.StdEncoding.DecodeString(b.Content.Value)
 	if err != nil {
-		return InvalidField("contentBase64", "not valid base64")
+		return problem.InvalidField("contentBase64", "not valid base64")
 	}
 	b.Content.Value = "" // drop the encoded copy before the engine stores the bytes
 	view := func(rec engine.Record) any {
@@ -109,7 +110,7 @@ func GetDocument(c *Call, register string) error {
 	if err != nil || id < 1 {
 		// Ids are positive numbers: any other id names no document, as an
 		// engine-assigned record Id that is not a number names no record.
-		return NotFound("no document " + strconv.Quote(raw))
+		return problem.NotFound("no document " + strconv.Quote(raw))
 	}
 	doc, err := docs.OpenDocument(c.Context(), c.Session, register, key, id)
 	if err != nil {

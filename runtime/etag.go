@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Optimistic concurrency (RFC 9110 section 13): a record's ETag is its
@@ -44,7 +45,7 @@ func ifMatch(r *http.Request) ([]string, error) {
 	}
 	tags, weak, ok := entityTags(header)
 	if !ok {
-		return nil, InvalidParameter(HeaderIfMatch, `not a list of entity tags such as "3f2a…" (use the ETag of the record as read)`)
+		return nil, problem.InvalidParameter(HeaderIfMatch, `not a list of entity tags such as "3f2a…" (use the ETag of the record as read)`)
 	}
 	var versions []string
 	for i, tag := range tags {
@@ -53,7 +54,7 @@ func ifMatch(r *http.Request) ([]string, error) {
 		}
 	}
 	if len(versions) == 0 {
-		return nil, PreconditionFailed()
+		return nil, problem.PreconditionFailed()
 	}
 	return versions, nil
 }

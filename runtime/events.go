@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // The change feed, GET /v1/events, for engines with the optional
@@ -53,12 +54,12 @@ func events(c *Call) error {
 	}
 	q := engine.EventQuery{Register: values.Get("register")}
 	if !validText(q.Register) {
-		return InvalidParameter("register", errBadText.Error())
+		return problem.InvalidParameter("register", errBadText.Error())
 	}
 	if v := values.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return InvalidParameter("after", "expected the nextCursor of an earlier page")
+			return problem.InvalidParameter("after", "expected the nextCursor of an earlier page")
 		}
 		q.After = n
 	}
@@ -68,7 +69,7 @@ func events(c *Call) error {
 	if v := values.Get("types"); v != "" {
 		q.Types = strings.Split(v, ",")
 		if detail := unmatchedEventType(q.Types, feed.EventTypes()); detail != "" {
-			return InvalidParameter("types", detail).withValid(feed.EventTypes())
+			return problem.InvalidParameter("types", detail).WithValid(feed.EventTypes())
 		}
 	}
 	page, err := feed.Events(c.Context(), c.Session, q)
@@ -90,10 +91,10 @@ func onlyParams(values url.Values, known []string) error {
 			if !validText(name) {
 				name = strconv.QuoteToASCII(name)
 			}
-			return InvalidParameter(name, "unknown parameter").withValid(known)
+			return problem.InvalidParameter(name, "unknown parameter").WithValid(known)
 		}
 		if len(vs) > 1 {
-			return InvalidParameter(name, "given more than once")
+			return problem.InvalidParameter(name, "given more than once")
 		}
 	}
 	return nil

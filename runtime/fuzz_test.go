@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // sampleBody is a request body of every field type, as generated code
@@ -40,7 +41,7 @@ func (b *sampleBody) DecodeField(name string, raw json.RawMessage) (err error) {
 		b.Lines, err = DecodeLines[sampleBody](raw, "lines", sampleShape)
 		return err
 	}
-	return UnknownField(name, nil)
+	return problem.UnknownField(name, nil)
 }
 
 func (b *sampleBody) Input() engine.Input {

@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // maxIdempotencyKey bounds the header so the store's index stays small.
@@ -21,13 +22,13 @@ const maxIdempotencyKey = 255
 func (s *Server) claim(c *Call) error {
 	key := c.R.Header.Get(HeaderIdempotencyKey)
 	if key == "" {
-		return IdempotencyKeyRequired()
+		return problem.IdempotencyKeyRequired()
 	}
 	if len(key) > maxIdempotencyKey {
-		return InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
+		return problem.InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
 	}
 	if !validText(key) {
-		return InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
+		return problem.InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
 	}
 	return s.claimKey(c, key)
 }
@@ -42,7 +43,7 @@ func (s *Server) claimKey(c *Call, key string) error {
 	}
 	res, err := c.Engine.Idempotency().Claim(c.Context(), claim)
 	if errors.Is(err, engine.ErrTimeout) {
-		return EngineUnreachable() // a lookup writes nothing: safe to retry
+		return problem.EngineUnreachable() // a lookup writes nothing: safe to retry
 	}
 	if err != nil {
 		return err
@@ -64,9 +65,9 @@ func (c *Call) answerStored(res engine.ClaimResult) error {
 		c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
 		return nil
 	case engine.Mismatch:
-		return IdempotencyMismatch()
+		return problem.IdempotencyMismatch()
 	}
-	return IdempotencyClaimLost()
+	return problem.IdempotencyClaimLost()
 }
 
 // answerRace answers a call whose key another execution of the same key

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // SortField is a field a list may be sorted by (catalog: sortable).
@@ -27,12 +28,12 @@ func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error
 		names[i] = f.Name
 	}
 	refuse := func(detail string) error {
-		p := InvalidParameter(engine.SortParam, detail)
+		p := problem.InvalidParameter(engine.SortParam, detail)
 		p.ValidValues = names
 		return p
 	}
 	if len(sortable) == 0 {
-		return nil, InvalidParameter(engine.SortParam, "this list has no sortable fields; it is always newest first")
+		return nil, problem.InvalidParameter(engine.SortParam, "this list has no sortable fields; it is always newest first")
 	}
 	var keys []engine.SortKey
 	for item := range strings.SplitSeq(v, ",") {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // GetLocation serves GET /v1/<register>/{key}/location?locate=&force=.
@@ -23,9 +24,9 @@ func GetLocation(c *Call, register string) error {
 		b, err := strconv.ParseBool(vs[0])
 		switch {
 		case name != "locate" && name != "force":
-			return InvalidParameter(name, "not a parameter here; use locate and force")
+			return problem.InvalidParameter(name, "not a parameter here; use locate and force")
 		case err != nil || len(vs) > 1:
-			return InvalidParameter(name, "expected true or false, once")
+			return problem.InvalidParameter(name, "expected true or false, once")
 		case name == "locate":
 			opt.Locate = b
 		default:
@@ -57,7 +58,7 @@ func (b *pinBody) DecodeField(name string, raw json.RawMessage) error {
 	case "address":
 		return b.Address.Decode(raw)
 	}
-	return UnknownField(name, pinShape.Writable)
+	return problem.UnknownField(name, pinShape.Writable)
 }
 
 func (b *pinBody) Input() engine.Input { return engine.NewInput() } // pins are not record inputs
@@ -75,9 +76,9 @@ func PinLocation(c *Call, register string) error {
 	}
 	switch {
 	case b.Latitude.Presence != Set || b.Latitude.Value < -90 || b.Latitude.Value > 90:
-		return InvalidField("latitude", "expected a number from -90 to 90")
+		return problem.InvalidField("latitude", "expected a number from -90 to 90")
 	case b.Longitude.Presence != Set || b.Longitude.Value < -180 || b.Longitude.Value > 180:
-		return InvalidField("longitude", "expected a number from -180 to 180")
+		return problem.InvalidField("longitude", "expected a number from -180 to 180")
 	}
 	pin := engine.Pin{Latitude: b.Latitude.Value, Longitude: b.Longitude.Value, Address: b.Address.Value}
 	resp, err := locs.PinLocation(c.Context(), c.Session, register, key, pin, c.Receipt(http.StatusOK, locationView))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Paging limits (spec 4.8).
@@ -84,11 +85,11 @@ func parseQuery(raw string) (url.Values, error) {
 		rawName, rawValue, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil {
-			return nil, InvalidParameter(rawName, "the name is "+badEscape)
+			return nil, problem.InvalidParameter(rawName, "the name is "+badEscape)
 		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil {
-			return nil, InvalidParameter(name, "the value is "+badEscape)
+			return nil, problem.InvalidParameter(name, "the value is "+badEscape)
 		}
 		values[name] = append(values[name], value)
 	}
@@ -105,7 +106,7 @@ func pageLimit(values url.Values) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		return 0, InvalidParameter("limit", "expected a whole number from 1 to "+strconv.Itoa(MaxLimit))
+		return 0, problem.InvalidParameter("limit", "expected a whole number from 1 to "+strconv.Itoa(MaxLimit))
 	}
 	return min(n, MaxLimit), nil
 }
@@ -115,7 +116,7 @@ func pageLimit(values url.Values) (int, error) {
 func checkQueryText(values url.Values) error {
 	for name, vs := range values {
 		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return InvalidParameter(name, errBadText.Error())
+			return problem.InvalidParameter(name, errBadText.Error())
 		}
 	}
 	return nil
@@ -133,7 +134,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 			return req, err
 		}
 		if len(vs) > 1 {
-			return req, InvalidParameter(name, "given more than once")
+			return req, problem.InvalidParameter(name, "given more than once")
 		}
 	}
 	limit, err := pageLimit(values)
@@ -154,7 +155,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 		}
 		t, err := ParseTime(v)
 		if err != nil {
-			return req, InvalidParameter(name, err.Error())
+			return req, problem.InvalidParameter(name, err.Error())
 		}
 		if name == "modifiedSince" {
 			req.Query.ModifiedSince = &t
@@ -169,7 +170,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 		}
 		cond, ok, err := f.condition(v, given)
 		if err != nil {
-			return req, InvalidParameter(f.Param, err.Error())
+			return req, problem.InvalidParameter(f.Param, err.Error())
 		}
 		if ok {
 			req.Query.Where = append(req.Query.Where, cond)
@@ -184,14 +185,14 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 	cursor, page := values.Get("cursor"), values.Get("page")
 	switch {
 	case cursor != "" && page != "":
-		return req, InvalidParameter("cursor", "give either cursor or page, not both")
+		return req, problem.InvalidParameter("cursor", "give either cursor or page, not both")
 	case cursor != "":
 		c, err := decodeCursor(cursor, req.fingerprint)
 		if err == nil {
 			err = checkCursorKeys(c.Keys, req.Query.Sort, sortable)
 		}
 		if err != nil {
-			return req, InvalidParameter("cursor", err.Error())
+			return req, problem.InvalidParameter("cursor", err.Error())
 		}
 		req.Query.AfterKeys = c.Keys
 		req.Query.After, req.Page, req.total, req.estimated = &c.Pos, c.Page, c.Total, c.Estimated
@@ -201,7 +202,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 	case page != "":
 		n, err := strconv.Atoi(page)
 		if err != nil || n < 1 {
-			return req, InvalidParameter("page", "expected a whole number from 1")
+			return req, problem.InvalidParameter("page", "expected a whole number from 1")
 		}
 		req.Query.Page, req.Page = n, n
 	}
@@ -214,7 +215,7 @@ func unknownParameter(name string, filters []Filter) *Problem {
 		valid = append(valid, f.Param)
 	}
 	valid = append(valid, opParams(filters)...)
-	p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
+	p := problem.InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 	p.ValidValues = valid
 	return p
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"fieldapi/runtime/problem"
 )
 
 // rateLimits keeps one token bucket per key (and per address for POST
@@ -95,7 +97,7 @@ func (l *rateLimits) take(name string) (float64, error) {
 	r := b.limiter.Reserve()
 	if d := r.Delay(); d > 0 {
 		r.Cancel()
-		return b.limiter.Tokens(), RateLimited(int(math.Ceil(d.Seconds())))
+		return b.limiter.Tokens(), problem.RateLimited(int(math.Ceil(d.Seconds())))
 	}
 	return b.limiter.Tokens(), nil
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Config is how an operator tunes the service. Zero values take the defaults.
@@ -280,7 +281,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // stays one path segment.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if headerBytes(r) > s.cfg.MaxHeaderBytes {
-		s.newCall(w, r, nil, nil).fail(HeadersTooLarge(s.cfg.MaxHeaderBytes))
+		s.newCall(w, r, nil, nil).fail(problem.HeadersTooLarge(s.cfg.MaxHeaderBytes))
 		return
 	}
 	path := r.URL.EscapedPath()
@@ -309,10 +310,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	c := s.newCall(w, r, nil, nil)
 	if h, _ := s.lookup(r.Method, path+"-"); h != nil && strings.HasSuffix(path, "/") {
 		// A route takes a key here, and the path's last segment is empty.
-		c.fail(InvalidParameter("key", "empty: the path must end with the record's key"))
+		c.fail(problem.InvalidParameter("key", "empty: the path must end with the record's key"))
 		return
 	}
-	c.fail(NotFound("no such path: " + r.URL.Path))
+	c.fail(problem.NotFound("no such path: " + r.URL.Path))
 }
 
 // headerBytes is about what the request line and headers took on the wire.
@@ -332,5 +333,5 @@ func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, a
 	slices.Sort(allowed)
 	w.Header().Set(HeaderAllow, strings.Join(allowed, ", "))
 	c := s.newCall(w, r, nil, nil)
-	c.fail(MethodNotAllowed(r.Method, allowed))
+	c.fail(problem.MethodNotAllowed(r.Method, allowed))
 }

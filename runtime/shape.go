@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Query shaping (issue 23): fields= narrows the records a list or get
@@ -64,9 +65,9 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 	var sr shapeRequest
 	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
 		if vs := values[name]; len(vs) > 1 {
-			return sr, InvalidParameter(name, "given more than once")
+			return sr, problem.InvalidParameter(name, "given more than once")
 		} else if len(vs) == 1 && !validText(vs[0]) {
-			return sr, InvalidParameter(name, errBadText.Error())
+			return sr, problem.InvalidParameter(name, errBadText.Error())
 		}
 	}
 	names := make([]string, len(rs.Expand))
@@ -80,11 +81,11 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 		}
 		for _, item := range items {
 			if strings.Contains(item, ".") {
-				return sr, InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q: expansions go one level deep; an expanded record expands nothing", item))
+				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q: expansions go one level deep; an expanded record expands nothing", item))
 			}
 			name, ok := FieldRef(item, names)
 			if !ok {
-				p := InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q is not an expansion of this register; they are listed in validValues", item))
+				p := problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q is not an expansion of this register; they are listed in validValues", item))
 				p.ValidValues = names
 				if p.ValidValues == nil {
 					p.ValidValues = []string{}
@@ -93,10 +94,10 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 			}
 			x := &rs.Expand[slices.Index(names, name)]
 			if slices.Contains(sr.expand, x) {
-				return sr, InvalidParameter(engine.ExpandParam, fmt.Sprintf("%s is named twice", name))
+				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%s is named twice", name))
 			}
 			if !hasScope(scopes, x.Scope) {
-				return sr, InsufficientScope(x.Scope)
+				return sr, problem.InsufficientScope(x.Scope)
 			}
 			sr.expand = append(sr.expand, x)
 			sr.engine.Expand = append(sr.engine.Expand, engine.Expand{Name: x.Name})
@@ -131,7 +132,7 @@ func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 			return unknownField(item, rs.Fields, sr.expand)
 		}
 		if name != rs.Key && slices.Contains(sr.keep, name) {
-			return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
+			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
 		}
 		if name != rs.Key {
 			sr.keep = append(sr.keep, name)
@@ -141,13 +142,13 @@ func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok })
 	if i < 0 {
 		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok }) {
-			return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
+			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
 		}
 		return unknownField(item, rs.Fields, sr.expand)
 	}
 	x := sr.expand[i]
 	if strings.Contains(member, ".") {
-		return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
 	}
 	name, ok := FieldRef(member, x.Fields)
 	if !ok {
@@ -161,7 +162,7 @@ func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 		kept = []string{x.Key}
 	}
 	if name != x.Key && slices.Contains(kept, name) {
-		return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", x.Name, name))
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", x.Name, name))
 	}
 	if name != x.Key {
 		kept = append(kept, name)
@@ -179,7 +180,7 @@ func unknownField(item string, fields []string, expand []*Expansion) *Problem {
 			valid = append(valid, x.Name+"."+f)
 		}
 	}
-	p := InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
+	p := problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
 	p.ValidValues = valid
 	return p
 }
@@ -189,7 +190,7 @@ func commaList(param, value string) ([]string, error) {
 	items := strings.Split(value, ",")
 	for i, item := range items {
 		if item = strings.TrimSpace(item); item == "" {
-			return nil, InvalidParameter(param, "expected a comma list of names, without empty items")
+			return nil, problem.InvalidParameter(param, "expected a comma list of names, without empty items")
 		}
 		items[i] = item
 	}
@@ -258,7 +259,7 @@ func (sr shapeRequest) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) 
 		return one(v)
 	case []engine.Record:
 		if len(v) > MaxExpandedLines {
-			return InvalidParameter(engine.ExpandParam, fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", MaxExpandedLines, x.Name))
+			return problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", MaxExpandedLines, x.Name))
 		}
 		b.WriteByte('[')
 		for i, rec := range v {

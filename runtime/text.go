@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"fieldapi/runtime/problem"
 )
 
 // Text validity is a shape check of the HTTP layer: every text a call
@@ -53,7 +55,7 @@ func checkJSONText(data []byte) error {
 		if s, isString := tok.(string); isString && top != nil && !top.array && top.wantName {
 			top.name, top.wantName = s, false
 			if !validJSONString(raw, s) {
-				return InvalidField(pathOf(stack), "the member name: "+errBadText.Error())
+				return problem.InvalidField(pathOf(stack), "the member name: "+errBadText.Error())
 			}
 			continue
 		}
@@ -71,11 +73,11 @@ func checkJSONText(data []byte) error {
 			}
 		case string:
 			if !validJSONString(raw, v) {
-				return InvalidField(pathOf(stack), errBadText.Error())
+				return problem.InvalidField(pathOf(stack), errBadText.Error())
 			}
 		case json.Number:
 			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
-				return InvalidField(pathOf(stack), fmt.Sprintf("the number %.40s is out of range", v))
+				return problem.InvalidField(pathOf(stack), fmt.Sprintf("the number %.40s is out of range", v))
 			}
 		}
 		if len(stack) > 0 && !stack[len(stack)-1].array {

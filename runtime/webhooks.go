@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Webhook subscriptions, /v1/webhooks, for engines with the optional
@@ -50,7 +51,7 @@ type webhookBody struct {
 func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	var b webhookBody
 	if err := decodeStrict(c.Body, &b); err != nil {
-		return b, MalformedBody("expected {\"url\", \"eventTypes\", \"description\", \"enabled\"}: " + err.Error())
+		return b, problem.MalformedBody("expected {\"url\", \"eventTypes\", \"description\", \"enabled\"}: " + err.Error())
 	}
 	if b.URL != nil {
 		if err := c.checkWebhookURL(*b.URL); err != nil {
@@ -59,14 +60,14 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	}
 	if b.EventTypes != nil {
 		if len(*b.EventTypes) == 0 {
-			return b, InvalidField("eventTypes", "name at least one type or pattern (a type, <prefix>.* or *)").withValid(feed.EventTypes())
+			return b, problem.InvalidField("eventTypes", "name at least one type or pattern (a type, <prefix>.* or *)").WithValid(feed.EventTypes())
 		}
 		if detail := unmatchedEventType(*b.EventTypes, feed.EventTypes()); detail != "" {
-			return b, InvalidField("eventTypes", detail).withValid(feed.EventTypes())
+			return b, problem.InvalidField("eventTypes", detail).WithValid(feed.EventTypes())
 		}
 	}
 	if b.Description != nil && utf8.RuneCountInString(*b.Description) > 500 {
-		return b, InvalidField("description", "at most 500 characters")
+		return b, problem.InvalidField("description", "at most 500 characters")
 	}
 	return b, nil
 }
@@ -76,11 +77,11 @@ func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 func (c *Call) checkWebhookURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || len(raw) > 2000 {
-		return InvalidField("url", "expected an absolute http or https URL without credentials, at most 2000 characters")
+		return problem.InvalidField("url", "expected an absolute http or https URL without credentials, at most 2000 characters")
 	}
 	if check := c.server.cfg.WebhookURLCheck; check != nil {
 		if err := check(u); err != nil {
-			return CommandFailed("url: "+err.Error(), nil)
+			return problem.CommandFailed("url: "+err.Error(), nil)
 		}
 	}
 	return nil
@@ -135,9 +136,9 @@ func createWebhook(c *Call) error {
 	}
 	switch {
 	case b.URL == nil:
-		return MissingField("url")
+		return problem.MissingField("url")
 	case b.EventTypes == nil:
-		return MissingField("eventTypes")
+		return problem.MissingField("eventTypes")
 	}
 	w := engine.Webhook{ID: newWebhookID(), URL: *b.URL, EventTypes: *b.EventTypes, Enabled: true, Secret: newWebhookSecret()}
 	if b.Description != nil {
@@ -251,7 +252,7 @@ func retryDelivery(c *Call) error {
 	}
 	delivery, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return NotFound("no delivery " + strconv.Quote(raw))
+		return problem.NotFound("no delivery " + strconv.Quote(raw))
 	}
 	return writeSubscription(c, http.StatusAccepted, func(store engine.WebhookStore, id string, r engine.Receipt) (engine.Response, error) {
 		return store.Redeliver(c.Context(), c.Session, id, delivery, r)
