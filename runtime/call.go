@@ -17,6 +17,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Call is one request on its way through a route: what the handler needs
@@ -51,8 +52,8 @@ func (c *Call) Param(name string) (string, error) {
 	if err != nil {
 		return "", problem.InvalidParameter(name, "not a valid escaped path segment")
 	}
-	if !validText(v) {
-		return "", problem.InvalidParameter(name, errBadText.Error())
+	if err := textcheck.Param(name, v); err != nil {
+		return "", err
 	}
 	return v, nil
 }
@@ -263,7 +264,7 @@ func (s *Server) prepare(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if err := checkJSONText(body); err != nil {
+	if err := textcheck.JSON(body); err != nil {
 		return err
 	}
 	c.Body = body

@@ -7,6 +7,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Reading the engine's change log of a record (spec 1: every write adds an
@@ -62,7 +63,7 @@ func parseChangeQuery(values url.Values, logAction string) (engine.ChangeQuery, 
 	if logAction == "" {
 		params = append(params, "action")
 	}
-	if err := checkQueryText(values); err != nil {
+	if err := textcheck.Query(values); err != nil {
 		return engine.ChangeQuery{}, err
 	}
 	for name, vs := range values {

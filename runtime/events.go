@@ -10,6 +10,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // The change feed, GET /v1/events, for engines with the optional
@@ -53,8 +54,8 @@ func events(c *Call) error {
 		return err
 	}
 	q := engine.EventQuery{Register: values.Get("register")}
-	if !validText(q.Register) {
-		return problem.InvalidParameter("register", errBadText.Error())
+	if err := textcheck.Param("register", q.Register); err != nil {
+		return err
 	}
 	if v := values.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -88,7 +89,7 @@ func events(c *Call) error {
 func onlyParams(values url.Values, known []string) error {
 	for name, vs := range values {
 		if !slices.Contains(known, name) {
-			if !validText(name) {
+			if !textcheck.Valid(name) {
 				name = strconv.QuoteToASCII(name)
 			}
 			return problem.InvalidParameter(name, "unknown parameter").WithValid(known)

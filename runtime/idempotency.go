@@ -10,6 +10,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // maxIdempotencyKey bounds the header so the store's index stays small.
@@ -27,8 +28,8 @@ func (s *Server) claim(c *Call) error {
 	if len(key) > maxIdempotencyKey {
 		return problem.InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
 	}
-	if !validText(key) {
-		return problem.InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
+	if err := textcheck.Param(HeaderIdempotencyKey, key); err != nil {
+		return err
 	}
 	return s.claimKey(c, key)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Paging limits (spec 4.8).
@@ -111,22 +111,11 @@ func pageLimit(values url.Values) (int, error) {
 	return min(n, MaxLimit), nil
 }
 
-// checkQueryText refuses a query whose parameter names or values are not
-// valid text (errBadText), naming the parameter.
-func checkQueryText(values url.Values) error {
-	for name, vs := range values {
-		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return problem.InvalidParameter(name, errBadText.Error())
-		}
-	}
-	return nil
-}
-
 // ParseList parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
 func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
 	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
-	if err := checkQueryText(values); err != nil {
+	if err := textcheck.Query(values); err != nil {
 		return req, err
 	}
 	for name, vs := range values {

@@ -14,6 +14,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Query shaping (issue 23): fields= narrows the records a list or get
@@ -66,8 +67,10 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
 		if vs := values[name]; len(vs) > 1 {
 			return sr, problem.InvalidParameter(name, "given more than once")
-		} else if len(vs) == 1 && !validText(vs[0]) {
-			return sr, problem.InvalidParameter(name, errBadText.Error())
+		} else if len(vs) == 1 {
+			if err := textcheck.Param(name, vs[0]); err != nil {
+				return sr, err
+			}
 		}
 	}
 	names := make([]string, len(rs.Expand))
@@ -362,7 +365,7 @@ func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
 	if err != nil {
 		return shapeRequest{}, err
 	}
-	if err := checkQueryText(query); err != nil {
+	if err := textcheck.Query(query); err != nil {
 		return shapeRequest{}, err
 	}
 	return parseShape(query, shape, c.Scopes)
