@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
@@ -110,7 +111,7 @@ type tokenResponse struct {
 // token serves POST /v1/token: a key's client id and secret for an access token.
 func token(c *Call) error {
 	var req tokenRequest
-	if err := decodeStrict(c.Body, &req); err != nil {
+	if err := decode.Strict(c.Body, &req); err != nil {
 		return problem.MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
 	}
 	switch {

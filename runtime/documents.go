@@ -13,16 +13,17 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
 // uploadBody is the body of POST …/documents.
 type uploadBody struct {
-	Name    Optional[string]
-	Content Optional[string]
+	Name    decode.Optional[string]
+	Content decode.Optional[string]
 }
 
-var uploadShape = Shape{Writable: []string{"name", "contentBase64"}, Required: []string{"name", "contentBase64"}}
+var uploadShape = decode.Shape{Writable: []string{"name", "contentBase64"}, Required: []string{"name", "contentBase64"}}
 
 func (b *uploadBody) DecodeField(name string, raw json.RawMessage) error {
 	switch name {
@@ -50,7 +51,7 @@ func AddDocument(c *Call, register string) error {
 		return err
 	}
 	var b uploadBody
-	if err := decodeObject(c.Body, "", uploadShape, &b); err != nil {
+	if err := decode.Object(c.Body, uploadShape, &b); err != nil {
 		return err
 	}
 	if b.Name.Value == "" || b.Name.Value != path.Base(b.Name.Value) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 )
 
 // The generic register handlers. Generated code calls them with a
@@ -57,7 +58,7 @@ func Create[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func writeRecord[W any, P interface {
 	if err != nil {
 		return err
 	}
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}

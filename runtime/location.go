@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
@@ -42,12 +43,12 @@ func GetLocation(c *Call, register string) error {
 
 // pinBody is the body of PUT …/location.
 type pinBody struct {
-	Latitude  Optional[float64]
-	Longitude Optional[float64]
-	Address   Optional[string]
+	Latitude  decode.Optional[float64]
+	Longitude decode.Optional[float64]
+	Address   decode.Optional[string]
 }
 
-var pinShape = Shape{Writable: []string{"latitude", "longitude", "address"}, Required: []string{"latitude", "longitude"}}
+var pinShape = decode.Shape{Writable: []string{"latitude", "longitude", "address"}, Required: []string{"latitude", "longitude"}}
 
 func (b *pinBody) DecodeField(name string, raw json.RawMessage) error {
 	switch name {
@@ -71,13 +72,13 @@ func PinLocation(c *Call, register string) error {
 		return err
 	}
 	var b pinBody
-	if err := decodeObject(c.Body, "", pinShape, &b); err != nil {
+	if err := decode.Object(c.Body, pinShape, &b); err != nil {
 		return err
 	}
 	switch {
-	case b.Latitude.Presence != Set || b.Latitude.Value < -90 || b.Latitude.Value > 90:
+	case b.Latitude.Presence != decode.Set || b.Latitude.Value < -90 || b.Latitude.Value > 90:
 		return problem.InvalidField("latitude", "expected a number from -90 to 90")
-	case b.Longitude.Presence != Set || b.Longitude.Value < -180 || b.Longitude.Value > 180:
+	case b.Longitude.Presence != decode.Set || b.Longitude.Value < -180 || b.Longitude.Value > 180:
 		return problem.InvalidField("longitude", "expected a number from -180 to 180")
 	}
 	pin := engine.Pin{Latitude: b.Latitude.Value, Longitude: b.Longitude.Value, Address: b.Address.Value}

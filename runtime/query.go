@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -290,7 +291,7 @@ func (f Filter) value(v string) (any, error) {
 		}
 		return b, nil
 	case KindDate:
-		if !ValidDate(v) {
+		if !decode.ValidDate(v) {
 			return nil, fmt.Errorf("expected an ISO 8601 date")
 		}
 	}

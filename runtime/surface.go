@@ -1,6 +1,11 @@
 package runtime
 
-import "fieldapi/runtime/problem"
+import (
+	"encoding/json"
+
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
+)
 
 // The names below are used through package runtime by the generated code,
 // the client's tests and the commands, but declared in the subpackage that
@@ -24,4 +29,34 @@ func ProblemCodes() []ProblemCode { return problem.Codes() }
 // here (problem.UnknownField); generated decoders answer with it.
 func UnknownField(path string, writable []string) *Problem {
 	return problem.UnknownField(path, writable)
+}
+
+// Request bodies: package decode.
+type (
+	// Optional is one field of a request body (decode.Optional).
+	Optional[T any] = decode.Optional[T]
+	// Choice is a text field whose values the catalog lists (decode.Choice).
+	Choice = decode.Choice
+	// Date is an ISO 8601 date or date-time, kept as sent (decode.Date).
+	Date = decode.Date
+	// Shape is what a request body may carry (decode.Shape).
+	Shape = decode.Shape
+	// Body is a generated request body type (decode.Body).
+	Body = decode.Body
+)
+
+// Set is the Presence of a field sent with a value (decode.Set).
+const Set = decode.Set
+
+// ValidDate reports whether s is an ISO 8601 date or date-time with real
+// calendar values (decode.ValidDate).
+func ValidDate(s string) bool { return decode.ValidDate(s) }
+
+// DecodeLines decodes a list of line bodies; problems name the line, as in
+// contacts[1].name (decode.Lines).
+func DecodeLines[W any, P interface {
+	*W
+	Body
+}](raw json.RawMessage, list string, shape Shape) ([]W, error) {
+	return decode.Lines[W, P](raw, list, shape)
 }

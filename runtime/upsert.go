@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
@@ -38,7 +39,7 @@ func Upsert[W any, P interface {
 	if err != nil {
 		return err
 	}
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}

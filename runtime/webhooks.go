@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
@@ -50,7 +51,7 @@ type webhookBody struct {
 // decodeWebhook decodes and checks a subscription body strictly.
 func decodeWebhook(c *Call, feed engine.Events) (webhookBody, error) {
 	var b webhookBody
-	if err := decodeStrict(c.Body, &b); err != nil {
+	if err := decode.Strict(c.Body, &b); err != nil {
 		return b, problem.MalformedBody("expected {\"url\", \"eventTypes\", \"description\", \"enabled\"}: " + err.Error())
 	}
 	if b.URL != nil {

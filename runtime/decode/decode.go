@@ -1,4 +1,9 @@
-package runtime
+// Package decode reads request bodies strictly: each member of a JSON
+// object once, by a name the body's Shape accepts, of the JSON type its
+// field has, with what the body did with each field (Presence) kept for
+// the engine's input. Every failure is a 400 problem naming the field.
+// The generated request body types are made of its Optional fields.
+package decode
 
 import (
 	"bytes"
@@ -161,9 +166,9 @@ type Body interface {
 	Input() engine.Input
 }
 
-// DecodeBody decodes a strict camelCase body into W and maps it to the
+// Input decodes a strict camelCase body into W and maps it to the
 // engine's input. Every failure is a 400 problem naming the field.
-func DecodeBody[W any, P interface {
+func Input[W any, P interface {
 	*W
 	Body
 }](data []byte, shape Shape) (engine.Input, error) {
@@ -174,9 +179,9 @@ func DecodeBody[W any, P interface {
 	return P(&w).Input(), nil
 }
 
-// DecodeLines decodes a list of line bodies, such as a customer's contacts;
+// Lines decodes a list of line bodies, such as a customer's contacts;
 // problems name the line, as in contacts[1].name.
-func DecodeLines[W any, P interface {
+func Lines[W any, P interface {
 	*W
 	Body
 }](raw json.RawMessage, list string, shape Shape) ([]W, error) {
@@ -193,13 +198,19 @@ func DecodeLines[W any, P interface {
 	return lines, nil
 }
 
-// decodeStrict decodes the fixed-shape body of a built-in route (token,
+// Strict decodes the fixed-shape body of a built-in route (token,
 // webhook subscription) into v; a member v has no field for is an error,
 // so a misspelt name is refused rather than ignored.
-func decodeStrict(body []byte, v any) error {
+func Strict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// Object decodes the body of a built-in route (a document upload, a
+// position) whose members body decodes, as Input does.
+func Object(data []byte, shape Shape, body Body) error {
+	return decodeObject(data, "", shape, body)
 }
 
 // decodeObject walks the members of one JSON object in order, rejecting
@@ -235,7 +246,7 @@ func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
 		}
 		seen[name] = true
 		if err := body.DecodeField(name, raw); err != nil {
-			var p *Problem
+			var p *problem.Problem
 			if errors.As(err, &p) {
 				return p
 			}
