@@ -16,6 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -57,6 +58,10 @@ func (c *Call) Param(name string) (string, error) {
 	}
 	return v, nil
 }
+
+// Query is the request's query parameters, parsed strictly
+// (listquery.Values): a malformed escape is a 400 naming the parameter.
+func (c *Call) Query() (url.Values, error) { return listquery.Values(c.R.URL.RawQuery) }
 
 // JSON writes a JSON response.
 func (c *Call) JSON(status int, v any) error {

@@ -3,12 +3,12 @@ package runtime
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -50,7 +50,7 @@ func events(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if err := onlyParams(values, eventParams); err != nil {
+	if err := listquery.OnlyParams(values, eventParams); err != nil {
 		return err
 	}
 	q := engine.EventQuery{Register: values.Get("register")}
@@ -64,7 +64,7 @@ func events(c *Call) error {
 		}
 		q.After = n
 	}
-	if q.Limit, err = pageLimit(values); err != nil {
+	if q.Limit, err = listquery.PageLimit(values); err != nil {
 		return err
 	}
 	if v := values.Get("types"); v != "" {
@@ -82,23 +82,6 @@ func events(c *Call) error {
 		out.Items[i] = ev.Payload
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-// onlyParams refuses a query with a parameter not in known, or one given
-// twice.
-func onlyParams(values url.Values, known []string) error {
-	for name, vs := range values {
-		if !slices.Contains(known, name) {
-			if !textcheck.Valid(name) {
-				name = strconv.QuoteToASCII(name)
-			}
-			return problem.InvalidParameter(name, "unknown parameter").WithValid(known)
-		}
-		if len(vs) > 1 {
-			return problem.InvalidParameter(name, "given more than once")
-		}
-	}
-	return nil
 }
 
 // unmatchedEventType names the first pattern that matches no event type,

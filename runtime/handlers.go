@@ -5,6 +5,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/decode"
+	"fieldapi/runtime/listquery"
 )
 
 // The generic register handlers. Generated code calls them with a
@@ -16,7 +17,7 @@ func List[R any](c *Call, register string, filters []Filter, shape ReadShape, vi
 	if err != nil {
 		return err
 	}
-	req, err := ParseList(query, filters, sortable...)
+	req, err := listquery.Parse(query, filters, sortable...)
 	if err != nil {
 		return err
 	}
@@ -32,7 +33,7 @@ func List[R any](c *Call, register string, filters []Filter, shape ReadShape, vi
 	if sr.shaped() {
 		return sendShapedPage(c, sr, req, page, view)
 	}
-	return c.JSON(http.StatusOK, Envelope(req, page, view))
+	return c.JSON(http.StatusOK, listquery.NewEnvelope(req, page, view))
 }
 
 // Get serves GET /v1/<register>/{key}.

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/fieldname"
+	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -59,7 +61,7 @@ type shapeRequest struct {
 func (sr shapeRequest) shaped() bool { return sr.engine.Shaped() }
 
 // parseShape reads fields= and expand= strictly: every name is one the
-// register reads (runtime.FieldRef: PascalCase or camelCase), each once;
+// register reads (fieldname.Resolve: PascalCase or camelCase), each once;
 // an expansion is one level deep, and a nested field (Customer.Name)
 // needs its expansion asked.
 func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest, error) {
@@ -86,7 +88,7 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 			if strings.Contains(item, ".") {
 				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q: expansions go one level deep; an expanded record expands nothing", item))
 			}
-			name, ok := FieldRef(item, names)
+			name, ok := fieldname.Resolve(item, names)
 			if !ok {
 				p := problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q is not an expansion of this register; they are listed in validValues", item))
 				p.ValidValues = names
@@ -130,7 +132,7 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 	base, member, nested := strings.Cut(item, ".")
 	if !nested {
-		name, ok := FieldRef(item, rs.Fields)
+		name, ok := fieldname.Resolve(item, rs.Fields)
 		if !ok {
 			return unknownField(item, rs.Fields, sr.expand)
 		}
@@ -142,9 +144,9 @@ func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 		}
 		return nil
 	}
-	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok })
+	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok })
 	if i < 0 {
-		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok }) {
+		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok }) {
 			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
 		}
 		return unknownField(item, rs.Fields, sr.expand)
@@ -153,7 +155,7 @@ func (sr *shapeRequest) addField(item string, rs ReadShape) error {
 	if strings.Contains(member, ".") {
 		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
 	}
-	name, ok := FieldRef(member, x.Fields)
+	name, ok := fieldname.Resolve(member, x.Fields)
 	if !ok {
 		return unknownField(item, rs.Fields, sr.expand)
 	}
@@ -374,10 +376,10 @@ func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
 // sendShapedPage answers a shaped list: the envelope of every list, its
 // items shaped, written into one buffer (json.Marshal of the items as
 // json.RawMessage would scan them all again).
-func sendShapedPage[R any](c *Call, sr shapeRequest, req ListRequest, page engine.Page, view func(engine.Record) R) error {
+func sendShapedPage[R any](c *Call, sr shapeRequest, req listquery.Request, page engine.Page, view func(engine.Record) R) error {
 	bare := page // all but the records, which are encoded below: the cursor's sort values, the total and whether it is estimated
 	bare.Records = nil
-	env := Envelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
+	env := listquery.NewEnvelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
 	rest, err := json.Marshal(env)
 	if err != nil {
 		return err

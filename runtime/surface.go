@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"fieldapi/runtime/decode"
+	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 )
 
@@ -60,3 +61,45 @@ func DecodeLines[W any, P interface {
 }](raw json.RawMessage, list string, shape Shape) ([]W, error) {
 	return decode.Lines[W, P](raw, list, shape)
 }
+
+// Lists: package listquery.
+type (
+	// Filter is one query parameter of a register's list (listquery.Filter).
+	Filter = listquery.Filter
+	// Kind is the value type of a filtered field (listquery.Kind).
+	Kind = listquery.Kind
+	// Match says how a filter compares its parameter with the field
+	// (listquery.Match).
+	Match = listquery.Match
+	// SortField is a field a list may be sorted by (listquery.SortField).
+	SortField = listquery.SortField
+	// ListEnvelope is the shape of every list (listquery.Envelope).
+	ListEnvelope[T any] = listquery.Envelope[T]
+)
+
+// The kinds of filtered fields and the filter matches (listquery).
+const (
+	KindText   = listquery.KindText
+	KindNumber = listquery.KindNumber
+	KindBool   = listquery.KindBool
+	KindDate   = listquery.KindDate
+
+	Equals   = listquery.Equals
+	Contains = listquery.Contains
+	OneOf    = listquery.OneOf
+	Hides    = listquery.Hides
+)
+
+// Paging limits (listquery.DefaultLimit, listquery.MaxLimit).
+const (
+	DefaultLimit = listquery.DefaultLimit
+	MaxLimit     = listquery.MaxLimit
+)
+
+// CountModes are the values of engine.CountParam, the default first
+// (listquery.CountModes: the same slice).
+var CountModes = listquery.CountModes
+
+// OpParam is the parameter of a filter's operator: param[op]
+// (listquery.OpParam).
+func OpParam(param, op string) string { return listquery.OpParam(param, op) }

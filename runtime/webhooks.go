@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/decode"
+	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 )
 
@@ -228,10 +229,10 @@ func listDeliveries(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if err := onlyParams(query, []string{"limit"}); err != nil {
+	if err := listquery.OnlyParams(query, []string{"limit"}); err != nil {
 		return err
 	}
-	limit, err := pageLimit(query)
+	limit, err := listquery.PageLimit(query)
 	if err != nil {
 		return err
 	}

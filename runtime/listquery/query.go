@@ -1,4 +1,8 @@
-package runtime
+// Package listquery reads the query parameters of lists strictly (filters
+// and their operators, sort, count, limit and paging, and a change log's)
+// into the engine's queries, and writes the envelope every list answers
+// with, whose cursor carries a walk on to its next page.
+package listquery
 
 import (
 	"crypto/sha256"
@@ -8,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,13 +61,13 @@ type Filter struct {
 	Values  []string // Hides: the hidden values
 	Negate  bool     // Equals on a bool: the parameter is the field's opposite
 	Default string   // assumed when the parameter is absent
-	Ops     []string // operators it takes as Param[op] (listfilter.go)
+	Ops     []string // operators it takes as Param[op] (filter.go)
 	Enum    []string // the field's values, where the catalog fixes them: Ops check against them
 }
 
-// ListRequest is a parsed list query: the engine query plus what the
+// Request is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
-type ListRequest struct {
+type Request struct {
 	Query       engine.Query
 	Page        int    // page number this response is
 	fingerprint uint64 // hash of the filters, bound into cursors
@@ -70,13 +75,11 @@ type ListRequest struct {
 	estimated   bool   // that total is an estimate
 }
 
-// Query is the request's query parameters, parsed strictly: a name or
-// value that is not a valid percent-escape (a % without two hex digits) is
-// a 400 naming the parameter. url.URL.Query would silently drop the pair,
-// and with it a filter the client meant to apply.
-func (c *Call) Query() (url.Values, error) { return parseQuery(c.R.URL.RawQuery) }
-
-func parseQuery(raw string) (url.Values, error) {
+// Values parses a raw query string strictly: a name or value that is not
+// a valid percent-escape (a % without two hex digits) is a 400 naming the
+// parameter. url.URL.Query would silently drop the pair, and with it a
+// filter the client meant to apply.
+func Values(raw string) (url.Values, error) {
 	const badEscape = "not a valid percent-escape: a % must be followed by two hex digits"
 	values := url.Values{}
 	for pair := range strings.SplitSeq(raw, "&") {
@@ -97,10 +100,10 @@ func parseQuery(raw string) (url.Values, error) {
 	return values, nil
 }
 
-// pageLimit reads the limit parameter every paged route shares:
+// PageLimit reads the limit parameter every paged route shares:
 // DefaultLimit when absent, and a larger ask is served MaxLimit rather
 // than refused, so a client asking for "everything" still gets pages.
-func pageLimit(values url.Values) (int, error) {
+func PageLimit(values url.Values) (int, error) {
 	v := values.Get("limit")
 	if v == "" {
 		return DefaultLimit, nil
@@ -112,10 +115,27 @@ func pageLimit(values url.Values) (int, error) {
 	return min(n, MaxLimit), nil
 }
 
-// ParseList parses a list's query string strictly: unknown parameters and
+// OnlyParams refuses a query with a parameter not in known, or one given
+// twice.
+func OnlyParams(values url.Values, known []string) error {
+	for name, vs := range values {
+		if !slices.Contains(known, name) {
+			if !textcheck.Valid(name) {
+				name = strconv.QuoteToASCII(name)
+			}
+			return problem.InvalidParameter(name, "unknown parameter").WithValid(known)
+		}
+		if len(vs) > 1 {
+			return problem.InvalidParameter(name, "given more than once")
+		}
+	}
+	return nil
+}
+
+// Parse parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
-func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
-	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
+func Parse(values url.Values, filters []Filter, sortable ...SortField) (Request, error) {
+	req := Request{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
 	if err := textcheck.Query(values); err != nil {
 		return req, err
 	}
@@ -127,7 +147,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 			return req, problem.InvalidParameter(name, "given more than once")
 		}
 	}
-	limit, err := pageLimit(values)
+	limit, err := PageLimit(values)
 	if err != nil {
 		return req, err
 	}
@@ -199,7 +219,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 	return req, nil
 }
 
-func unknownParameter(name string, filters []Filter) *Problem {
+func unknownParameter(name string, filters []Filter) *problem.Problem {
 	valid := engine.ListParams()
 	for _, f := range filters {
 		valid = append(valid, f.Param)
@@ -355,8 +375,8 @@ func decodeCursor(s string, fp uint64) (cursor, error) {
 	return c, nil
 }
 
-// ListEnvelope is the shape of every list (spec 2.5).
-type ListEnvelope[T any] struct {
+// Envelope is the shape of every list (spec 2.5).
+type Envelope[T any] struct {
 	Items      []T     `json:"items"`
 	NextCursor *string `json:"nextCursor"`
 	Page       int     `json:"page"`
@@ -366,14 +386,14 @@ type ListEnvelope[T any] struct {
 	TotalEstimated bool `json:"totalEstimated,omitempty"`
 }
 
-// Envelope wraps one engine page of records. On a cursor walk the total
+// NewEnvelope wraps one engine page of records. On a cursor walk the total
 // is the one counted on the walk's first page.
-func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
+func NewEnvelope[T any](req Request, page engine.Page, view func(engine.Record) T) Envelope[T] {
 	total, estimated := page.Total, page.TotalEstimated
 	if req.Query.KnownTotal {
 		total, estimated = req.total, req.estimated
 	}
-	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
+	env := Envelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
 	for i, rec := range page.Records {
 		env.Items[i] = view(rec)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package listquery
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/fieldname"
 	"fieldapi/runtime/problem"
 )
 
@@ -16,7 +17,7 @@ type SortField struct {
 }
 
 // parseSort reads sort=: a comma list of sortable fields named as
-// FieldRef takes them, each with a leading - for descending, e.g.
+// fieldname.Resolve takes them, each with a leading - for descending, e.g.
 // sort=-PlanStartDate,nr. Absent: newest first, as every list is.
 func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error) {
 	v, given := values.Get(engine.SortParam), values.Has(engine.SortParam)
@@ -38,7 +39,7 @@ func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error
 	var keys []engine.SortKey
 	for item := range strings.SplitSeq(v, ",") {
 		name, desc := strings.CutPrefix(strings.TrimSpace(item), "-")
-		field, ok := FieldRef(name, names)
+		field, ok := fieldname.Resolve(name, names)
 		switch {
 		case name == "":
 			return nil, refuse("expected a comma list of sortable fields, each with - before it for descending; the fields are listed in validValues")

@@ -1,10 +1,12 @@
-package runtime
+package listquery
 
 import (
 	"net/url"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"fieldapi/runtime/problem"
 )
 
 // TestListParametersMustBeText: list parameters that are not valid UTF-8 or
@@ -17,8 +19,8 @@ func TestListParametersMustBeText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ParseList(values, filters)
-		if p, ok := err.(*Problem); !ok || p.Status != 400 || p.Title != "invalid_parameter" {
+		_, err = Parse(values, filters)
+		if p, ok := err.(*problem.Problem); !ok || p.Status != 400 || p.Title != "invalid_parameter" {
 			t.Errorf("%s: %v, want 400 invalid_parameter", query, err)
 		}
 	}
@@ -36,8 +38,8 @@ func TestCursorRoundTrip(t *testing.T) {
 	is.True(err != nil) // other filters
 }
 
-// FuzzParseList: any query string parses or is a 400 problem.
-func FuzzParseList(f *testing.F) {
+// FuzzParse: any query string parses or is a 400 problem.
+func FuzzParse(f *testing.F) {
 	filters := []Filter{
 		{Param: "name", Field: "Name", Kind: KindText, Match: Contains},
 		{Param: "status", Field: "Status", Kind: KindText, Match: OneOf},
@@ -56,9 +58,9 @@ func FuzzParseList(f *testing.F) {
 		if err != nil {
 			return
 		}
-		req, err := ParseList(values, filters)
+		req, err := Parse(values, filters)
 		if err != nil {
-			if p, ok := err.(*Problem); !ok || p.Status != 400 {
+			if p, ok := err.(*problem.Problem); !ok || p.Status != 400 {
 				t.Fatalf("error %v is not a 400 problem", err)
 			}
 			return
