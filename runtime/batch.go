@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
 	"fieldapi/runtime/problem"
 )
@@ -246,8 +247,8 @@ func (s *Server) prepareOperation(c *Call, op *batchOperation) error {
 	}
 	c.Session, c.Scopes = op.session, op.scopes
 	c.record.ClientID, c.record.Company = op.session.ClientID, op.session.Company
-	if scope := c.route.Scope; scope != "" && !hasScope(c.Scopes, scope) {
-		return problem.InsufficientScope(scope)
+	if err := auth.RequireScope(c.Scopes, c.route.Scope); err != nil {
+		return err
 	}
 	c.Body = op.body
 	if op.key == "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
 	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
@@ -122,7 +123,7 @@ func token(c *Call) error {
 	case req.GrantType != "" && req.GrantType != "client_credentials":
 		return problem.InvalidField("grantType", "only client_credentials is offered")
 	}
-	key, access, expires, err := c.server.auth.issueToken(c.Context(), req.ClientID, req.ClientSecret, remoteIP(c.R))
+	key, access, expires, err := c.server.auth.IssueToken(c.Context(), req.ClientID, req.ClientSecret, auth.RemoteIP(c.R))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
@@ -248,7 +249,13 @@ func (s *Server) prepare(c *Call) error {
 		}
 	}
 	if !c.route.Public {
-		if err := s.auth.authenticate(c); err != nil {
+		key, err := s.auth.Authenticate(c.Context(), c.R.Header.Get(HeaderAuthorization), auth.RemoteIP(c.R))
+		if err != nil {
+			return err
+		}
+		c.Session = engine.Session{Company: key.Company, Sign: key.Sign, ClientID: key.ClientID}
+		c.Scopes = key.Scopes
+		if err := auth.RequireScope(c.Scopes, c.route.Scope); err != nil {
 			return err
 		}
 		c.record.ClientID, c.record.Company = c.Session.ClientID, c.Session.Company
@@ -258,7 +265,7 @@ func (s *Server) prepare(c *Call) error {
 	} else if write {
 		// POST /v1/token checks secrets: limit it per address, so it
 		// cannot be used to guess keys at speed.
-		if err := s.limits.allow("ip:" + remoteIP(c.R).String()); err != nil {
+		if err := s.limits.allow("ip:" + auth.RemoteIP(c.R).String()); err != nil {
 			return err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/problem"
 )
 
@@ -163,7 +164,7 @@ type Server struct {
 	routers []*httprouter.Router         // paths with parameters (see handle)
 	methods []string                     // every method some route uses, for 405
 	scopes  []string
-	auth    *authenticator
+	auth    *auth.Authenticator
 	limits  *rateLimits
 	routes  []Route      // every route served, built-in ones first
 	handler http.Handler // the routes inside the observing and HTTP-convention layers
@@ -181,7 +182,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
-	s.auth = newAuthenticator(eng.Keys(), cfg)
+	s.auth = auth.New(eng.Keys(), auth.Options{RequireTokens: cfg.RequireTokens, CacheTTL: cfg.AuthCacheTTL, TokenLifetime: cfg.TokenLifetime, Now: cfg.Now})
 	builtins := builtinRoutes(api)
 	for i, r := range append(builtins, api.Routes...) {
 		// The built-in routes keep state of the service's own (webhooks,

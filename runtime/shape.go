@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/fieldname"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
@@ -101,8 +102,8 @@ func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest,
 			if slices.Contains(sr.expand, x) {
 				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%s is named twice", name))
 			}
-			if !hasScope(scopes, x.Scope) {
-				return sr, problem.InsufficientScope(x.Scope)
+			if err := auth.RequireScope(scopes, x.Scope); err != nil {
+				return sr, err
 			}
 			sr.expand = append(sr.expand, x)
 			sr.engine.Expand = append(sr.engine.Expand, engine.Expand{Name: x.Name})

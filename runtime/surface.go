@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
@@ -103,3 +104,22 @@ var CountModes = listquery.CountModes
 // OpParam is the parameter of a filter's operator: param[op]
 // (listquery.OpParam).
 func OpParam(param, op string) string { return listquery.OpParam(param, op) }
+
+// Keys and tokens: package auth.
+
+// Credential prefixes (auth.KeyPrefix, auth.TokenPrefix).
+const (
+	KeyPrefix   = auth.KeyPrefix
+	TokenPrefix = auth.TokenPrefix
+)
+
+// ValidClientID is the form of a client id (auth.ValidClientID: the same
+// expression).
+var ValidClientID = auth.ValidClientID
+
+// NewKey makes a key for a client: the text shown once to the operator,
+// and the hash of its secret that is stored (auth.NewKey).
+func NewKey(clientID string) (key string, secretHash []byte, err error) { return auth.NewKey(clientID) }
+
+// HashSecret is how secrets are stored (auth.HashSecret).
+func HashSecret(secret string) []byte { return auth.HashSecret(secret) }
