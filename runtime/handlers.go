@@ -6,6 +6,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/readshape"
 )
 
 // The generic register handlers. Generated code calls them with a
@@ -21,16 +22,16 @@ func List[R any](c *Call, register string, filters []Filter, shape ReadShape, vi
 	if err != nil {
 		return err
 	}
-	sr, err := parseShape(query, shape, c.Scopes)
+	sr, err := readshape.Parse(query, shape, c.Scopes)
 	if err != nil {
 		return err
 	}
-	req.Query.Shape = sr.engine
+	req.Query.Shape = sr.Engine
 	page, err := c.Engine.List(c.Context(), c.Session, register, req.Query)
 	if err != nil {
 		return err
 	}
-	if sr.shaped() {
+	if sr.Shaped() {
 		return sendShapedPage(c, sr, req, page, view)
 	}
 	return c.JSON(http.StatusOK, listquery.NewEnvelope(req, page, view))

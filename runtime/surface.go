@@ -7,6 +7,7 @@ import (
 	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/readshape"
 )
 
 // The names below are used through package runtime by the generated code,
@@ -123,3 +124,16 @@ func NewKey(clientID string) (key string, secretHash []byte, err error) { return
 
 // HashSecret is how secrets are stored (auth.HashSecret).
 func HashSecret(secret string) []byte { return auth.HashSecret(secret) }
+
+// Query shaping (fields=, expand=): package readshape.
+type (
+	// ReadShape is what fields= and expand= may name on the reads of one
+	// register (readshape.Shape).
+	ReadShape = readshape.Shape
+	// Expansion is one relation a read may expand (readshape.Expansion).
+	Expansion = readshape.Expansion
+)
+
+// MaxExpandedLines is how many lines an expanded line list may carry per
+// record (readshape.MaxExpandedLines).
+const MaxExpandedLines = readshape.MaxExpandedLines
