@@ -13,6 +13,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 )
 
@@ -207,8 +208,8 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	if err != nil {
 		return fail(problem.InvalidParameter("path", "not a valid escaped path"))
 	}
-	record := &RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: RouteNone}
-	ctx = context.WithValue(ctx, recordKey{}, record)
+	record := &observe.RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: observe.RouteNone}
+	ctx = observe.WithRecord(ctx, record)
 	ctx = context.WithValue(ctx, batchOperationKey{}, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key})
 	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
 	if err != nil {

@@ -2,15 +2,12 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 
 	"github.com/julienschmidt/httprouter"
@@ -18,6 +15,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -38,7 +36,7 @@ type Call struct {
 	route   *Route
 	claim   *engine.Claim // the Idempotency-Key hold of a write
 	written bool
-	record  *RequestRecord // what the access log and metrics learn of this call
+	record  *observe.RequestRecord // what the access log and metrics learn of this call
 }
 
 // Context is the request's context.
@@ -192,22 +190,14 @@ func engineAnswered(status int) bool {
 	return status == http.StatusNotFound || status == http.StatusConflict || status == http.StatusUnprocessableEntity
 }
 
-var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
-
 // newCall starts a call; the observing layer has given the request its id
 // and record.
 func (s *Server) newCall(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) *Call {
-	rec := recordOf(r)
+	rec := observe.RecordOf(r)
 	if route != nil {
 		rec.Route = route.pattern
 	}
 	return &Call{W: w, R: r, Params: ps, Engine: s.engine, RequestID: rec.RequestID, server: s, route: route, record: rec}
-}
-
-func newRequestID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // serveRoute runs the pipeline of one matched route: request id, panic

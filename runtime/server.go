@@ -21,6 +21,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
+	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 )
 
@@ -195,7 +196,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 			s.add(r)
 		}
 	}
-	s.handler = s.observe(s.withConventions(http.HandlerFunc(s.route)))
+	s.handler = observe.Requests(s.withConventions(http.HandlerFunc(s.route)), HeaderRequestID, cfg.Observers, cfg.Now)
 	return s
 }
 

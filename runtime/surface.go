@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"encoding/json"
+	"log/slog"
 
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/readshape"
 )
@@ -137,3 +139,17 @@ type (
 // MaxExpandedLines is how many lines an expanded line list may carry per
 // record (readshape.MaxExpandedLines).
 const MaxExpandedLines = readshape.MaxExpandedLines
+
+// Observing requests: package observe.
+type (
+	// Observer hears of every request (observe.Observer).
+	Observer = observe.Observer
+	// RequestRecord is what the service learned about one request
+	// (observe.RequestRecord).
+	RequestRecord = observe.RequestRecord
+	// AccessLog writes one structured line per request (observe.AccessLog).
+	AccessLog = observe.AccessLog
+)
+
+// NewAccessLog logs through log (observe.NewAccessLog).
+func NewAccessLog(log *slog.Logger) *AccessLog { return observe.NewAccessLog(log) }
