@@ -249,13 +249,18 @@ func (s *Server) prepare(c *Call) error {
 			return err
 		}
 		c.record.ClientID, c.record.Company = c.Session.ClientID, c.Session.Company
-		if err := s.limits.allowKey(c.Session.ClientID, c.W.Header()); err != nil {
+		policy, state, err := s.limits.AllowKey(c.Session.ClientID)
+		if policy != "" {
+			c.W.Header().Set(HeaderRateLimitPolicy, policy)
+			c.W.Header().Set(HeaderRateLimit, state)
+		}
+		if err != nil {
 			return err
 		}
 	} else if write {
 		// POST /v1/token checks secrets: limit it per address, so it
 		// cannot be used to guess keys at speed.
-		if err := s.limits.allow("ip:" + auth.RemoteIP(c.R).String()); err != nil {
+		if err := s.limits.Allow("ip:" + auth.RemoteIP(c.R).String()); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/ratelimit"
 )
 
 // Config is how an operator tunes the service. Zero values take the defaults.
@@ -166,7 +167,7 @@ type Server struct {
 	methods []string                     // every method some route uses, for 405
 	scopes  []string
 	auth    *auth.Authenticator
-	limits  *rateLimits
+	limits  *ratelimit.Limits
 	routes  []Route      // every route served, built-in ones first
 	handler http.Handler // the routes inside the observing and HTTP-convention layers
 }
@@ -180,7 +181,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 		engine: eng,
 		cfg:    cfg,
 		static: map[string]map[string]*Route{},
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		limits: ratelimit.New(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
 	s.auth = auth.New(eng.Keys(), auth.Options{RequireTokens: cfg.RequireTokens, CacheTTL: cfg.AuthCacheTTL, TokenLifetime: cfg.TokenLifetime, Now: cfg.Now})
