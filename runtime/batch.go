@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
@@ -30,7 +29,7 @@ import (
 //     (engine.Atomic), and the batch's answer is stored under the batch's
 //     key in it; the operations claim no key of their own.
 //   - independent: each operation commits on its own under a key derived
-//     from the batch's (operationKey), so a retry of a batch that died
+//     from the batch's (batch.OperationKey), so a retry of a batch that died
 //     half way replays the operations that committed and runs the rest;
 //     the batch's answer is stored under its key when every operation
 //     has answered.
@@ -45,22 +44,6 @@ type batchOperation struct {
 	scopes  []string
 	body    []byte
 	key     string // the operation's Idempotency-Key; "" in an atomic batch
-}
-
-// BatchResponse is the answer of a batch that ran: one result per
-// operation, in order.
-type BatchResponse struct {
-	Results []BatchResult `json:"results"`
-}
-
-// BatchResult is what one operation answered: its status and its body on
-// success, its problem on failure, and the ETag of the record it wrote.
-type BatchResult struct {
-	ID      string          `json:"id"`
-	Status  int             `json:"status"`
-	Body    json.RawMessage `json:"body,omitempty"`
-	Problem json.RawMessage `json:"problem,omitempty"`
-	ETag    string          `json:"etag,omitempty"`
 }
 
 // serveBatch serves POST /v1/batch.
@@ -100,11 +83,11 @@ func envelopeProblem(err error) error {
 // the batch's Idempotency-Key.
 func (s *Server) runIndependent(c *Call, req batch.Request) error {
 	outcomes := batch.NewOutcomes(req.Operations)
-	results := make([]BatchResult, len(req.Operations))
+	results := make([]batch.Result, len(req.Operations))
 	for i, op := range req.Operations {
-		results[i] = s.runOperation(c.Context(), c, op, outcomes, operationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
+		results[i] = s.runOperation(c.Context(), c, op, outcomes, batch.OperationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
 	}
-	body, err := json.Marshal(BatchResponse{Results: results})
+	body, err := json.Marshal(batch.Response{Results: results})
 	if err != nil {
 		return err
 	}
@@ -124,13 +107,6 @@ func (s *Server) runIndependent(c *Call, req batch.Request) error {
 	return nil
 }
 
-// operationKey is the Idempotency-Key of an independent batch's
-// operation: the batch's key and the operation's index, apart from
-// every key a client can send (which holds no NUL).
-func operationKey(batchKey string, index int) string {
-	return "batch\x00" + batchKey + "\x00" + strconv.Itoa(index)
-}
-
 // runAtomic runs the operations in one transaction of the engine: the
 // first that fails rolls everything back, and the batch answers with its
 // status and a problem naming it; when all succeed, the answer commits
@@ -146,15 +122,15 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	}
 	resp, err := atomic.Atomically(c.Context(), c.Session, claim, func(ctx context.Context) (engine.Response, error) {
 		outcomes := batch.NewOutcomes(req.Operations)
-		results := make([]BatchResult, len(req.Operations))
-		like := likeOperations(req.Operations)
+		results := make([]batch.Result, len(req.Operations))
+		like := batch.LikeOperations(req.Operations)
 		for i, op := range req.Operations {
 			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "")
 			if results[i].Status >= 300 {
-				return engine.Response{}, problem.AtomicBatchFailed(operationIDs(req.Operations), i, results[i].Problem)
+				return engine.Response{}, problem.AtomicBatchFailed(req.IDs(), i, results[i].Problem)
 			}
 		}
-		body, err := json.Marshal(BatchResponse{Results: results})
+		body, err := json.Marshal(batch.Response{Results: results})
 		return engine.Response{Status: http.StatusOK, Body: body}, err
 	})
 	if err != nil {
@@ -164,34 +140,11 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	return nil
 }
 
-// likeOperations counts, for each operation, the operations from it on
-// with its method and path: the engine's hint (engine.WithLikeWrites) by
-// which the creates of one register take their numbers at once.
-func likeOperations(ops []batch.Operation) []int {
-	like := make([]int, len(ops))
-	seen := map[[2]string]int{}
-	for i := len(ops) - 1; i >= 0; i-- {
-		k := [2]string{ops[i].Method, ops[i].Path}
-		seen[k]++
-		like[i] = seen[k]
-	}
-	return like
-}
-
-// operationIDs are the ids of a batch's operations, in order.
-func operationIDs(ops []batch.Operation) []string {
-	ids := make([]string, len(ops))
-	for i, op := range ops {
-		ids[i] = op.ID
-	}
-	return ids
-}
-
 // runOperation runs one operation as the internal request of its method
 // and path, with references resolved, and returns what it answered.
-func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) BatchResult {
-	res := BatchResult{ID: op.ID}
-	fail := func(p *Problem) BatchResult {
+func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) batch.Result {
+	res := batch.Result{ID: op.ID}
+	fail := func(p *Problem) batch.Result {
 		res.Status, res.Problem = p.Status, s.problemBody(p, c.RequestID)
 		outcomes.Add(op.ID, batch.Outcome{Status: res.Status})
 		return res
