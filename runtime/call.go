@@ -117,6 +117,13 @@ func contentTypeFor(status int) string {
 	return "application/json"
 }
 
+// WriteHeader answers with status and the headers set, without a body
+// (204, 304), or with one the caller writes to W itself (a download).
+func (c *Call) WriteHeader(status int) {
+	c.written = true
+	c.W.WriteHeader(status)
+}
+
 func (c *Call) send(status int, contentType string, body []byte) {
 	if c.written {
 		return

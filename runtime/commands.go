@@ -15,7 +15,7 @@ import (
 func capabilityOf[C any](c *Call, what string) (C, error) {
 	capability, ok := c.Engine.(C)
 	if !ok {
-		return capability, problem.NotImplemented("this engine does not offer " + what)
+		return capability, problem.NotImplemented(what)
 	}
 	return capability, nil
 }

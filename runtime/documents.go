@@ -135,8 +135,7 @@ func GetDocument(c *Call, register string) error {
 	if doc.Size >= 0 {
 		h.Set(HeaderContentLength, strconv.FormatInt(doc.Size, 10))
 	}
-	c.written = true
-	c.W.WriteHeader(http.StatusOK)
+	c.WriteHeader(http.StatusOK)
 	_, err = io.Copy(c.W, io.MultiReader(bytes.NewReader(head), doc.Body))
 	if err != nil {
 		c.server.cfg.Logger.Warn("document stream cut short", "requestId", c.RequestID, "error", err)

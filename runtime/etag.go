@@ -79,8 +79,7 @@ func (c *Call) sendRecord(rec engine.Record, view any) error {
 	version := rec.Version()
 	c.W.Header().Set(HeaderETag, etagOf(version))
 	if noneMatch(c.R, version) {
-		c.written = true
-		c.W.WriteHeader(http.StatusNotModified)
+		c.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	return c.JSON(http.StatusOK, view)

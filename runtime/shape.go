@@ -48,8 +48,7 @@ func (c *Call) sendShaped(sr readshape.Request, rec engine.Record, view any) err
 	tag := hex.EncodeToString(sum[:16])
 	c.W.Header().Set(HeaderETag, "W/"+etagOf(tag))
 	if noneMatch(c.R, tag) {
-		c.written = true
-		c.W.WriteHeader(http.StatusNotModified)
+		c.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	c.send(http.StatusOK, "application/json", body)

@@ -261,9 +261,9 @@ func Internal() *Problem {
 	return problem(codeInternal, "the service failed; the request id identifies the fault in the log")
 }
 
-// NotImplemented: the engine attached does not offer this capability.
-func NotImplemented(detail string) *Problem {
-	return problem(codeNotImplemented, detail)
+// NotImplemented: the engine attached does not offer what, a capability.
+func NotImplemented(what string) *Problem {
+	return problem(codeNotImplemented, "this engine does not offer "+what)
 }
 
 // EngineUnreachable: the engine cannot be reached; it never received the call.
