@@ -145,7 +145,7 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) batch.Result {
 	res := batch.Result{ID: op.ID}
 	fail := func(p *Problem) batch.Result {
-		res.Status, res.Problem = p.Status, s.problemBody(p, c.RequestID)
+		res.Status, res.Problem = p.Status, p.Body(s.cfg.ProblemBase, c.RequestID)
 		outcomes.Add(op.ID, batch.Outcome{Status: res.Status})
 		return res
 	}

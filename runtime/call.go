@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -14,6 +12,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
@@ -153,7 +152,7 @@ func (c *Call) fail(err error) {
 		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "route", c.record.Route,
 			"error", err, "stack", string(debug.Stack()))
 	}
-	body := c.server.problemBody(p, c.RequestID)
+	body := p.Body(c.server.cfg.ProblemBase, c.RequestID)
 	if ra := p.RetryAfter(); ra != "" {
 		c.W.Header().Set(HeaderRetryAfter, ra)
 	}
@@ -162,15 +161,6 @@ func (c *Call) fail(err error) {
 		return
 	}
 	c.send(p.Status, "application/problem+json", body)
-}
-
-// problemBody is a problem as answered to the call with the request id.
-func (s *Server) problemBody(p *Problem, requestID string) []byte {
-	out := *p // problems may be shared values; never write into them
-	out.Type = s.cfg.ProblemBase + "/" + p.Title
-	out.RequestID = requestID
-	body, _ := json.Marshal(out)
-	return body
 }
 
 // complete stores the answer of a write that failed when it is the
@@ -274,7 +264,7 @@ func (s *Server) prepare(c *Call) error {
 	if !write {
 		return nil
 	}
-	body, err := readBody(c.W, c.R, s.cfg.MaxBody)
+	body, err := decode.Read(c.W, c.R, c.R.Header.Get(HeaderContentType), s.cfg.MaxBody)
 	if err != nil {
 		return err
 	}
@@ -291,27 +281,3 @@ func (s *Server) prepare(c *Call) error {
 func isWrite(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
-
-// readBody reads a JSON body, enforcing the size limit while reading.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, problem.PayloadTooLarge(limit)
-	}
-	if ct := r.Header.Get(HeaderContentType); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
-			return nil, problem.UnsupportedMediaType(ct)
-		}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, problem.PayloadTooLarge(limit)
-	}
-	if err != nil {
-		return nil, problem.MalformedBody("the body could not be read")
-	}
-	return body, nil
-}
-
-func hasJSONSuffix(mt string) bool { return len(mt) > 5 && mt[len(mt)-5:] == "+json" }

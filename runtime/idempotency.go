@@ -95,16 +95,7 @@ func replayBody(stored engine.Response, requestID string) []byte {
 	if stored.Status < 400 {
 		return stored.Body
 	}
-	var p Problem
-	if err := json.Unmarshal(stored.Body, &p); err != nil {
-		return stored.Body // not a problem of ours: replayed as stored
-	}
-	p.RequestID = requestID
-	body, err := json.Marshal(p)
-	if err != nil {
-		return stored.Body
-	}
-	return body
+	return problem.Restamp(stored.Body, requestID)
 }
 
 // bodyFingerprint hashes the canonical form of a JSON body, so the same

@@ -38,6 +38,32 @@ type Problem struct {
 
 func (p *Problem) Error() string { return p.Title + ": " + p.Detail }
 
+// Body is the problem as answered to a call: its type under base (the
+// configured problem base URL) and the call's request id.
+func (p *Problem) Body(base, requestID string) []byte {
+	out := *p // problems may be shared values; never write into them
+	out.Type = base + "/" + p.Title
+	out.RequestID = requestID
+	body, _ := json.Marshal(out)
+	return body
+}
+
+// Restamp is a problem's body as answered to another call (an idempotent
+// replay): with that call's request id. A body that is not a problem of
+// ours is answered as it is.
+func Restamp(body []byte, requestID string) []byte {
+	var p Problem
+	if err := json.Unmarshal(body, &p); err != nil {
+		return body // not a problem of ours: replayed as stored
+	}
+	p.RequestID = requestID
+	out, err := json.Marshal(p)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 func problem(code Code, detail string) *Problem {
 	return &Problem{Title: code.Code, Status: code.Status, Detail: detail}
 }
