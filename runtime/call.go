@@ -13,6 +13,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/decode"
+	"fieldapi/runtime/etag"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
@@ -103,7 +104,7 @@ func (c *Call) receipt(status int, view func(engine.Record) any, versioned bool)
 // changed since).
 func (c *Call) Send(resp engine.Response) error {
 	if resp.Version != "" {
-		c.W.Header().Set(HeaderETag, etagOf(resp.Version))
+		c.W.Header().Set(HeaderETag, etag.Strong(resp.Version))
 	}
 	c.send(resp.Status, contentTypeFor(resp.Status), resp.Body)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/etag"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/readshape"
 	"fieldapi/runtime/textcheck"
@@ -46,7 +47,7 @@ func (c *Call) sendShaped(sr readshape.Request, rec engine.Record, view any) err
 	}
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:16])
-	c.W.Header().Set(HeaderETag, "W/"+etagOf(tag))
+	c.W.Header().Set(HeaderETag, etag.Weak(tag))
 	if noneMatch(c.R, tag) {
 		c.WriteHeader(http.StatusNotModified)
 		return nil

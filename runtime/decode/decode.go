@@ -1,9 +1,9 @@
-// Package decode reads request bodies: within the size limit, as JSON
-// (Read), and strictly: each member of a JSON
-// object once, by a name the body's Shape accepts, of the JSON type its
-// field has, with what the body did with each field (Presence) kept for
-// the engine's input. Every failure is a 400 problem naming the field.
-// The generated request body types are made of its Optional fields.
+// Package decode reads request bodies: within the size limit and as JSON
+// (Read), then strictly: each member of a JSON object once, by a name the
+// body's Shape accepts, of the JSON type its field has, with what the body
+// did with each field (Presence) kept for the engine's input. Every
+// failure is a 400 problem naming the field. The generated request body
+// types are made of its Optional fields.
 package decode
 
 import (
