@@ -1,7 +1,11 @@
 // Package runtime is the register-agnostic HTTP layer the generated code
-// runs on: routing, auth, idempotency, problems, paging, request ids and
-// limits. It knows no register by name; the generated route table tells it
-// what exists.
+// runs on: the server, each call's way through it (auth, rate limit, body,
+// idempotency) and the handlers the generated code calls. It knows no
+// register by name; the generated route table tells it what exists. Its
+// subpackages each do one job for it (problems, request bodies, list
+// parameters, query shaping, auth, limits, observation, routing, the
+// event feed); surface.go forwards the names of theirs the generated
+// code uses.
 package runtime
 
 import (

@@ -13,9 +13,10 @@ import (
 )
 
 // The names below are used through package runtime by the generated code,
-// the client's tests and the commands, but declared in the subpackage that
-// does the work. Each is an alias of that declaration (the same type,
-// constant or function), never a second one; runtime's own code uses the
+// the commands and the tests, but declared in the subpackage that does the
+// work. Each forwards to that declaration: a type is an alias of it, a
+// constant or a variable has its value (a variable the same slice or
+// expression), a function calls it. runtime's own code uses the
 // subpackages directly.
 
 // Problems: package problem.
@@ -29,6 +30,9 @@ type (
 // ProblemCodes is every problem code the service answers with, in status
 // order (problem.Codes).
 func ProblemCodes() []ProblemCode { return problem.Codes() }
+
+// AsProblem maps any error to its problem (problem.Of).
+func AsProblem(err error) *Problem { return problem.Of(err) }
 
 // UnknownField is the problem of a body naming a field that cannot be sent
 // here (problem.UnknownField); generated decoders answer with it.
@@ -147,9 +151,8 @@ type (
 	// RequestRecord is what the service learned about one request
 	// (observe.RequestRecord).
 	RequestRecord = observe.RequestRecord
-	// AccessLog writes one structured line per request (observe.AccessLog).
-	AccessLog = observe.AccessLog
 )
 
-// NewAccessLog logs through log (observe.NewAccessLog).
-func NewAccessLog(log *slog.Logger) *AccessLog { return observe.NewAccessLog(log) }
+// NewAccessLog writes one structured line per request through log
+// (observe.NewAccessLog).
+func NewAccessLog(log *slog.Logger) *observe.AccessLog { return observe.NewAccessLog(log) }
