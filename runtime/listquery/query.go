@@ -1,7 +1,8 @@
 // Package listquery reads the query parameters of lists strictly (filters
 // and their operators, sort, count, limit and paging, and a change log's)
 // into the engine's queries, and writes the envelope every list answers
-// with, whose cursor carries a walk on to its next page.
+// with, whose cursor carries a walk on to its next page. Every route's
+// query string is parsed here, as strictly (Values).
 package listquery
 
 import (
