@@ -23,8 +23,8 @@ import (
 type (
 	// Problem is an RFC 9457 problem response (problem.Problem).
 	Problem = problem.Problem
-	// ProblemCode is one kind of failure (problem.Code).
-	ProblemCode = problem.Code
+	// ProblemCode is one kind of failure (problem.ProblemCode).
+	ProblemCode = problem.ProblemCode
 )
 
 // ProblemCodes is every problem code the service answers with, in status

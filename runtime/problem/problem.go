@@ -64,14 +64,14 @@ func Restamp(body []byte, requestID string) []byte {
 	return out
 }
 
-func problem(code Code, detail string) *Problem {
+func problem(code ProblemCode, detail string) *Problem {
 	return &Problem{Title: code.Code, Status: code.Status, Detail: detail}
 }
 
-// Code is one kind of failure: the HTTP status, the code (a
+// ProblemCode is one kind of failure: the HTTP status, the code (a
 // problem's title and the last segment of its type) and what it tells a
 // client. Each constructor below builds its problem from one of these.
-type Code struct {
+type ProblemCode struct {
 	Status     int
 	Code       string
 	Meaning    string
@@ -80,43 +80,44 @@ type Code struct {
 
 // The problem codes, one per failure kind, in status order. This is the
 // one place a code is defined: the constructors use them and Codes lists
-// them for the reference page.
+// them for the reference page (codegen's TestDocsListEveryProblemCode reads
+// these ProblemCode literals from the source).
 var (
-	codeMalformedBody          = Code{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
-	codeUnknownField           = Code{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
-	codeReadOnlyField          = Code{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent.", false}
-	codeInvalidField           = Code{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format, text that is not valid UTF-8 or holds NUL, or a number beyond float64.", false}
-	codeMissingField           = Code{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
-	codeInvalidParameter       = Code{http.StatusBadRequest, "invalid_parameter", "A query or path parameter (or the Idempotency-Key) is unknown, cannot be parsed, or is not valid UTF-8 or holds NUL; for an unknown one validValues lists the valid ones.", false}
-	codeInvalidReference       = Code{http.StatusBadRequest, "invalid_reference", "An operation of a batch uses a reference, @{id.Field}, to an operation that does not exist, is itself, comes later or failed, or whose answer has no such value.", false}
-	codeIdempotencyKeyRequired = Code{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
-	codeUnauthorized           = Code{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
-	codeTokenRequired          = Code{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
-	codeInsufficientScope      = Code{http.StatusForbidden, "insufficient_scope", "The key lacks the scope the route needs.", false}
-	codeIPNotAllowed           = Code{http.StatusForbidden, "ip_not_allowed", "The key may not be used from the caller's address.", false}
-	codePermissionDenied       = Code{http.StatusForbidden, "permission_denied", "The engine's own permissions for the key's signature refuse the call.", false}
-	codeNotFound               = Code{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
-	codeMethodNotAllowed       = Code{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
-	codeIdempotencyMismatch    = Code{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
-	codeAlreadyExists          = Code{http.StatusConflict, "already_exists", "Another record of the company has the lookup-key value the write gives; nothing was written. (A record key in use, such as a POST of a taken Nr, is the engine's refusal: 422 command_failed.)", false}
-	codeIdempotencyClaimLost   = Code{http.StatusConflict, "idempotency_claim_lost", "Another call with the same Idempotency-Key answered first while this one ran, and its answer could not be read back; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
-	codePreconditionFailed     = Code{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
-	codeCursorExpired          = Code{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
-	codePayloadTooLarge        = Code{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
-	codeUnsupportedMediaType   = Code{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
-	codeCommandFailed          = Code{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
-	codeRateLimited            = Code{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
-	codeHeadersTooLarge        = Code{http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "The request line and headers are larger than 64 KB.", false}
-	codeInternal               = Code{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
-	codeNotImplemented         = Code{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents, events and webhooks).", false}
-	codeEngineUnreachable      = Code{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
-	codeEngineBusy             = Code{http.StatusServiceUnavailable, "engine_busy", "The engine is full, or a write ended before its COMMIT was sent; nothing was written, so retrying after Retry-After is safe.", true}
-	codeEngineTimeout          = Code{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
+	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
+	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
+	codeReadOnlyField          = ProblemCode{http.StatusBadRequest, "read_only_field", "A body sends a read-only field (or a create-only one to PATCH); validValues lists the names that can be sent.", false}
+	codeInvalidField           = ProblemCode{http.StatusBadRequest, "invalid_field", "A field has the wrong JSON type or format, text that is not valid UTF-8 or holds NUL, or a number beyond float64.", false}
+	codeMissingField           = ProblemCode{http.StatusBadRequest, "missing_field", "A field the call requires was not sent.", false}
+	codeInvalidParameter       = ProblemCode{http.StatusBadRequest, "invalid_parameter", "A query or path parameter (or the Idempotency-Key) is unknown, cannot be parsed, or is not valid UTF-8 or holds NUL; for an unknown one validValues lists the valid ones.", false}
+	codeInvalidReference       = ProblemCode{http.StatusBadRequest, "invalid_reference", "An operation of a batch uses a reference, @{id.Field}, to an operation that does not exist, is itself, comes later or failed, or whose answer has no such value.", false}
+	codeIdempotencyKeyRequired = ProblemCode{http.StatusBadRequest, "idempotency_key_required", "A write (POST, PUT, PATCH) came without an Idempotency-Key header.", false}
+	codeUnauthorized           = ProblemCode{http.StatusUnauthorized, "unauthorized", "The key or token is missing, wrong, revoked or expired.", false}
+	codeTokenRequired          = ProblemCode{http.StatusUnauthorized, "token_required", "The installation requires tokens and a key was sent as Bearer: exchange it at POST /v1/token.", false}
+	codeInsufficientScope      = ProblemCode{http.StatusForbidden, "insufficient_scope", "The key lacks the scope the route needs.", false}
+	codeIPNotAllowed           = ProblemCode{http.StatusForbidden, "ip_not_allowed", "The key may not be used from the caller's address.", false}
+	codePermissionDenied       = ProblemCode{http.StatusForbidden, "permission_denied", "The engine's own permissions for the key's signature refuse the call.", false}
+	codeNotFound               = ProblemCode{http.StatusNotFound, "not_found", "The record or path addressed does not exist in the key's company.", false}
+	codeMethodNotAllowed       = ProblemCode{http.StatusMethodNotAllowed, "method_not_allowed", "The path exists but not with this method (also writes to read-only registers); Allow lists the methods.", false}
+	codeIdempotencyMismatch    = ProblemCode{http.StatusConflict, "idempotency_mismatch", "The Idempotency-Key was used before with other content.", false}
+	codeAlreadyExists          = ProblemCode{http.StatusConflict, "already_exists", "Another record of the company has the lookup-key value the write gives; nothing was written. (A record key in use, such as a POST of a taken Nr, is the engine's refusal: 422 command_failed.)", false}
+	codeIdempotencyClaimLost   = ProblemCode{http.StatusConflict, "idempotency_claim_lost", "Another call with the same Idempotency-Key answered first while this one ran, and its answer could not be read back; this one wrote nothing. Retry with the same key after Retry-After to get that call's answer.", true}
+	codePreconditionFailed     = ProblemCode{http.StatusPreconditionFailed, "precondition_failed", "If-Match names a version (ETag) the record is no longer at, or only weak tags; nothing was written: GET the record again and send its new ETag.", false}
+	codeCursorExpired          = ProblemCode{http.StatusGone, "cursor_expired", "The events after this feed cursor are older than the event retention and were deleted: start again without after, and reconcile from the registers.", false}
+	codePayloadTooLarge        = ProblemCode{http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is larger than 32 MB.", false}
+	codeUnsupportedMediaType   = ProblemCode{http.StatusUnsupportedMediaType, "unsupported_media_type", "A body that is not application/json.", false}
+	codeCommandFailed          = ProblemCode{http.StatusUnprocessableEntity, "command_failed", "A well-formed call the engine refused, with the engine's own text; validValues when the accepted values are known; contacts[1]: … names a failing line.", false}
+	codeRateLimited            = ProblemCode{http.StatusTooManyRequests, "rate_limited", "Too many calls for this key (or address, for POST /v1/token); retry after Retry-After.", true}
+	codeHeadersTooLarge        = ProblemCode{http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "The request line and headers are larger than 64 KB.", false}
+	codeInternal               = ProblemCode{http.StatusInternalServerError, "internal_error", "A fault in the service itself; logged with the request id, the detail never shows internals.", false}
+	codeNotImplemented         = ProblemCode{http.StatusNotImplemented, "not_implemented", "The attached engine lacks an optional capability (lines and actions, locations, documents, events and webhooks).", false}
+	codeEngineUnreachable      = ProblemCode{http.StatusServiceUnavailable, "engine_unreachable", "The engine cannot be reached; it never received the call, so retrying after Retry-After is safe.", true}
+	codeEngineBusy             = ProblemCode{http.StatusServiceUnavailable, "engine_busy", "The engine is full, or a write ended before its COMMIT was sent; nothing was written, so retrying after Retry-After is safe.", true}
+	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
 )
 
 // Codes is every problem code the service answers with, in status order.
-func Codes() []Code {
-	return []Code{
+func Codes() []ProblemCode {
+	return []ProblemCode{
 		codeMalformedBody, codeUnknownField, codeReadOnlyField, codeInvalidField, codeMissingField, codeInvalidParameter, codeInvalidReference, codeIdempotencyKeyRequired,
 		codeUnauthorized, codeTokenRequired,
 		codeInsufficientScope, codeIPNotAllowed, codePermissionDenied,
