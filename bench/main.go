@@ -349,8 +349,8 @@ func scenarios(d dataset, runID string) []scenario {
 	}
 	pick := func(list []string, w, i int) string { return list[(w*7919+i*104729)%len(list)] }
 	// The cursor of the deepest page: fieldapi's cursor is opaque to
-	// clients; the benchmark builds it as runtime/query.go does, rather
-	// than walk a million rows to get one.
+	// clients; the benchmark builds it as runtime/listquery/query.go does,
+	// rather than walk a million rows to get one.
 	// 200 rows above the oldest: past the demo company's own tasks, so the
 	// deepest page holds seeded tasks like the first page does.
 	deepPos := d.oldestSeq + 200

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/observe"
+	"fieldapi/runtime/problem"
 )
 
 // POST /v1/batch runs many writes in one call. Each operation is served
@@ -27,7 +29,7 @@ import (
 //     (engine.Atomic), and the batch's answer is stored under the batch's
 //     key in it; the operations claim no key of their own.
 //   - independent: each operation commits on its own under a key derived
-//     from the batch's (operationKey), so a retry of a batch that died
+//     from the batch's (batch.OperationKey), so a retry of a batch that died
 //     half way replays the operations that committed and runs the rest;
 //     the batch's answer is stored under its key when every operation
 //     has answered.
@@ -42,22 +44,6 @@ type batchOperation struct {
 	scopes  []string
 	body    []byte
 	key     string // the operation's Idempotency-Key; "" in an atomic batch
-}
-
-// BatchResponse is the answer of a batch that ran: one result per
-// operation, in order.
-type BatchResponse struct {
-	Results []BatchResult `json:"results"`
-}
-
-// BatchResult is what one operation answered: its status and its body on
-// success, its problem on failure, and the ETag of the record it wrote.
-type BatchResult struct {
-	ID      string          `json:"id"`
-	Status  int             `json:"status"`
-	Body    json.RawMessage `json:"body,omitempty"`
-	Problem json.RawMessage `json:"problem,omitempty"`
-	ETag    string          `json:"etag,omitempty"`
 }
 
 // serveBatch serves POST /v1/batch.
@@ -80,16 +66,16 @@ func envelopeProblem(err error) error {
 	}
 	switch fe.Kind {
 	case batch.Unknown:
-		return UnknownField(fe.Field, fe.Valid)
+		return problem.UnknownField(fe.Field, fe.Valid)
 	case batch.Missing:
-		return MissingField(fe.Field)
+		return problem.MissingField(fe.Field)
 	case batch.Invalid:
-		return InvalidField(fe.Field, fe.Detail).withValid(fe.Valid)
+		return problem.InvalidField(fe.Field, fe.Detail).WithValid(fe.Valid)
 	}
 	if fe.Field != "" {
-		return MalformedBody(fmt.Sprintf("%s: %s", fe.Field, fe.Detail))
+		return problem.MalformedBody(fmt.Sprintf("%s: %s", fe.Field, fe.Detail))
 	}
-	return MalformedBody(fe.Detail)
+	return problem.MalformedBody(fe.Detail)
 }
 
 // runIndependent runs each operation on its own, whatever the others
@@ -97,11 +83,11 @@ func envelopeProblem(err error) error {
 // the batch's Idempotency-Key.
 func (s *Server) runIndependent(c *Call, req batch.Request) error {
 	outcomes := batch.NewOutcomes(req.Operations)
-	results := make([]BatchResult, len(req.Operations))
+	results := make([]batch.Result, len(req.Operations))
 	for i, op := range req.Operations {
-		results[i] = s.runOperation(c.Context(), c, op, outcomes, operationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
+		results[i] = s.runOperation(c.Context(), c, op, outcomes, batch.OperationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
 	}
-	body, err := json.Marshal(BatchResponse{Results: results})
+	body, err := json.Marshal(batch.Response{Results: results})
 	if err != nil {
 		return err
 	}
@@ -121,13 +107,6 @@ func (s *Server) runIndependent(c *Call, req batch.Request) error {
 	return nil
 }
 
-// operationKey is the Idempotency-Key of an independent batch's
-// operation: the batch's key and the operation's index, apart from
-// every key a client can send (which holds no NUL).
-func operationKey(batchKey string, index int) string {
-	return "batch\x00" + batchKey + "\x00" + strconv.Itoa(index)
-}
-
 // runAtomic runs the operations in one transaction of the engine: the
 // first that fails rolls everything back, and the batch answers with its
 // status and a problem naming it; when all succeed, the answer commits
@@ -143,15 +122,15 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	}
 	resp, err := atomic.Atomically(c.Context(), c.Session, claim, func(ctx context.Context) (engine.Response, error) {
 		outcomes := batch.NewOutcomes(req.Operations)
-		results := make([]BatchResult, len(req.Operations))
-		like := likeOperations(req.Operations)
+		results := make([]batch.Result, len(req.Operations))
+		like := batch.LikeOperations(req.Operations)
 		for i, op := range req.Operations {
 			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "")
 			if results[i].Status >= 300 {
-				return engine.Response{}, atomicFailure(req, i, results[i])
+				return engine.Response{}, problem.AtomicBatchFailed(req.IDs(), i, results[i].Problem)
 			}
 		}
-		body, err := json.Marshal(BatchResponse{Results: results})
+		body, err := json.Marshal(batch.Response{Results: results})
 		return engine.Response{Status: http.StatusOK, Body: body}, err
 	})
 	if err != nil {
@@ -161,53 +140,12 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	return nil
 }
 
-// likeOperations counts, for each operation, the operations from it on
-// with its method and path: the engine's hint (engine.WithLikeWrites) by
-// which the creates of one register take their numbers at once.
-func likeOperations(ops []batch.Operation) []int {
-	like := make([]int, len(ops))
-	seen := map[[2]string]int{}
-	for i := len(ops) - 1; i >= 0; i-- {
-		k := [2]string{ops[i].Method, ops[i].Path}
-		seen[k]++
-		like[i] = seen[k]
-	}
-	return like
-}
-
-// atomicFailure is the answer of an atomic batch whose operation i
-// failed: that operation's problem, its status and code, with the
-// detail saying which operation failed and that nothing was written, and
-// as members the operation's index and id, its own problem, and the ids
-// of the operations not executed (all others: the transaction rolled
-// back those before it, and those after it never ran).
-func atomicFailure(req batch.Request, i int, failed BatchResult) *Problem {
-	var own Problem
-	if err := json.Unmarshal(failed.Problem, &own); err != nil || own.Status == 0 {
-		own = *Internal()
-	}
-	p := own
-	p.Type, p.RequestID = "", ""
-	p.Detail = fmt.Sprintf("operations[%d] (%q) failed, so none of the batch's %d operations was written: %s", i, failed.ID, len(req.Operations), own.Detail)
-	p.Index, p.ID, p.Operation = &i, failed.ID, &own
-	p.NotExecuted = make([]string, 0, len(req.Operations)-1)
-	for j, op := range req.Operations {
-		if j != i {
-			p.NotExecuted = append(p.NotExecuted, op.ID)
-		}
-	}
-	if own.Title == codeEngineBusy.Code || own.Title == codeEngineUnreachable.Code || own.Title == codeIdempotencyClaimLost.Code || own.Title == codeRateLimited.Code {
-		p.retryAfter = 1
-	}
-	return &p
-}
-
 // runOperation runs one operation as the internal request of its method
 // and path, with references resolved, and returns what it answered.
-func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) BatchResult {
-	res := BatchResult{ID: op.ID}
-	fail := func(p *Problem) BatchResult {
-		res.Status, res.Problem = p.Status, s.problemBody(p, c.RequestID)
+func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) batch.Result {
+	res := batch.Result{ID: op.ID}
+	fail := func(p *Problem) batch.Result {
+		res.Status, res.Problem = p.Status, p.Body(s.cfg.ProblemBase, c.RequestID)
 		outcomes.Add(op.ID, batch.Outcome{Status: res.Status})
 		return res
 	}
@@ -215,20 +153,20 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	if err != nil {
 		var ref *batch.RefError
 		if !errors.As(err, &ref) {
-			return fail(MalformedBody("the body is not valid JSON"))
+			return fail(problem.MalformedBody("the body is not valid JSON"))
 		}
-		return fail(InvalidReference(ref.Field, ref.Detail))
+		return fail(problem.InvalidReference(ref.Field, ref.Detail))
 	}
 	u, err := url.Parse(path)
 	if err != nil {
-		return fail(InvalidParameter("path", "not a valid escaped path"))
+		return fail(problem.InvalidParameter("path", "not a valid escaped path"))
 	}
-	record := &RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: RouteNone}
-	ctx = context.WithValue(ctx, recordKey{}, record)
+	record := &observe.RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: observe.RouteNone}
+	ctx = observe.WithRecord(ctx, record)
 	ctx = context.WithValue(ctx, batchOperationKey{}, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key})
 	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
 	if err != nil {
-		return fail(InvalidParameter("path", "not a valid path"))
+		return fail(problem.InvalidParameter("path", "not a valid path"))
 	}
 	r.RemoteAddr, r.Host = c.R.RemoteAddr, c.R.Host
 	if op.IfMatch != "" {
@@ -237,7 +175,7 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	w := &operationRecorder{header: http.Header{}}
 	s.route(w, r)
 	if w.status == 0 {
-		return fail(Internal()) // a handler that answered nothing: never a success
+		return fail(problem.Internal()) // a handler that answered nothing: never a success
 	}
 	res.Status = w.status
 	if res.Status >= 400 {
@@ -259,12 +197,12 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 // its derived Idempotency-Key.
 func (s *Server) prepareOperation(c *Call, op *batchOperation) error {
 	if !c.route.batchable || !isWrite(c.R.Method) {
-		return InvalidParameter("path", c.R.Method+" "+c.R.URL.Path+" cannot be part of a batch")
+		return problem.InvalidParameter("path", c.R.Method+" "+c.R.URL.Path+" cannot be part of a batch")
 	}
 	c.Session, c.Scopes = op.session, op.scopes
 	c.record.ClientID, c.record.Company = op.session.ClientID, op.session.Company
-	if scope := c.route.Scope; scope != "" && !hasScope(c.Scopes, scope) {
-		return InsufficientScope(scope)
+	if err := auth.RequireScope(c.Scopes, c.route.Scope); err != nil {
+		return err
 	}
 	c.Body = op.body
 	if op.key == "" {

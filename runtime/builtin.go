@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
 )
 
 // builtinRoutes are the routes that belong to no register.
@@ -109,18 +112,18 @@ type tokenResponse struct {
 // token serves POST /v1/token: a key's client id and secret for an access token.
 func token(c *Call) error {
 	var req tokenRequest
-	if err := decodeStrict(c.Body, &req); err != nil {
-		return MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
+	if err := decode.Strict(c.Body, &req); err != nil {
+		return problem.MalformedBody("expected {\"clientId\": \"...\", \"clientSecret\": \"...\"}")
 	}
 	switch {
 	case req.ClientID == "":
-		return MissingField("clientId")
+		return problem.MissingField("clientId")
 	case req.ClientSecret == "":
-		return MissingField("clientSecret")
+		return problem.MissingField("clientSecret")
 	case req.GrantType != "" && req.GrantType != "client_credentials":
-		return InvalidField("grantType", "only client_credentials is offered")
+		return problem.InvalidField("grantType", "only client_credentials is offered")
 	}
-	key, access, expires, err := c.server.auth.issueToken(c.Context(), req.ClientID, req.ClientSecret, remoteIP(c.R))
+	key, access, expires, err := c.server.auth.IssueToken(c.Context(), req.ClientID, req.ClientSecret, auth.RemoteIP(c.R))
 	if err != nil {
 		return err
 	}

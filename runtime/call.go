@@ -2,20 +2,22 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 
 	"github.com/julienschmidt/httprouter"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/etag"
+	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/observe"
+	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Call is one request on its way through a route: what the handler needs
@@ -34,7 +36,7 @@ type Call struct {
 	route   *Route
 	claim   *engine.Claim // the Idempotency-Key hold of a write
 	written bool
-	record  *RequestRecord // what the access log and metrics learn of this call
+	record  *observe.RequestRecord // what the access log and metrics learn of this call
 }
 
 // Context is the request's context.
@@ -48,13 +50,17 @@ func (c *Call) Key() (string, error) { return c.Param("key") }
 func (c *Call) Param(name string) (string, error) {
 	v, err := url.PathUnescape(c.Params.ByName(name))
 	if err != nil {
-		return "", InvalidParameter(name, "not a valid escaped path segment")
+		return "", problem.InvalidParameter(name, "not a valid escaped path segment")
 	}
-	if !validText(v) {
-		return "", InvalidParameter(name, errBadText.Error())
+	if err := textcheck.Param(name, v); err != nil {
+		return "", err
 	}
 	return v, nil
 }
+
+// Query is the request's query parameters, parsed strictly
+// (listquery.Values): a malformed escape is a 400 naming the parameter.
+func (c *Call) Query() (url.Values, error) { return listquery.Values(c.R.URL.RawQuery) }
 
 // JSON writes a JSON response.
 func (c *Call) JSON(status int, v any) error {
@@ -98,7 +104,7 @@ func (c *Call) receipt(status int, view func(engine.Record) any, versioned bool)
 // changed since).
 func (c *Call) Send(resp engine.Response) error {
 	if resp.Version != "" {
-		c.W.Header().Set(HeaderETag, etagOf(resp.Version))
+		c.W.Header().Set(HeaderETag, etag.Strong(resp.Version))
 	}
 	c.send(resp.Status, contentTypeFor(resp.Status), resp.Body)
 	return nil
@@ -109,6 +115,13 @@ func contentTypeFor(status int) string {
 		return "application/problem+json"
 	}
 	return "application/json"
+}
+
+// WriteHeader answers with status and the headers set, without a body
+// (204, 304), or with one the caller writes to W itself (a download).
+func (c *Call) WriteHeader(status int) {
+	c.written = true
+	c.W.WriteHeader(status)
 }
 
 func (c *Call) send(status int, contentType string, body []byte) {
@@ -134,14 +147,14 @@ func (c *Call) send(status int, contentType string, body []byte) {
 // response the engine produced is stored for replay, anything else is
 // released so a retry runs.
 func (c *Call) fail(err error) {
-	p := AsProblem(err)
+	p := problem.Of(err)
 	c.record.Problem = p.Title
 	if p.Status == http.StatusInternalServerError {
 		c.server.cfg.Logger.Error("request failed", "requestId", c.RequestID, "method", c.R.Method, "route", c.record.Route,
 			"error", err, "stack", string(debug.Stack()))
 	}
-	body := c.server.problemBody(p, c.RequestID)
-	if ra := p.retryAfterHeader(); ra != "" {
+	body := p.Body(c.server.cfg.ProblemBase, c.RequestID)
+	if ra := p.RetryAfter(); ra != "" {
 		c.W.Header().Set(HeaderRetryAfter, ra)
 	}
 	if c.claim != nil && (errors.Is(err, engine.ErrClaimLost) || !c.complete(p.Status, body)) {
@@ -149,15 +162,6 @@ func (c *Call) fail(err error) {
 		return
 	}
 	c.send(p.Status, "application/problem+json", body)
-}
-
-// problemBody is a problem as answered to the call with the request id.
-func (s *Server) problemBody(p *Problem, requestID string) []byte {
-	out := *p // problems may be shared values; never write into them
-	out.Type = s.cfg.ProblemBase + "/" + p.Title
-	out.RequestID = requestID
-	body, _ := json.Marshal(out)
-	return body
 }
 
 // complete stores the answer of a write that failed when it is the
@@ -184,22 +188,14 @@ func engineAnswered(status int) bool {
 	return status == http.StatusNotFound || status == http.StatusConflict || status == http.StatusUnprocessableEntity
 }
 
-var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
-
 // newCall starts a call; the observing layer has given the request its id
 // and record.
 func (s *Server) newCall(w http.ResponseWriter, r *http.Request, route *Route, ps httprouter.Params) *Call {
-	rec := recordOf(r)
+	rec := observe.RecordOf(r)
 	if route != nil {
 		rec.Route = route.pattern
 	}
 	return &Call{W: w, R: r, Params: ps, Engine: s.engine, RequestID: rec.RequestID, server: s, route: route, record: rec}
-}
-
-func newRequestID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // serveRoute runs the pipeline of one matched route: request id, panic
@@ -212,7 +208,7 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route *Route
 	defer func() {
 		if v := recover(); v != nil {
 			s.cfg.Logger.Error("panic", "requestId", c.RequestID, "panic", v, "stack", string(debug.Stack()))
-			c.fail(Internal())
+			c.fail(problem.Internal())
 		}
 	}()
 	if err := s.prepare(c); err != nil {
@@ -241,28 +237,39 @@ func (s *Server) prepare(c *Call) error {
 		}
 	}
 	if !c.route.Public {
-		if err := s.auth.authenticate(c); err != nil {
+		key, err := s.auth.Authenticate(c.Context(), c.R.Header.Get(HeaderAuthorization), auth.RemoteIP(c.R))
+		if err != nil {
+			return err
+		}
+		c.Session = engine.Session{Company: key.Company, Sign: key.Sign, ClientID: key.ClientID}
+		c.Scopes = key.Scopes
+		if err := auth.RequireScope(c.Scopes, c.route.Scope); err != nil {
 			return err
 		}
 		c.record.ClientID, c.record.Company = c.Session.ClientID, c.Session.Company
-		if err := s.limits.allowKey(c.Session.ClientID, c.W.Header()); err != nil {
+		policy, state, err := s.limits.AllowKey(c.Session.ClientID)
+		if policy != "" {
+			c.W.Header().Set(HeaderRateLimitPolicy, policy)
+			c.W.Header().Set(HeaderRateLimit, state)
+		}
+		if err != nil {
 			return err
 		}
 	} else if write {
 		// POST /v1/token checks secrets: limit it per address, so it
 		// cannot be used to guess keys at speed.
-		if err := s.limits.allow("ip:" + remoteIP(c.R).String()); err != nil {
+		if err := s.limits.Allow("ip:" + auth.RemoteIP(c.R).String()); err != nil {
 			return err
 		}
 	}
 	if !write {
 		return nil
 	}
-	body, err := readBody(c.W, c.R, s.cfg.MaxBody)
+	body, err := decode.Read(c.W, c.R, c.R.Header.Get(HeaderContentType), s.cfg.MaxBody)
 	if err != nil {
 		return err
 	}
-	if err := checkJSONText(body); err != nil {
+	if err := textcheck.JSON(body); err != nil {
 		return err
 	}
 	c.Body = body
@@ -275,27 +282,3 @@ func (s *Server) prepare(c *Call) error {
 func isWrite(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
-
-// readBody reads a JSON body, enforcing the size limit while reading.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, PayloadTooLarge(limit)
-	}
-	if ct := r.Header.Get(HeaderContentType); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !hasJSONSuffix(mt)) {
-			return nil, UnsupportedMediaType(ct)
-		}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, PayloadTooLarge(limit)
-	}
-	if err != nil {
-		return nil, MalformedBody("the body could not be read")
-	}
-	return body, nil
-}
-
-func hasJSONSuffix(mt string) bool { return len(mt) > 5 && mt[len(mt)-5:] == "+json" }

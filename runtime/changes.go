@@ -2,10 +2,9 @@ package runtime
 
 import (
 	"net/http"
-	"net/url"
-	"slices"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/listquery"
 )
 
 // Reading the engine's change log of a record (spec 1: every write adds an
@@ -39,7 +38,7 @@ func listChanges(c *Call, register, logAction string) error {
 	if err != nil {
 		return err
 	}
-	q, err := parseChangeQuery(values, logAction)
+	q, err := listquery.ParseChanges(values, logAction)
 	if err != nil {
 		return err
 	}
@@ -51,38 +50,4 @@ func listChanges(c *Call, register, logAction string) error {
 		list = []engine.Change{}
 	}
 	return c.JSON(http.StatusOK, Collection[engine.Change]{Items: list, Count: len(list)})
-}
-
-// parseChangeQuery reads a change-log list's parameters strictly: limit as
-// every list reads it (DefaultLimit, a larger ask served MaxLimit), and
-// action where the route lists every action's entries.
-func parseChangeQuery(values url.Values, logAction string) (engine.ChangeQuery, error) {
-	params := []string{"limit"}
-	if logAction == "" {
-		params = append(params, "action")
-	}
-	if err := checkQueryText(values); err != nil {
-		return engine.ChangeQuery{}, err
-	}
-	for name, vs := range values {
-		if !slices.Contains(params, name) {
-			p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
-			p.ValidValues = params
-			return engine.ChangeQuery{}, p
-		}
-		if len(vs) > 1 {
-			return engine.ChangeQuery{}, InvalidParameter(name, "given more than once")
-		}
-	}
-	limit, err := pageLimit(values)
-	if err != nil {
-		return engine.ChangeQuery{}, err
-	}
-	q := engine.ChangeQuery{Action: logAction, Limit: limit}
-	if values.Has("action") {
-		if q.Action = values.Get("action"); q.Action == "" {
-			return q, InvalidParameter("action", `expected the name of an action, such as update, status or "create line"`)
-		}
-	}
-	return q, nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Handlers for writes on an existing record beyond PATCH. They need the
@@ -14,7 +15,7 @@ import (
 func capabilityOf[C any](c *Call, what string) (C, error) {
 	capability, ok := c.Engine.(C)
 	if !ok {
-		return capability, NotImplemented("this engine does not offer " + what)
+		return capability, problem.NotImplemented(what)
 	}
 	return capability, nil
 }

@@ -13,15 +13,17 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
 )
 
 // uploadBody is the body of POST …/documents.
 type uploadBody struct {
-	Name    Optional[string]
-	Content Optional[string]
+	Name    decode.Optional[string]
+	Content decode.Optional[string]
 }
 
-var uploadShape = Shape{Writable: []string{"name", "contentBase64"}, Required: []string{"name", "contentBase64"}}
+var uploadShape = decode.Shape{Writable: []string{"name", "contentBase64"}, Required: []string{"name", "contentBase64"}}
 
 func (b *uploadBody) DecodeField(name string, raw json.RawMessage) error {
 	switch name {
@@ -30,7 +32,7 @@ func (b *uploadBody) DecodeField(name string, raw json.RawMessage) error {
 	case "contentBase64":
 		return b.Content.Decode(raw)
 	}
-	return UnknownField(name, uploadShape.Writable)
+	return problem.UnknownField(name, uploadShape.Writable)
 }
 
 func (b *uploadBody) Input() engine.Input { return engine.NewInput() } // uploads are not record inputs
@@ -49,15 +51,15 @@ func AddDocument(c *Call, register string) error {
 		return err
 	}
 	var b uploadBody
-	if err := decodeObject(c.Body, "", uploadShape, &b); err != nil {
+	if err := decode.Object(c.Body, uploadShape, &b); err != nil {
 		return err
 	}
 	if b.Name.Value == "" || b.Name.Value != path.Base(b.Name.Value) {
-		return InvalidField("name", "expected a file name without directories")
+		return problem.InvalidField("name", "expected a file name without directories")
 	}
 	content, err := base64.StdEncoding.DecodeString(b.Content.Value)
 	if err != nil {
-		return InvalidField("contentBase64", "not valid base64")
+		return problem.InvalidField("contentBase64", "not valid base64")
 	}
 	b.Content.Value = "" // drop the encoded copy before the engine stores the bytes
 	view := func(rec engine.Record) any {
@@ -109,7 +111,7 @@ func GetDocument(c *Call, register string) error {
 	if err != nil || id < 1 {
 		// Ids are positive numbers: any other id names no document, as an
 		// engine-assigned record Id that is not a number names no record.
-		return NotFound("no document " + strconv.Quote(raw))
+		return problem.NotFound("no document " + strconv.Quote(raw))
 	}
 	doc, err := docs.OpenDocument(c.Context(), c.Session, register, key, id)
 	if err != nil {
@@ -133,8 +135,7 @@ func GetDocument(c *Call, register string) error {
 	if doc.Size >= 0 {
 		h.Set(HeaderContentLength, strconv.FormatInt(doc.Size, 10))
 	}
-	c.written = true
-	c.W.WriteHeader(http.StatusOK)
+	c.WriteHeader(http.StatusOK)
 	_, err = io.Copy(c.W, io.MultiReader(bytes.NewReader(head), doc.Body))
 	if err != nil {
 		c.server.cfg.Logger.Warn("document stream cut short", "requestId", c.RequestID, "error", err)

@@ -12,6 +12,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/runtime"
+	"fieldapi/runtime/problem"
 )
 
 // engineRoutes stand in for generated ones: a create of a customer, named
@@ -24,7 +25,7 @@ func engineRoutes(around func() (after func())) []runtime.Route {
 			after := around()
 			var body struct{ Name string }
 			if err := json.Unmarshal(c.Body, &body); err != nil {
-				return runtime.MalformedBody("expected {\"name\": \"...\"}")
+				return problem.MalformedBody("expected {\"name\": \"...\"}")
 			}
 			in := engine.NewInput()
 			in.Values["Name"] = body.Name

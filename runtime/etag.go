@@ -2,84 +2,32 @@ package runtime
 
 import (
 	"net/http"
-	"slices"
-	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/etag"
 )
 
-// Optimistic concurrency (RFC 9110 section 13): a record's ETag is its
-// version (engine.Record.Version) in quotes. A write with If-Match goes
-// ahead only while the record is still at that version; the engine checks
-// under the lock it writes with, so of two writers holding one ETag exactly
-// one wins. A GET with If-None-Match of the current version answers 304.
+// ETags as calls send and read them (package etag).
 
-// etagOf is the strong entity tag of a record version.
-func etagOf(version string) string { return `"` + version + `"` }
-
-// entityTags splits a list of entity tags (If-Match, If-None-Match) into
-// their opaque values, noting which are weak. ok is false when the header
-// is not such a list.
-func entityTags(header string) (tags []string, weak []bool, ok bool) {
-	for _, part := range strings.Split(header, ",") {
-		tag := strings.TrimSpace(part)
-		isWeak := strings.HasPrefix(tag, "W/")
-		tag = strings.TrimPrefix(tag, "W/")
-		if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' || strings.Contains(tag[1:len(tag)-1], `"`) {
-			return nil, nil, false
-		}
-		tags = append(tags, tag[1:len(tag)-1])
-		weak = append(weak, isWeak)
-	}
-	return tags, weak, true
-}
-
-// ifMatch reads If-Match into the versions a write may find: none when the
-// header is absent or "*" (any current record). Weak tags never match a
-// write (strong comparison), so a header of only weak tags is refused here.
+// ifMatch reads the request's If-Match into the versions a write may find
+// (etag.IfMatch).
 func ifMatch(r *http.Request) ([]string, error) {
-	header := strings.TrimSpace(r.Header.Get(HeaderIfMatch))
-	if header == "" || header == "*" {
-		return nil, nil
-	}
-	tags, weak, ok := entityTags(header)
-	if !ok {
-		return nil, InvalidParameter(HeaderIfMatch, `not a list of entity tags such as "3f2a…" (use the ETag of the record as read)`)
-	}
-	var versions []string
-	for i, tag := range tags {
-		if !weak[i] {
-			versions = append(versions, tag)
-		}
-	}
-	if len(versions) == 0 {
-		return nil, PreconditionFailed()
-	}
-	return versions, nil
+	return etag.IfMatch(HeaderIfMatch, r.Header.Get(HeaderIfMatch))
 }
 
-// noneMatch reports whether If-None-Match names the version (weak
-// comparison, as RFC 9110 13.1.2 asks) or is "*".
+// noneMatch reports whether the request's If-None-Match names the version
+// or is "*" (etag.NoneMatch).
 func noneMatch(r *http.Request, version string) bool {
-	header := strings.TrimSpace(r.Header.Get(HeaderIfNoneMatch))
-	if header == "" {
-		return false
-	}
-	if header == "*" {
-		return true
-	}
-	tags, _, ok := entityTags(header)
-	return ok && slices.Contains(tags, version)
+	return etag.NoneMatch(r.Header.Get(HeaderIfNoneMatch), version)
 }
 
 // sendRecord answers a read of one record: its ETag, and 304 without a
 // body when the client holds that version already.
 func (c *Call) sendRecord(rec engine.Record, view any) error {
 	version := rec.Version()
-	c.W.Header().Set(HeaderETag, etagOf(version))
+	c.W.Header().Set(HeaderETag, etag.Strong(version))
 	if noneMatch(c.R, version) {
-		c.written = true
-		c.W.WriteHeader(http.StatusNotModified)
+		c.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	return c.JSON(http.StatusOK, view)

@@ -1,18 +1,8 @@
 package runtime
 
-import (
-	"encoding/json"
-	"net/http"
-	"net/url"
-	"slices"
-	"strconv"
-	"strings"
-
-	"fieldapi/engine"
-)
-
-// The change feed, GET /v1/events, for engines with the optional
-// engine.Events capability.
+// The change feed, GET /v1/events, and the webhook subscriptions,
+// /v1/webhooks, for engines with the optional engine.Events capability:
+// package feed serves them; here are their routes and scopes.
 
 // Scopes of the built-in event and webhook routes.
 const (
@@ -25,88 +15,4 @@ const (
 // beside the registers' own.
 func BuiltinScopes() []string {
 	return []string{scopeEventsRead, scopeWebhooksRead, scopeWebhooksWrite}
-}
-
-// eventParams are the query parameters of GET /v1/events.
-var eventParams = []string{"after", "types", "register", "limit"}
-
-// eventPage is the body of GET /v1/events.
-type eventPage struct {
-	Items      []json.RawMessage `json:"items"`
-	NextCursor string            `json:"nextCursor"` // always set: poll again with it
-}
-
-// events serves GET /v1/events: the company's events after a cursor,
-// oldest first. nextCursor is never null, so a poller keeps it and asks
-// again; it never moves past an event that has not committed yet.
-func events(c *Call) error {
-	feed, err := capabilityOf[engine.Events](c, "events")
-	if err != nil {
-		return err
-	}
-	values, err := c.Query()
-	if err != nil {
-		return err
-	}
-	if err := onlyParams(values, eventParams); err != nil {
-		return err
-	}
-	q := engine.EventQuery{Register: values.Get("register")}
-	if !validText(q.Register) {
-		return InvalidParameter("register", errBadText.Error())
-	}
-	if v := values.Get("after"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return InvalidParameter("after", "expected the nextCursor of an earlier page")
-		}
-		q.After = n
-	}
-	if q.Limit, err = pageLimit(values); err != nil {
-		return err
-	}
-	if v := values.Get("types"); v != "" {
-		q.Types = strings.Split(v, ",")
-		if detail := unmatchedEventType(q.Types, feed.EventTypes()); detail != "" {
-			return InvalidParameter("types", detail).withValid(feed.EventTypes())
-		}
-	}
-	page, err := feed.Events(c.Context(), c.Session, q)
-	if err != nil {
-		return err
-	}
-	out := eventPage{Items: make([]json.RawMessage, len(page.Events)), NextCursor: strconv.FormatInt(page.Next, 10)}
-	for i, ev := range page.Events {
-		out.Items[i] = ev.Payload
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-// onlyParams refuses a query with a parameter not in known, or one given
-// twice.
-func onlyParams(values url.Values, known []string) error {
-	for name, vs := range values {
-		if !slices.Contains(known, name) {
-			if !validText(name) {
-				name = strconv.QuoteToASCII(name)
-			}
-			return InvalidParameter(name, "unknown parameter").withValid(known)
-		}
-		if len(vs) > 1 {
-			return InvalidParameter(name, "given more than once")
-		}
-	}
-	return nil
-}
-
-// unmatchedEventType names the first pattern that matches no event type,
-// or returns "" when each matches one: a misspelt type would otherwise
-// silently never match. The feed's filter and a subscription share it.
-func unmatchedEventType(patterns, known []string) (detail string) {
-	for _, p := range patterns {
-		if !slices.ContainsFunc(known, func(t string) bool { return engine.MatchEventType(p, t) }) {
-			return "no event type matches " + strconv.Quote(p) + " (a type, <prefix>.* or *)"
-		}
-	}
-	return ""
 }

@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/readshape"
 )
 
 // The generic register handlers. Generated code calls them with a
@@ -15,23 +18,23 @@ func List[R any](c *Call, register string, filters []Filter, shape ReadShape, vi
 	if err != nil {
 		return err
 	}
-	req, err := ParseList(query, filters, sortable...)
+	req, err := listquery.Parse(query, filters, sortable...)
 	if err != nil {
 		return err
 	}
-	sr, err := parseShape(query, shape, c.Scopes)
+	sr, err := readshape.Parse(query, shape, c.Scopes)
 	if err != nil {
 		return err
 	}
-	req.Query.Shape = sr.engine
+	req.Query.Shape = sr.Engine
 	page, err := c.Engine.List(c.Context(), c.Session, register, req.Query)
 	if err != nil {
 		return err
 	}
-	if sr.shaped() {
+	if sr.Shaped() {
 		return sendShapedPage(c, sr, req, page, view)
 	}
-	return c.JSON(http.StatusOK, Envelope(req, page, view))
+	return c.JSON(http.StatusOK, listquery.NewEnvelope(req, page, view))
 }
 
 // Get serves GET /v1/<register>/{key}.
@@ -57,7 +60,7 @@ func Create[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}
@@ -89,7 +92,7 @@ func writeRecord[W any, P interface {
 	if err != nil {
 		return err
 	}
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // maxIdempotencyKey bounds the header so the store's index stays small.
@@ -21,13 +23,13 @@ const maxIdempotencyKey = 255
 func (s *Server) claim(c *Call) error {
 	key := c.R.Header.Get(HeaderIdempotencyKey)
 	if key == "" {
-		return IdempotencyKeyRequired()
+		return problem.IdempotencyKeyRequired()
 	}
 	if len(key) > maxIdempotencyKey {
-		return InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
+		return problem.InvalidParameter(HeaderIdempotencyKey, "at most 255 characters")
 	}
-	if !validText(key) {
-		return InvalidParameter(HeaderIdempotencyKey, errBadText.Error())
+	if err := textcheck.Param(HeaderIdempotencyKey, key); err != nil {
+		return err
 	}
 	return s.claimKey(c, key)
 }
@@ -42,7 +44,7 @@ func (s *Server) claimKey(c *Call, key string) error {
 	}
 	res, err := c.Engine.Idempotency().Claim(c.Context(), claim)
 	if errors.Is(err, engine.ErrTimeout) {
-		return EngineUnreachable() // a lookup writes nothing: safe to retry
+		return problem.EngineUnreachable() // a lookup writes nothing: safe to retry
 	}
 	if err != nil {
 		return err
@@ -64,9 +66,9 @@ func (c *Call) answerStored(res engine.ClaimResult) error {
 		c.send(res.Response.Status, contentTypeFor(res.Response.Status), replayBody(res.Response, c.RequestID))
 		return nil
 	case engine.Mismatch:
-		return IdempotencyMismatch()
+		return problem.IdempotencyMismatch()
 	}
-	return IdempotencyClaimLost()
+	return problem.IdempotencyClaimLost()
 }
 
 // answerRace answers a call whose key another execution of the same key
@@ -93,16 +95,7 @@ func replayBody(stored engine.Response, requestID string) []byte {
 	if stored.Status < 400 {
 		return stored.Body
 	}
-	var p Problem
-	if err := json.Unmarshal(stored.Body, &p); err != nil {
-		return stored.Body // not a problem of ours: replayed as stored
-	}
-	p.RequestID = requestID
-	body, err := json.Marshal(p)
-	if err != nil {
-		return stored.Body
-	}
-	return body
+	return problem.Restamp(stored.Body, requestID)
 }
 
 // bodyFingerprint hashes the canonical form of a JSON body, so the same

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
 )
 
 // GetLocation serves GET /v1/<register>/{key}/location?locate=&force=.
@@ -23,9 +25,9 @@ func GetLocation(c *Call, register string) error {
 		b, err := strconv.ParseBool(vs[0])
 		switch {
 		case name != "locate" && name != "force":
-			return InvalidParameter(name, "not a parameter here; use locate and force")
+			return problem.InvalidParameter(name, "not a parameter here; use locate and force")
 		case err != nil || len(vs) > 1:
-			return InvalidParameter(name, "expected true or false, once")
+			return problem.InvalidParameter(name, "expected true or false, once")
 		case name == "locate":
 			opt.Locate = b
 		default:
@@ -41,12 +43,12 @@ func GetLocation(c *Call, register string) error {
 
 // pinBody is the body of PUT …/location.
 type pinBody struct {
-	Latitude  Optional[float64]
-	Longitude Optional[float64]
-	Address   Optional[string]
+	Latitude  decode.Optional[float64]
+	Longitude decode.Optional[float64]
+	Address   decode.Optional[string]
 }
 
-var pinShape = Shape{Writable: []string{"latitude", "longitude", "address"}, Required: []string{"latitude", "longitude"}}
+var pinShape = decode.Shape{Writable: []string{"latitude", "longitude", "address"}, Required: []string{"latitude", "longitude"}}
 
 func (b *pinBody) DecodeField(name string, raw json.RawMessage) error {
 	switch name {
@@ -57,7 +59,7 @@ func (b *pinBody) DecodeField(name string, raw json.RawMessage) error {
 	case "address":
 		return b.Address.Decode(raw)
 	}
-	return UnknownField(name, pinShape.Writable)
+	return problem.UnknownField(name, pinShape.Writable)
 }
 
 func (b *pinBody) Input() engine.Input { return engine.NewInput() } // pins are not record inputs
@@ -70,14 +72,14 @@ func PinLocation(c *Call, register string) error {
 		return err
 	}
 	var b pinBody
-	if err := decodeObject(c.Body, "", pinShape, &b); err != nil {
+	if err := decode.Object(c.Body, pinShape, &b); err != nil {
 		return err
 	}
 	switch {
-	case b.Latitude.Presence != Set || b.Latitude.Value < -90 || b.Latitude.Value > 90:
-		return InvalidField("latitude", "expected a number from -90 to 90")
-	case b.Longitude.Presence != Set || b.Longitude.Value < -180 || b.Longitude.Value > 180:
-		return InvalidField("longitude", "expected a number from -180 to 180")
+	case b.Latitude.Presence != decode.Set || b.Latitude.Value < -90 || b.Latitude.Value > 90:
+		return problem.InvalidField("latitude", "expected a number from -90 to 90")
+	case b.Longitude.Presence != decode.Set || b.Longitude.Value < -180 || b.Longitude.Value > 180:
+		return problem.InvalidField("longitude", "expected a number from -180 to 180")
 	}
 	pin := engine.Pin{Latitude: b.Latitude.Value, Longitude: b.Longitude.Value, Address: b.Address.Value}
 	resp, err := locs.PinLocation(c.Context(), c.Session, register, key, pin, c.Receipt(http.StatusOK, locationView))

@@ -1,13 +1,16 @@
 // Package runtime is the register-agnostic HTTP layer the generated code
-// runs on: routing, auth, idempotency, problems, paging, request ids and
-// limits. It knows no register by name; the generated route table tells it
-// what exists.
+// runs on: the server, each call's way through it (auth, rate limit, body,
+// idempotency) and the handlers the generated code calls. It knows no
+// register by name; the generated route table tells it what exists. Its
+// subpackages each do one job for it (problems, request bodies, list
+// parameters, query shaping, auth, limits, observation, routing, the
+// event feed); surface.go forwards the names of theirs the generated
+// code uses.
 package runtime
 
 import (
 	"encoding/json"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -20,6 +23,11 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/auth"
+	"fieldapi/runtime/observe"
+	"fieldapi/runtime/problem"
+	"fieldapi/runtime/ratelimit"
+	"fieldapi/runtime/router"
 )
 
 // Config is how an operator tunes the service. Zero values take the defaults.
@@ -158,12 +166,10 @@ type API struct {
 type Server struct {
 	engine  engine.Engine
 	cfg     Config
-	static  map[string]map[string]*Route // path → method → route: paths without parameters
-	routers []*httprouter.Router         // paths with parameters (see handle)
-	methods []string                     // every method some route uses, for 405
+	router  *router.Router
 	scopes  []string
-	auth    *authenticator
-	limits  *rateLimits
+	auth    *auth.Authenticator
+	limits  *ratelimit.Limits
 	routes  []Route      // every route served, built-in ones first
 	handler http.Handler // the routes inside the observing and HTTP-convention layers
 }
@@ -176,11 +182,11 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 	s := &Server{
 		engine: eng,
 		cfg:    cfg,
-		static: map[string]map[string]*Route{},
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		router: router.New(),
+		limits: ratelimit.New(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		scopes: slices.Sorted(slices.Values(append(slices.Clone(api.Scopes), BuiltinScopes()...))),
 	}
-	s.auth = newAuthenticator(eng.Keys(), cfg)
+	s.auth = auth.New(eng.Keys(), auth.Options{RequireTokens: cfg.RequireTokens, CacheTTL: cfg.AuthCacheTTL, TokenLifetime: cfg.TokenLifetime, Now: cfg.Now})
 	builtins := builtinRoutes(api)
 	for i, r := range append(builtins, api.Routes...) {
 		// The built-in routes keep state of the service's own (webhooks,
@@ -193,7 +199,7 @@ func NewServer(eng engine.Engine, cfg Config, api API) *Server {
 			s.add(r)
 		}
 	}
-	s.handler = s.observe(s.withConventions(http.HandlerFunc(s.route)))
+	s.handler = observe.Requests(s.withConventions(http.HandlerFunc(s.route)), HeaderRequestID, cfg.Observers, cfg.Now)
 	return s
 }
 
@@ -207,61 +213,9 @@ func (s *Server) add(r Route) {
 	s.routes = append(s.routes, r)
 	route := &r
 	route.pattern = PathPattern(r.Path)
-	if !slices.Contains(s.methods, r.Method) {
-		s.methods = append(s.methods, r.Method)
-	}
-	// A static path beside a parameter at the same level (…/extra-fields
-	// beside …/:key) conflicts in httprouter, so static paths are looked up
-	// in a map first.
-	if !strings.Contains(r.Path, ":") {
-		if s.static[r.Path] == nil {
-			s.static[r.Path] = map[string]*Route{}
-		}
-		s.static[r.Path][r.Method] = route
-		return
-	}
-	s.handle(r.Method, r.Path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	s.router.Handle(r.Method, r.Path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		s.serveRoute(w, req, route, ps)
 	})
-}
-
-// handle adds a path with parameters to the first router that takes it.
-// httprouter (v1.3) refuses a static segment where another path of it has
-// a parameter (/v1/products/by-barcode/:key beside /v1/products/:key), so
-// such a path goes to a router of its own; lookup asks the later routers,
-// which hold the more specific paths, first.
-func (s *Server) handle(method, path string, h httprouter.Handle) {
-	for _, router := range s.routers {
-		if tryHandle(router, method, path, h) {
-			return
-		}
-	}
-	router := httprouter.New()
-	router.Handle(method, path, h)
-	s.routers = append(s.routers, router)
-}
-
-// tryHandle adds the path to router, reporting false when it conflicts
-// with one there (httprouter panics on a conflict, before it changes
-// anything).
-func tryHandle(router *httprouter.Router, method, path string, h httprouter.Handle) (added bool) {
-	defer func() {
-		if recover() != nil {
-			added = false
-		}
-	}()
-	router.Handle(method, path, h)
-	return true
-}
-
-// lookup finds the handler of a method and path with parameters.
-func (s *Server) lookup(method, path string) (httprouter.Handle, httprouter.Params) {
-	for i := len(s.routers) - 1; i >= 0; i-- {
-		if h, ps, _ := s.routers[i].Lookup(method, path); h != nil {
-			return h, ps
-		}
-	}
-	return nil, nil
 }
 
 // routeParam is a parameter of an httprouter path (:key).
@@ -280,39 +234,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // stays one path segment.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if headerBytes(r) > s.cfg.MaxHeaderBytes {
-		s.newCall(w, r, nil, nil).fail(HeadersTooLarge(s.cfg.MaxHeaderBytes))
+		s.newCall(w, r, nil, nil).fail(problem.HeadersTooLarge(s.cfg.MaxHeaderBytes))
 		return
 	}
 	path := r.URL.EscapedPath()
-	if byMethod, ok := s.static[path]; ok {
-		if route, ok := byMethod[r.Method]; ok {
-			s.serveRoute(w, r, route, nil)
-			return
-		}
-		s.serveMethodNotAllowed(w, r, slices.Collect(maps.Keys(byMethod)))
-		return
-	}
-	if h, ps := s.lookup(r.Method, path); h != nil {
+	h, ps, allowed := s.router.Lookup(r.Method, path)
+	switch {
+	case h != nil:
 		h(w, r, ps)
-		return
-	}
-	var allowed []string
-	for _, m := range s.methods {
-		if h, _ := s.lookup(m, path); h != nil {
-			allowed = append(allowed, m)
-		}
-	}
-	if len(allowed) > 0 {
+	case len(allowed) > 0:
 		s.serveMethodNotAllowed(w, r, allowed)
-		return
-	}
-	c := s.newCall(w, r, nil, nil)
-	if h, _ := s.lookup(r.Method, path+"-"); h != nil && strings.HasSuffix(path, "/") {
+	case s.router.EmptyParam(r.Method, path):
 		// A route takes a key here, and the path's last segment is empty.
-		c.fail(InvalidParameter("key", "empty: the path must end with the record's key"))
-		return
+		s.newCall(w, r, nil, nil).fail(problem.InvalidParameter("key", "empty: the path must end with the record's key"))
+	default:
+		s.newCall(w, r, nil, nil).fail(problem.NotFound("no such path: " + r.URL.Path))
 	}
-	c.fail(NotFound("no such path: " + r.URL.Path))
 }
 
 // headerBytes is about what the request line and headers took on the wire.
@@ -332,5 +269,5 @@ func (s *Server) serveMethodNotAllowed(w http.ResponseWriter, r *http.Request, a
 	slices.Sort(allowed)
 	w.Header().Set(HeaderAllow, strings.Join(allowed, ", "))
 	c := s.newCall(w, r, nil, nil)
-	c.fail(MethodNotAllowed(r.Method, allowed))
+	c.fail(problem.MethodNotAllowed(r.Method, allowed))
 }

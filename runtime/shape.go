@@ -5,323 +5,31 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/etag"
+	"fieldapi/runtime/listquery"
+	"fieldapi/runtime/readshape"
+	"fieldapi/runtime/textcheck"
 )
 
-// Query shaping (issue 23): fields= narrows the records a list or get
-// answers with, expand= adds the related records the catalog lets a read
-// expand. A read without either answers as it always has; the projection
-// is applied to the typed view as it is encoded, so the default read pays
-// nothing for it.
-
-// MaxExpandedLines is how many lines an expanded line list may carry per
-// record: a record with more is refused (400 naming expand), and its lines
-// are read by their own list instead.
-const MaxExpandedLines = 100
-
-// ReadShape is what fields= and expand= may name on the reads of one
-// register (generated from the catalog).
-type ReadShape struct {
-	Key    string      // the key: every shaped record carries it
-	Fields []string    // the members of the read shape, PascalCase, in order
-	Expand []Expansion // the relations a read may expand, in catalog order
-}
-
-// Expansion is one relation a read may expand: a reference field's record
-// (one record or null) or a line list.
-type Expansion struct {
-	Name   string   // the member it is read under, PascalCase (Customer)
-	Scope  string   // the expanded register's read scope, which the key must hold
-	Lines  bool     // a line list; otherwise one record
-	Key    string   // the expanded register's key
-	Fields []string // the expanded register's read shape
-	View   func(engine.Record) any
-}
-
-// shapeRequest is a parsed fields= and expand=.
-type shapeRequest struct {
-	engine engine.Shape
-	keep   []string            // top-level members answered; nil: all
-	nested map[string][]string // per expansion asked: its members answered; nil: all
-	expand []*Expansion        // as asked
-}
-
-// shaped reports whether the request shapes its answer.
-func (sr shapeRequest) shaped() bool { return sr.engine.Shaped() }
-
-// parseShape reads fields= and expand= strictly: every name is one the
-// register reads (runtime.FieldRef: PascalCase or camelCase), each once;
-// an expansion is one level deep, and a nested field (Customer.Name)
-// needs its expansion asked.
-func parseShape(values url.Values, rs ReadShape, scopes []string) (shapeRequest, error) {
-	var sr shapeRequest
-	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
-		if vs := values[name]; len(vs) > 1 {
-			return sr, InvalidParameter(name, "given more than once")
-		} else if len(vs) == 1 && !validText(vs[0]) {
-			return sr, InvalidParameter(name, errBadText.Error())
-		}
-	}
-	names := make([]string, len(rs.Expand))
-	for i, x := range rs.Expand {
-		names[i] = x.Name
-	}
-	if values.Has(engine.ExpandParam) {
-		items, err := commaList(engine.ExpandParam, values.Get(engine.ExpandParam))
-		if err != nil {
-			return sr, err
-		}
-		for _, item := range items {
-			if strings.Contains(item, ".") {
-				return sr, InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q: expansions go one level deep; an expanded record expands nothing", item))
-			}
-			name, ok := FieldRef(item, names)
-			if !ok {
-				p := InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q is not an expansion of this register; they are listed in validValues", item))
-				p.ValidValues = names
-				if p.ValidValues == nil {
-					p.ValidValues = []string{}
-				}
-				return sr, p
-			}
-			x := &rs.Expand[slices.Index(names, name)]
-			if slices.Contains(sr.expand, x) {
-				return sr, InvalidParameter(engine.ExpandParam, fmt.Sprintf("%s is named twice", name))
-			}
-			if !hasScope(scopes, x.Scope) {
-				return sr, InsufficientScope(x.Scope)
-			}
-			sr.expand = append(sr.expand, x)
-			sr.engine.Expand = append(sr.engine.Expand, engine.Expand{Name: x.Name})
-		}
-	}
-	if values.Has(engine.FieldsParam) {
-		items, err := commaList(engine.FieldsParam, values.Get(engine.FieldsParam))
-		if err != nil {
-			return sr, err
-		}
-		sr.keep = []string{rs.Key}
-		for _, item := range items {
-			if err := sr.addField(item, rs); err != nil {
-				return sr, err
-			}
-		}
-		sr.engine.Fields = sr.keep
-		for i, x := range sr.expand {
-			sr.engine.Expand[i].Fields = sr.nested[x.Name]
-		}
-	}
-	return sr, nil
-}
-
-// addField adds one name of fields=: a member of the read shape, or
-// Expansion.Member of an expansion asked.
-func (sr *shapeRequest) addField(item string, rs ReadShape) error {
-	base, member, nested := strings.Cut(item, ".")
-	if !nested {
-		name, ok := FieldRef(item, rs.Fields)
-		if !ok {
-			return unknownField(item, rs.Fields, sr.expand)
-		}
-		if name != rs.Key && slices.Contains(sr.keep, name) {
-			return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
-		}
-		if name != rs.Key {
-			sr.keep = append(sr.keep, name)
-		}
-		return nil
-	}
-	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok })
-	if i < 0 {
-		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := FieldRef(base, []string{x.Name}); return ok }) {
-			return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
-		}
-		return unknownField(item, rs.Fields, sr.expand)
-	}
-	x := sr.expand[i]
-	if strings.Contains(member, ".") {
-		return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
-	}
-	name, ok := FieldRef(member, x.Fields)
-	if !ok {
-		return unknownField(item, rs.Fields, sr.expand)
-	}
-	if sr.nested == nil {
-		sr.nested = map[string][]string{}
-	}
-	kept := sr.nested[x.Name]
-	if kept == nil {
-		kept = []string{x.Key}
-	}
-	if name != x.Key && slices.Contains(kept, name) {
-		return InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", x.Name, name))
-	}
-	if name != x.Key {
-		kept = append(kept, name)
-	}
-	sr.nested[x.Name] = kept
-	return nil
-}
-
-// unknownField is the 400 of a name fields= cannot take, listing the names
-// it can: the read shape's, and those of each expansion asked.
-func unknownField(item string, fields []string, expand []*Expansion) *Problem {
-	valid := slices.Clone(fields)
-	for _, x := range expand {
-		for _, f := range x.Fields {
-			valid = append(valid, x.Name+"."+f)
-		}
-	}
-	p := InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
-	p.ValidValues = valid
-	return p
-}
-
-// commaList splits a parameter's comma list, refusing an empty item.
-func commaList(param, value string) ([]string, error) {
-	items := strings.Split(value, ",")
-	for i, item := range items {
-		if item = strings.TrimSpace(item); item == "" {
-			return nil, InvalidParameter(param, "expected a comma list of names, without empty items")
-		}
-		items[i] = item
-	}
-	return items, nil
-}
-
-// encode renders one record shaped: its view with only the members kept,
-// then each expansion asked, shaped the same way.
-func (sr shapeRequest) encode(view any, rec engine.Record) (json.RawMessage, error) {
-	var b bytes.Buffer
-	err := sr.encodeTo(&b, view, rec)
-	return b.Bytes(), err
-}
-
-// encodeTo is encode into b, which a list's items share: each record is
-// written in place, not marshalled apart and copied.
-func (sr shapeRequest) encodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
-	start := b.Len()
-	if err := object(b, view, sr.keep); err != nil {
-		return err
-	}
-	for _, x := range sr.expand {
-		if b.Len() > start+1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(x.Name))
-		b.WriteByte(':')
-		if err := sr.encodeExpanded(b, x, rec[x.Name]); err != nil {
-			return err
-		}
-	}
-	b.WriteByte('}')
-	return nil
-}
-
-// object writes the JSON object of view without its closing brace,
-// keeping only the members named in keep (all when keep is nil).
-func object(b *bytes.Buffer, view any, keep []string) error {
-	if keep == nil {
-		// Encoded in place as json.Marshal would ("}\n" at the end).
-		if err := json.NewEncoder(b).Encode(view); err != nil {
-			return err
-		}
-		b.Truncate(b.Len() - 2)
-		return nil
-	}
-	body, err := json.Marshal(view)
-	if err != nil {
-		return err
-	}
-	return project(b, body, keep)
-}
-
-// encodeExpanded writes an expansion's value: null, one record, or a
-// list of lines, each as its register's own read shows it.
-func (sr shapeRequest) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error {
-	one := func(rec engine.Record) error {
-		if err := object(b, x.View(rec), sr.nested[x.Name]); err != nil {
-			return err
-		}
-		b.WriteByte('}')
-		return nil
-	}
-	switch v := value.(type) {
-	case engine.Record:
-		return one(v)
-	case []engine.Record:
-		if len(v) > MaxExpandedLines {
-			return InvalidParameter(engine.ExpandParam, fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", MaxExpandedLines, x.Name))
-		}
-		b.WriteByte('[')
-		for i, rec := range v {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := one(rec); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-	default:
-		b.WriteString("null")
-	}
-	return nil
-}
-
-// project writes the JSON object body without its closing brace, keeping
-// only the members named in keep, in body's order.
-func project(b *bytes.Buffer, body []byte, keep []string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if _, err := dec.Token(); err != nil { // {
-		return err
-	}
-	b.WriteByte('{')
-	first := true
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return err
-		}
-		name, _ := tok.(string)
-		if !slices.Contains(keep, name) {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(strconv.Quote(name))
-		b.WriteByte(':')
-		b.Write(value)
-	}
-	return nil
-}
+// Shaped reads as a call answers them: package readshape parses fields=
+// and expand= and encodes the records; here they are read and sent.
 
 // shapedGet serves a get whose query has fields= or expand=, reading the
 // record with read; served is false when it has neither (the get answers
 // as it always has).
 func shapedGet[R any](c *Call, shape ReadShape, view func(engine.Record) R, read func(engine.ShapedReads, engine.Shape) (engine.Record, error)) (served bool, err error) {
 	sr, err := c.shapeOf(shape)
-	if err != nil || !sr.shaped() {
+	if err != nil || !sr.Shaped() {
 		return err != nil, err
 	}
 	reads, err := capabilityOf[engine.ShapedReads](c, "fields and expand")
 	if err != nil {
 		return true, err
 	}
-	rec, err := read(reads, sr.engine)
+	rec, err := read(reads, sr.Engine)
 	if err != nil {
 		return true, err
 	}
@@ -332,17 +40,16 @@ func shapedGet[R any](c *Call, shape ReadShape, view func(engine.Record) R, read
 // the answer itself: If-None-Match answers 304 while the shaped answer is
 // unchanged, and a write refuses it (a write's If-Match takes the strong
 // ETag of the whole record).
-func (c *Call) sendShaped(sr shapeRequest, rec engine.Record, view any) error {
-	body, err := sr.encode(view, rec)
+func (c *Call) sendShaped(sr readshape.Request, rec engine.Record, view any) error {
+	body, err := sr.Encode(view, rec)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:16])
-	c.W.Header().Set(HeaderETag, "W/"+etagOf(tag))
+	c.W.Header().Set(HeaderETag, etag.Weak(tag))
 	if noneMatch(c.R, tag) {
-		c.written = true
-		c.W.WriteHeader(http.StatusNotModified)
+		c.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	c.send(http.StatusOK, "application/json", body)
@@ -353,27 +60,27 @@ func (c *Call) sendShaped(sr shapeRequest, rec engine.Record, view any) error {
 // strictly, as a list's is (a malformed escape, name or value is a 400
 // naming it); other well-formed parameters are left alone, as a get
 // always has.
-func (c *Call) shapeOf(shape ReadShape) (shapeRequest, error) {
+func (c *Call) shapeOf(shape ReadShape) (readshape.Request, error) {
 	if c.R.URL.RawQuery == "" {
-		return shapeRequest{}, nil
+		return readshape.Request{}, nil
 	}
 	query, err := c.Query()
 	if err != nil {
-		return shapeRequest{}, err
+		return readshape.Request{}, err
 	}
-	if err := checkQueryText(query); err != nil {
-		return shapeRequest{}, err
+	if err := textcheck.Query(query); err != nil {
+		return readshape.Request{}, err
 	}
-	return parseShape(query, shape, c.Scopes)
+	return readshape.Parse(query, shape, c.Scopes)
 }
 
 // sendShapedPage answers a shaped list: the envelope of every list, its
 // items shaped, written into one buffer (json.Marshal of the items as
 // json.RawMessage would scan them all again).
-func sendShapedPage[R any](c *Call, sr shapeRequest, req ListRequest, page engine.Page, view func(engine.Record) R) error {
+func sendShapedPage[R any](c *Call, sr readshape.Request, req listquery.Request, page engine.Page, view func(engine.Record) R) error {
 	bare := page // all but the records, which are encoded below: the cursor's sort values, the total and whether it is estimated
 	bare.Records = nil
-	env := Envelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
+	env := listquery.NewEnvelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
 	rest, err := json.Marshal(env)
 	if err != nil {
 		return err
@@ -384,7 +91,7 @@ func sendShapedPage[R any](c *Call, sr shapeRequest, req ListRequest, page engin
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := sr.encodeTo(b, view(rec), rec); err != nil {
+		if err := sr.EncodeTo(b, view(rec), rec); err != nil {
 			return err
 		}
 	}

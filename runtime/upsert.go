@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
 )
 
 // MaxKeyLength is the longest key or lookup-key value a PUT may give.
@@ -37,7 +39,7 @@ func Upsert[W any, P interface {
 	if err != nil {
 		return err
 	}
-	in, err := DecodeBody[W, P](c.Body, shape)
+	in, err := decode.Input[W, P](c.Body, shape)
 	if err != nil {
 		return err
 	}
@@ -45,7 +47,7 @@ func Upsert[W any, P interface {
 		if sent == nil { // null leaves a field as it is
 			delete(in.Values, by.Field)
 		} else if text, _ := sent.(string); text != value {
-			return InvalidField(by.Name, "contradicts the key of the path ("+value+"); send the same value or leave it out")
+			return problem.InvalidField(by.Name, "contradicts the key of the path ("+value+"); send the same value or leave it out")
 		}
 	}
 	only, err := presence(c.R, &in)
@@ -99,13 +101,13 @@ func keyValue(c *Call, by KeyParam) (string, error) {
 	}
 	switch {
 	case value == "":
-		return "", InvalidParameter(by.Name, "empty: a record needs a key")
+		return "", problem.InvalidParameter(by.Name, "empty: a record needs a key")
 	case utf8.RuneCountInString(value) > MaxKeyLength:
-		return "", InvalidParameter(by.Name, "longer than 255 characters")
+		return "", problem.InvalidParameter(by.Name, "longer than 255 characters")
 	case strings.ContainsFunc(value, unicode.IsControl):
-		return "", InvalidParameter(by.Name, "holds control characters")
+		return "", problem.InvalidParameter(by.Name, "holds control characters")
 	case strings.TrimSpace(value) != value:
-		return "", InvalidParameter(by.Name, "starts or ends with white space")
+		return "", problem.InvalidParameter(by.Name, "starts or ends with white space")
 	}
 	return value, nil
 }
@@ -118,11 +120,11 @@ func presence(r *http.Request, in *engine.Input) (engine.Presence, error) {
 	match := strings.TrimSpace(r.Header.Get(HeaderIfMatch))
 	switch {
 	case noneMatch != "" && match != "":
-		return 0, InvalidParameter(HeaderIfNoneMatch, "send If-None-Match: * (create only) or If-Match (update only), not both")
+		return 0, problem.InvalidParameter(HeaderIfNoneMatch, "send If-None-Match: * (create only) or If-Match (update only), not both")
 	case noneMatch == "*":
 		return engine.CreateOnly, nil
 	case noneMatch != "":
-		return 0, InvalidParameter(HeaderIfNoneMatch, `a write takes only "*" (create only)`)
+		return 0, problem.InvalidParameter(HeaderIfNoneMatch, `a write takes only "*" (create only)`)
 	case match == "":
 		return engine.CreateOrUpdate, nil
 	}

@@ -1,7 +1,8 @@
 // Package batch is the register-agnostic part of POST /v1/batch: the
-// request's envelope, read strictly, and the references between its
-// operations (@{id.Field}). The HTTP layer (runtime/batch.go) runs each
-// operation through the same route a single call takes.
+// request's envelope, read strictly, the references between its
+// operations (@{id.Field}) and the shape of its answer. The HTTP layer
+// (runtime/batch.go) runs each operation through the same route a single
+// call takes.
 package batch
 
 import (

@@ -1,4 +1,4 @@
-package runtime
+package listquery
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/matryer/is"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // TestChangeQuery: a change-log list takes limit as every list does and,
@@ -35,15 +36,15 @@ func TestChangeQuery(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			is := is.New(t)
-			values, err := parseQuery(c.query)
+			values, err := Values(c.query)
 			is.NoErr(err)
-			q, err := parseChangeQuery(values, c.logAction)
+			q, err := ParseChanges(values, c.logAction)
 			if c.refused == "" {
 				is.NoErr(err)
 				is.Equal(q, c.want)
 				return
 			}
-			var p *Problem
+			var p *problem.Problem
 			is.True(errors.As(err, &p))
 			is.Equal(p.Title, "invalid_parameter")
 			is.True(strings.HasPrefix(p.Detail, `parameter "`+c.refused+`"`)) // names the parameter

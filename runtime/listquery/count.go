@@ -1,9 +1,10 @@
-package runtime
+package listquery
 
 import (
 	"net/url"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // CountModes are the values of engine.CountParam, the default first.
@@ -21,7 +22,7 @@ func parseCount(values url.Values) (engine.CountMode, error) {
 	case "none":
 		return engine.CountNone, nil
 	default:
-		p := InvalidParameter(engine.CountParam, "expected one of exact, estimated, none")
+		p := problem.InvalidParameter(engine.CountParam, "expected one of exact, estimated, none")
 		p.ValidValues = CountModes
 		return 0, p
 	}

@@ -1,4 +1,4 @@
-package runtime
+package decode
 
 import (
 	"strings"
@@ -31,7 +31,7 @@ func TestOptionalPresence(t *testing.T) {
 
 func TestTextEmptyStringIsAValue(t *testing.T) {
 	is := is.New(t)
-	in, err := DecodeBody[sampleBody]([]byte(`{"name":""}`), sampleShape)
+	in, err := Input[sampleBody]([]byte(`{"name":""}`), sampleShape)
 	is.NoErr(err)
 	is.Equal(in.Values["Name"], "") // a text "" is stored as "": it clears by value
 }
@@ -79,16 +79,4 @@ func TestValidDate(t *testing.T) {
 			t.Errorf("ValidDate(%q) = %v, want %v", s, got, want)
 		}
 	}
-}
-
-func TestCursorRoundTrip(t *testing.T) {
-	is := is.New(t)
-	total := 1234
-	c, err := decodeCursor(encodeCursor(cursor{Pos: 99, Page: 3, FP: 5, Total: &total}), 5)
-	is.NoErr(err)
-	is.Equal(c.Pos, int64(99))
-	is.Equal(c.Page, 3)
-	is.Equal(*c.Total, 1234)
-	_, err = decodeCursor(encodeCursor(cursor{Pos: 99, Page: 3, FP: 5}), 6)
-	is.True(err != nil) // other filters
 }

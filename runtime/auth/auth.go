@@ -1,4 +1,8 @@
-package runtime
+// Package auth verifies callers: the keys (mk_) and access tokens (mt_)
+// a caller sends as Bearer, how they are made and kept (only a hash of
+// the secret is stored), the addresses a key may call from and the scopes
+// it holds.
+package auth
 
 import (
 	"context"
@@ -17,6 +21,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Credential prefixes (spec 5): keys live until revoked, tokens an hour.
@@ -75,43 +80,56 @@ type principal struct {
 	expires time.Time
 }
 
-// authenticator verifies keys and tokens, trusting a verified credential
+// Options tune an Authenticator.
+type Options struct {
+	RequireTokens bool          // a key sent as Bearer is refused with token_required
+	CacheTTL      time.Duration // how long a verified key or token is trusted without a lookup; 0 or less: not at all
+	TokenLifetime time.Duration // lifetime of the access tokens it issues
+	Now           func() time.Time
+}
+
+// Authenticator verifies keys and tokens, trusting a verified credential
 // for a short while so a hot path does not look it up on every call.
-type authenticator struct {
+type Authenticator struct {
 	keys engine.KeyStore
-	cfg  Config
+	cfg  Options
 
 	mu    sync.Mutex
 	cache map[[32]byte]principal
 }
 
-func newAuthenticator(keys engine.KeyStore, cfg Config) *authenticator {
-	return &authenticator{keys: keys, cfg: cfg, cache: map[[32]byte]principal{}}
+// New verifies the credentials of keys.
+func New(keys engine.KeyStore, opts Options) *Authenticator {
+	return &Authenticator{keys: keys, cfg: opts, cache: map[[32]byte]principal{}}
 }
 
 const maxAuthCache = 10_000
 
-// authenticate checks the Bearer credential, the caller's address and the
-// route's scope, and fills in the call's session.
-func (a *authenticator) authenticate(c *Call) error {
-	bearer, ok := bearerCredential(c.R.Header.Get(HeaderAuthorization))
+// Authenticate checks the credential of an Authorization header of the
+// Bearer scheme and the caller's address, and returns the caller's key.
+func (a *Authenticator) Authenticate(ctx context.Context, authorization string, from net.IP) (engine.Key, error) {
+	bearer, ok := bearerCredential(authorization)
 	if !ok {
-		return Unauthorized("send Authorization: Bearer <key or token>")
+		return engine.Key{}, problem.Unauthorized("send Authorization: Bearer <key or token>")
 	}
-	p, err := a.verify(c.Context(), bearer)
+	p, err := a.verify(ctx, bearer)
 	if err != nil {
-		return err
+		return engine.Key{}, err
 	}
 	if p.viaKey && a.cfg.RequireTokens {
-		return TokenRequired()
+		return engine.Key{}, problem.TokenRequired()
 	}
-	if ip := remoteIP(c.R); !allowedIP(p.key.AllowedIPs, ip) {
-		return IPNotAllowed(ip.String())
+	if !allowedIP(p.key.AllowedIPs, from) {
+		return engine.Key{}, problem.IPNotAllowed(from.String())
 	}
-	c.Session = engine.Session{Company: p.key.Company, Sign: p.key.Sign, ClientID: p.key.ClientID}
-	c.Scopes = p.key.Scopes
-	if scope := c.route.Scope; scope != "" && !hasScope(p.key.Scopes, scope) {
-		return InsufficientScope(scope)
+	return p.key, nil
+}
+
+// RequireScope refuses a call that needs scope ("" for none) with scopes
+// that do not hold it.
+func RequireScope(scopes []string, scope string) error {
+	if scope != "" && !hasScope(scopes, scope) {
+		return problem.InsufficientScope(scope)
 	}
 	return nil
 }
@@ -129,7 +147,7 @@ func hasScope(scopes []string, scope string) bool {
 }
 
 // verify resolves a key or token to its principal.
-func (a *authenticator) verify(ctx context.Context, bearer string) (principal, error) {
+func (a *Authenticator) verify(ctx context.Context, bearer string) (principal, error) {
 	now := a.cfg.Now()
 	cacheKey := sha256.Sum256([]byte(bearer))
 	a.mu.Lock()
@@ -142,9 +160,9 @@ func (a *authenticator) verify(ctx context.Context, bearer string) (principal, e
 	if err != nil {
 		return p, err
 	}
-	if a.cfg.AuthCacheTTL > 0 {
+	if a.cfg.CacheTTL > 0 {
 		cached := p
-		if until := now.Add(a.cfg.AuthCacheTTL); until.Before(cached.expires) {
+		if until := now.Add(a.cfg.CacheTTL); until.Before(cached.expires) {
 			cached.expires = until
 		}
 		a.mu.Lock()
@@ -157,9 +175,9 @@ func (a *authenticator) verify(ctx context.Context, bearer string) (principal, e
 	return p, nil
 }
 
-var errBadCredential = Unauthorized("the key or token is not valid, was revoked or has expired")
+var errBadCredential = problem.Unauthorized("the key or token is not valid, was revoked or has expired")
 
-func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time) (principal, error) {
+func (a *Authenticator) lookup(ctx context.Context, bearer string, now time.Time) (principal, error) {
 	if id, secret, ok := splitCredential(bearer, TokenPrefix); ok && validTokenID.MatchString(id) {
 		tok, err := a.keys.LookupToken(ctx, id)
 		if err != nil {
@@ -184,7 +202,7 @@ func (a *authenticator) lookup(ctx context.Context, bearer string, now time.Time
 	return principal{}, errBadCredential
 }
 
-func (a *authenticator) activeKey(ctx context.Context, clientID string) (engine.Key, error) {
+func (a *Authenticator) activeKey(ctx context.Context, clientID string) (engine.Key, error) {
 	if !ValidClientID.MatchString(clientID) {
 		return engine.Key{}, errBadCredential // no such key can exist: no lookup
 	}
@@ -211,8 +229,8 @@ func sameSecret(hash []byte, secret string) bool {
 	return subtle.ConstantTimeCompare(hash, HashSecret(secret)) == 1
 }
 
-// issueToken exchanges a key for an access token (POST /v1/token).
-func (a *authenticator) issueToken(ctx context.Context, clientID, secret string, from net.IP) (engine.Key, string, time.Time, error) {
+// IssueToken exchanges a key for an access token (POST /v1/token).
+func (a *Authenticator) IssueToken(ctx context.Context, clientID, secret string, from net.IP) (engine.Key, string, time.Time, error) {
 	key, err := a.activeKey(ctx, clientID)
 	if err != nil {
 		return key, "", time.Time{}, err
@@ -222,10 +240,10 @@ func (a *authenticator) issueToken(ctx context.Context, clientID, secret string,
 		secret = s
 	}
 	if !sameSecret(key.SecretHash, secret) {
-		return key, "", time.Time{}, Unauthorized("clientId and clientSecret do not match a valid key")
+		return key, "", time.Time{}, problem.Unauthorized("clientId and clientSecret do not match a valid key")
 	}
 	if !allowedIP(key.AllowedIPs, from) {
-		return key, "", time.Time{}, IPNotAllowed(from.String())
+		return key, "", time.Time{}, problem.IPNotAllowed(from.String())
 	}
 	id, tokenSecret := randomHex(8), randomHex(24)
 	expires := a.cfg.Now().Add(a.cfg.TokenLifetime)
@@ -233,7 +251,8 @@ func (a *authenticator) issueToken(ctx context.Context, clientID, secret string,
 	return key, TokenPrefix + id + "_" + tokenSecret, expires, err
 }
 
-func remoteIP(r *http.Request) net.IP {
+// RemoteIP is the address a request came from.
+func RemoteIP(r *http.Request) net.IP {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr

@@ -1,4 +1,4 @@
-package runtime
+package listquery
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Filter operators (issue 23): a filter the catalog gives ops takes
@@ -45,9 +46,9 @@ func checkParam(name string, filters []Filter) error {
 	}
 	if f := filters[i]; !slices.Contains(f.Ops, op) {
 		if len(f.Ops) == 0 {
-			return InvalidParameter(name, param+" takes no operators")
+			return problem.InvalidParameter(name, param+" takes no operators")
 		}
-		p := InvalidParameter(name, fmt.Sprintf("%s has no operator %q; its operators are listed in validValues", param, op))
+		p := problem.InvalidParameter(name, fmt.Sprintf("%s has no operator %q; its operators are listed in validValues", param, op))
 		p.ValidValues = slices.Clone(f.Ops)
 		return p
 	}
@@ -85,7 +86,7 @@ func opConditions(values url.Values, filters []Filter) ([]engine.Condition, erro
 		}
 		cond, err := filters[i].opCondition(op, values.Get(name))
 		if err != nil {
-			p := InvalidParameter(name, err.Error())
+			p := problem.InvalidParameter(name, err.Error())
 			if e, ok := err.(notInEnum); ok {
 				p.ValidValues = e.valid
 			}

@@ -1,4 +1,4 @@
-package runtime
+package fieldname
 
 import (
 	"testing"
@@ -6,16 +6,16 @@ import (
 	"github.com/matryer/is"
 )
 
-func TestFieldRef(t *testing.T) {
+func TestResolve(t *testing.T) {
 	is := is.New(t)
 	valid := []string{"Nr", "PlanStartDate", "CustomerNr"}
 	for name, want := range map[string]string{"Nr": "Nr", "nr": "Nr", "planStartDate": "PlanStartDate", "PlanStartDate": "PlanStartDate"} {
-		got, ok := FieldRef(name, valid)
+		got, ok := Resolve(name, valid)
 		is.True(ok)
 		is.Equal(got, want)
 	}
 	for _, name := range []string{"", "NR", "planstartdate", "customer_nr", "Status"} {
-		_, ok := FieldRef(name, valid)
+		_, ok := Resolve(name, valid)
 		is.True(!ok) // neither spelling of a valid name
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package listquery
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/fieldname"
+	"fieldapi/runtime/problem"
 )
 
 // SortField is a field a list may be sorted by (catalog: sortable).
@@ -15,7 +17,7 @@ type SortField struct {
 }
 
 // parseSort reads sort=: a comma list of sortable fields named as
-// FieldRef takes them, each with a leading - for descending, e.g.
+// fieldname.Resolve takes them, each with a leading - for descending, e.g.
 // sort=-PlanStartDate,nr. Absent: newest first, as every list is.
 func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error) {
 	v, given := values.Get(engine.SortParam), values.Has(engine.SortParam)
@@ -27,17 +29,17 @@ func parseSort(values url.Values, sortable []SortField) ([]engine.SortKey, error
 		names[i] = f.Name
 	}
 	refuse := func(detail string) error {
-		p := InvalidParameter(engine.SortParam, detail)
+		p := problem.InvalidParameter(engine.SortParam, detail)
 		p.ValidValues = names
 		return p
 	}
 	if len(sortable) == 0 {
-		return nil, InvalidParameter(engine.SortParam, "this list has no sortable fields; it is always newest first")
+		return nil, problem.InvalidParameter(engine.SortParam, "this list has no sortable fields; it is always newest first")
 	}
 	var keys []engine.SortKey
 	for item := range strings.SplitSeq(v, ",") {
 		name, desc := strings.CutPrefix(strings.TrimSpace(item), "-")
-		field, ok := FieldRef(name, names)
+		field, ok := fieldname.Resolve(name, names)
 		switch {
 		case name == "":
 			return nil, refuse("expected a comma list of sortable fields, each with - before it for descending; the fields are listed in validValues")

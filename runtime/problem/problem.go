@@ -1,6 +1,11 @@
-package runtime
+// Package problem is the problems the service answers with (RFC 9457):
+// one code per failure kind, declared once here, the one constructor that
+// builds its problem, and the mapping of engine errors to them. Package
+// runtime writes them; codegen documents them from Codes.
+package problem
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,6 +38,32 @@ type Problem struct {
 
 func (p *Problem) Error() string { return p.Title + ": " + p.Detail }
 
+// Body is the problem as answered to a call: its type under base (the
+// configured problem base URL) and the call's request id.
+func (p *Problem) Body(base, requestID string) []byte {
+	out := *p // problems may be shared values; never write into them
+	out.Type = base + "/" + p.Title
+	out.RequestID = requestID
+	body, _ := json.Marshal(out)
+	return body
+}
+
+// Restamp is a problem's body as answered to another call (an idempotent
+// replay): with that call's request id. A body that is not a problem of
+// ours is answered as it is.
+func Restamp(body []byte, requestID string) []byte {
+	var p Problem
+	if err := json.Unmarshal(body, &p); err != nil {
+		return body // not a problem of ours: replayed as stored
+	}
+	p.RequestID = requestID
+	out, err := json.Marshal(p)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 func problem(code ProblemCode, detail string) *Problem {
 	return &Problem{Title: code.Code, Status: code.Status, Detail: detail}
 }
@@ -48,8 +79,9 @@ type ProblemCode struct {
 }
 
 // The problem codes, one per failure kind, in status order. This is the
-// one place a code is defined: the constructors use them and
-// ProblemCodes lists them for the reference page.
+// one place a code is defined: the constructors use them and Codes lists
+// them for the reference page (codegen's TestDocsListEveryProblemCode reads
+// these ProblemCode literals from the source).
 var (
 	codeMalformedBody          = ProblemCode{http.StatusBadRequest, "malformed_body", "The body is not a JSON object of the expected shape (malformed JSON, a name sent twice).", false}
 	codeUnknownField           = ProblemCode{http.StatusBadRequest, "unknown_field", "A body names a field that cannot be sent here; validValues lists the names that can.", false}
@@ -83,8 +115,8 @@ var (
 	codeEngineTimeout          = ProblemCode{http.StatusGatewayTimeout, "engine_timeout", "The engine did not answer in time and may have written: retry with the same Idempotency-Key.", false}
 )
 
-// ProblemCodes is every problem code the service answers with, in status order.
-func ProblemCodes() []ProblemCode {
+// Codes is every problem code the service answers with, in status order.
+func Codes() []ProblemCode {
 	return []ProblemCode{
 		codeMalformedBody, codeUnknownField, codeReadOnlyField, codeInvalidField, codeMissingField, codeInvalidParameter, codeInvalidReference, codeIdempotencyKeyRequired,
 		codeUnauthorized, codeTokenRequired,
@@ -216,8 +248,8 @@ func CursorExpired() *Problem {
 	return problem(codeCursorExpired, "the events after this cursor are older than the event retention and were deleted; start again without after")
 }
 
-// withValid lists the accepted values on a problem being built.
-func (p *Problem) withValid(values []string) *Problem {
+// WithValid lists the accepted values on a problem being built.
+func (p *Problem) WithValid(values []string) *Problem {
 	p.ValidValues = values
 	return p
 }
@@ -256,9 +288,9 @@ func Internal() *Problem {
 	return problem(codeInternal, "the service failed; the request id identifies the fault in the log")
 }
 
-// NotImplemented: the engine attached does not offer this capability.
-func NotImplemented(detail string) *Problem {
-	return problem(codeNotImplemented, detail)
+// NotImplemented: the engine attached does not offer what, a capability.
+func NotImplemented(what string) *Problem {
+	return problem(codeNotImplemented, "this engine does not offer "+what)
 }
 
 // EngineUnreachable: the engine cannot be reached; it never received the call.
@@ -280,9 +312,37 @@ func EngineTimeout() *Problem {
 	return problem(codeEngineTimeout, "the engine did not answer in time; it may have written: retry with the same Idempotency-Key")
 }
 
-// AsProblem maps any error to its problem. Engine errors map to their kinds;
+// AtomicBatchFailed is the answer of an atomic batch (POST /v1/batch)
+// whose operation i failed, ids being the ids of its operations: that
+// operation's problem (its body, failed), its status and code, with the
+// detail saying which operation failed and that nothing was written, and
+// as members the operation's index and id, its own problem, and the ids
+// of the operations not executed (all others: the transaction rolled
+// back those before it, and those after it never ran).
+func AtomicBatchFailed(ids []string, i int, failed json.RawMessage) *Problem {
+	var own Problem
+	if err := json.Unmarshal(failed, &own); err != nil || own.Status == 0 {
+		own = *Internal()
+	}
+	p := own
+	p.Type, p.RequestID = "", ""
+	p.Detail = fmt.Sprintf("operations[%d] (%q) failed, so none of the batch's %d operations was written: %s", i, ids[i], len(ids), own.Detail)
+	p.Index, p.ID, p.Operation = &i, ids[i], &own
+	p.NotExecuted = make([]string, 0, len(ids)-1)
+	for j, id := range ids {
+		if j != i {
+			p.NotExecuted = append(p.NotExecuted, id)
+		}
+	}
+	if own.Title == codeEngineBusy.Code || own.Title == codeEngineUnreachable.Code || own.Title == codeIdempotencyClaimLost.Code || own.Title == codeRateLimited.Code {
+		p.retryAfter = 1
+	}
+	return &p
+}
+
+// Of maps any error to its problem. Engine errors map to their kinds;
 // anything unknown is an internal error.
-func AsProblem(err error) *Problem {
+func Of(err error) *Problem {
 	var p *Problem
 	var cmd *engine.CommandError
 	var perm *engine.PermissionError
@@ -316,8 +376,8 @@ func AsProblem(err error) *Problem {
 	return Internal()
 }
 
-// retryAfterHeader is the Retry-After value, or "".
-func (p *Problem) retryAfterHeader() string {
+// RetryAfter is the problem's Retry-After header value, or "".
+func (p *Problem) RetryAfter() string {
 	if p.retryAfter <= 0 {
 		return ""
 	}

@@ -1,9 +1,16 @@
-package runtime
+// Package observe tells observers of every request: it gives each request
+// its id and a record of what the service learned about it, counts the
+// bytes in and out, and hands the record to the observers (the access log
+// here, the Prometheus metrics in package metrics) once it is answered.
+package observe
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"net/http"
+	"regexp"
 	"time"
 )
 
@@ -39,24 +46,39 @@ type Observer interface {
 
 type recordKey struct{}
 
-// recordOf is the record of the request being served.
-func recordOf(r *http.Request) *RequestRecord {
+// RecordOf is the record of the request being served.
+func RecordOf(r *http.Request) *RequestRecord {
 	rec, _ := r.Context().Value(recordKey{}).(*RequestRecord)
 	return rec
 }
 
-// observe gives each request its id (the client's X-Request-Id when it is
-// usable) and its record, counts the bytes in and out, and tells the
-// observers. It is the outermost layer, so it sees the answer as sent.
-func (s *Server) observe(next http.Handler) http.Handler {
+// WithRecord is ctx carrying rec as its request's record (an internal
+// request's, such as a batch operation's).
+func WithRecord(ctx context.Context, rec *RequestRecord) context.Context {
+	return context.WithValue(ctx, recordKey{}, rec)
+}
+
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Requests gives each request its id (the client's, in the header named
+// idHeader, when it is usable) and its record, counts the bytes in and
+// out, and tells the observers. It is the outermost layer, so it sees the
+// answer as sent.
+func Requests(next http.Handler, idHeader string, observers []Observer, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &RequestRecord{Start: s.cfg.Now(), Method: r.Method, Route: RouteNone}
-		rec.RequestID = r.Header.Get(HeaderRequestID)
+		rec := &RequestRecord{Start: now(), Method: r.Method, Route: RouteNone}
+		rec.RequestID = r.Header.Get(idHeader)
 		if !clientRequestID.MatchString(rec.RequestID) {
 			rec.RequestID = newRequestID()
 		}
-		w.Header().Set(HeaderRequestID, rec.RequestID)
-		for _, o := range s.cfg.Observers {
+		w.Header().Set(idHeader, rec.RequestID)
+		for _, o := range observers {
 			o.RequestStarted()
 		}
 		cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
@@ -65,12 +87,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		defer func() {
 			rec.Status, rec.BytesOut = cw.status, cw.bytes
-			rec.Duration = s.cfg.Now().Sub(rec.Start)
-			for _, o := range s.cfg.Observers {
+			rec.Duration = now().Sub(rec.Start)
+			for _, o := range observers {
 				o.RequestDone(rec)
 			}
 		}()
-		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
+		next.ServeHTTP(cw, r.WithContext(WithRecord(r.Context(), rec)))
 	})
 }
 

@@ -1,4 +1,12 @@
-package runtime
+// Package textcheck decides which text the HTTP layer may hand on. Text
+// validity is a shape check of the HTTP layer: every text a call hands on
+// must be valid UTF-8 without NUL, checked where it is read: path keys in
+// runtime's Call.Param, query parameters (Query), the names and strings of
+// a JSON body as it is read (JSON), the Idempotency-Key in its claim. Go
+// would otherwise replace bad bytes with U+FFFD (storing text other than
+// what was sent), and PostgreSQL refuses both where SQLite stores them, so
+// the same call would answer differently on the two databases.
+package textcheck
 
 import (
 	"bytes"
@@ -6,34 +14,49 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"fieldapi/runtime/problem"
 )
 
-// Text validity is a shape check of the HTTP layer: every text a call
-// hands on must be valid UTF-8 without NUL, checked where it is read: path
-// keys in Call.Param, list parameters in ParseList, the names and strings
-// of a JSON body in readBody's caller (checkJSONText), the Idempotency-Key
-// in claim. Go would
-// otherwise replace bad bytes with U+FFFD (storing text other than what
-// was sent), and PostgreSQL refuses both where SQLite stores them, so the
-// same call would answer differently on the two databases.
+// ErrBad is the detail of a text that is not valid UTF-8 or holds NUL.
+var ErrBad = errors.New("text must be valid UTF-8 without NUL characters")
 
-// errBadText is the detail of a text that is not valid UTF-8 or holds NUL.
-var errBadText = errors.New("text must be valid UTF-8 without NUL characters")
-
-// validText reports whether s may be handed to the engine.
-func validText(s string) bool {
+// Valid reports whether s may be handed to the engine.
+func Valid(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
-// checkJSONText walks a JSON body and refuses, naming the field, what
+// Param refuses a parameter (query, path or header) whose value is not
+// valid text, naming it.
+func Param(name, value string) error {
+	if !Valid(value) {
+		return problem.InvalidParameter(name, ErrBad.Error())
+	}
+	return nil
+}
+
+// Query refuses a query whose parameter names or values are not valid
+// text (ErrBad), naming the parameter.
+func Query(values url.Values) error {
+	for name, vs := range values {
+		if !Valid(name) || slices.ContainsFunc(vs, func(v string) bool { return !Valid(v) }) {
+			return problem.InvalidParameter(name, ErrBad.Error())
+		}
+	}
+	return nil
+}
+
+// JSON walks a JSON body and refuses, naming the field, what
 // encoding/json would silently alter or the engine cannot store: names and
 // strings that are not valid UTF-8 (RFC 8259), hold a lone UTF-16
 // surrogate escape or NUL, and numbers beyond float64. A body that is not
 // JSON passes here: the strict decoder names that.
-func checkJSONText(data []byte) error {
+func JSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []jsonFrame
@@ -53,7 +76,7 @@ func checkJSONText(data []byte) error {
 		if s, isString := tok.(string); isString && top != nil && !top.array && top.wantName {
 			top.name, top.wantName = s, false
 			if !validJSONString(raw, s) {
-				return InvalidField(pathOf(stack), "the member name: "+errBadText.Error())
+				return problem.InvalidField(pathOf(stack), "the member name: "+ErrBad.Error())
 			}
 			continue
 		}
@@ -71,11 +94,11 @@ func checkJSONText(data []byte) error {
 			}
 		case string:
 			if !validJSONString(raw, v) {
-				return InvalidField(pathOf(stack), errBadText.Error())
+				return problem.InvalidField(pathOf(stack), ErrBad.Error())
 			}
 		case json.Number:
 			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
-				return InvalidField(pathOf(stack), fmt.Sprintf("the number %.40s is out of range", v))
+				return problem.InvalidField(pathOf(stack), fmt.Sprintf("the number %.40s is out of range", v))
 			}
 		}
 		if len(stack) > 0 && !stack[len(stack)-1].array {
@@ -84,7 +107,7 @@ func checkJSONText(data []byte) error {
 	}
 }
 
-// jsonFrame is one open object or array of checkJSONText's walk.
+// jsonFrame is one open object or array of JSON's walk.
 type jsonFrame struct {
 	array    bool
 	index    int    // array: the element being read

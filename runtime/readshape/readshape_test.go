@@ -1,4 +1,4 @@
-package runtime
+package readshape
 
 import (
 	"encoding/json"
@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // lineShape is a register with one expandable line list, for the limits.
-var lineShape = ReadShape{Key: "Nr", Fields: []string{"Nr", "Name"}, Expand: []Expansion{{
+var lineShape = Shape{Key: "Nr", Fields: []string{"Nr", "Name"}, Expand: []Expansion{{
 	Name: "Parts", Scope: "parts:read", Lines: true, Key: "Id", Fields: []string{"Id", "Note"},
 	View: func(rec engine.Record) any { return map[string]any{"Id": rec["Id"], "Note": rec["Note"]} },
 }}}
@@ -19,7 +20,7 @@ var lineShape = ReadShape{Key: "Nr", Fields: []string{"Nr", "Name"}, Expand: []E
 // MaxExpandedLines lines is refused, naming expand; at the cap it is
 // answered whole, each line shaped.
 func TestExpandedLinesAreCapped(t *testing.T) {
-	sr, err := parseShape(url.Values{"expand": {"parts"}, "fields": {"Parts.note"}}, lineShape, []string{"parts:read"})
+	sr, err := Parse(url.Values{"expand": {"parts"}, "fields": {"Parts.note"}}, lineShape, []string{"parts:read"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestExpandedLinesAreCapped(t *testing.T) {
 		return recs
 	}
 	view := map[string]any{"Nr": "1", "Name": "A"}
-	body, err := sr.encode(view, engine.Record{"Parts": lines(MaxExpandedLines)})
+	body, err := sr.Encode(view, engine.Record{"Parts": lines(MaxExpandedLines)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +44,8 @@ func TestExpandedLinesAreCapped(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil || got.Nr != "1" || got.Name != nil || len(got.Parts) != MaxExpandedLines || len(got.Parts[0]) != 2 {
 		t.Fatalf("at the cap: %s (%v)", body, err)
 	}
-	_, err = sr.encode(view, engine.Record{"Parts": lines(MaxExpandedLines + 1)})
-	if p, ok := err.(*Problem); !ok || p.Status != 400 || !strings.Contains(p.Detail, `"expand"`) {
+	_, err = sr.Encode(view, engine.Record{"Parts": lines(MaxExpandedLines + 1)})
+	if p, ok := err.(*problem.Problem); !ok || p.Status != 400 || !strings.Contains(p.Detail, `"expand"`) {
 		t.Fatalf("over the cap: %v; want a 400 naming expand", err)
 	}
 }
@@ -52,13 +53,13 @@ func TestExpandedLinesAreCapped(t *testing.T) {
 // TestShapeNeedsTheScope: expanding needs the expanded register's read
 // scope ("*" holds every scope); fields= alone needs none.
 func TestShapeNeedsTheScope(t *testing.T) {
-	if _, err := parseShape(url.Values{"expand": {"Parts"}}, lineShape, []string{"things:read"}); err == nil || err.(*Problem).Status != 403 {
+	if _, err := Parse(url.Values{"expand": {"Parts"}}, lineShape, []string{"things:read"}); err == nil || err.(*problem.Problem).Status != 403 {
 		t.Errorf("expand without parts:read: %v; want 403", err)
 	}
-	if _, err := parseShape(url.Values{"expand": {"Parts"}}, lineShape, []string{"*"}); err != nil {
+	if _, err := Parse(url.Values{"expand": {"Parts"}}, lineShape, []string{"*"}); err != nil {
 		t.Errorf("expand with *: %v", err)
 	}
-	if _, err := parseShape(url.Values{"fields": {"name"}}, lineShape, nil); err != nil {
+	if _, err := Parse(url.Values{"fields": {"name"}}, lineShape, nil); err != nil {
 		t.Errorf("fields alone: %v", err)
 	}
 }

@@ -1,4 +1,10 @@
-package runtime
+// Package decode reads request bodies: within the size limit and as JSON
+// (Read), then strictly: each member of a JSON object once, by a name the
+// body's Shape accepts, of the JSON type its field has, with what the body
+// did with each field (Presence) kept for the engine's input. Every
+// failure is a 400 problem naming the field. The generated request body
+// types are made of its Optional fields.
+package decode
 
 import (
 	"bytes"
@@ -11,6 +17,7 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/problem"
 )
 
 // Presence says what a request body did with one field.
@@ -160,9 +167,9 @@ type Body interface {
 	Input() engine.Input
 }
 
-// DecodeBody decodes a strict camelCase body into W and maps it to the
+// Input decodes a strict camelCase body into W and maps it to the
 // engine's input. Every failure is a 400 problem naming the field.
-func DecodeBody[W any, P interface {
+func Input[W any, P interface {
 	*W
 	Body
 }](data []byte, shape Shape) (engine.Input, error) {
@@ -173,9 +180,9 @@ func DecodeBody[W any, P interface {
 	return P(&w).Input(), nil
 }
 
-// DecodeLines decodes a list of line bodies, such as a customer's contacts;
+// Lines decodes a list of line bodies, such as a customer's contacts;
 // problems name the line, as in contacts[1].name.
-func DecodeLines[W any, P interface {
+func Lines[W any, P interface {
 	*W
 	Body
 }](raw json.RawMessage, list string, shape Shape) ([]W, error) {
@@ -192,13 +199,19 @@ func DecodeLines[W any, P interface {
 	return lines, nil
 }
 
-// decodeStrict decodes the fixed-shape body of a built-in route (token,
+// Strict decodes the fixed-shape body of a built-in route (token,
 // webhook subscription) into v; a member v has no field for is an error,
 // so a misspelt name is refused rather than ignored.
-func decodeStrict(body []byte, v any) error {
+func Strict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// Object decodes the body of a built-in route (a document upload, a
+// position) whose members body decodes, as Input does.
+func Object(data []byte, shape Shape, body Body) error {
+	return decodeObject(data, "", shape, body)
 }
 
 // decodeObject walks the members of one JSON object in order, rejecting
@@ -208,48 +221,48 @@ func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
 		if prefix == "" {
-			return MalformedBody("the body must be one JSON object")
+			return problem.MalformedBody("the body must be one JSON object")
 		}
-		return InvalidField(prefix[:len(prefix)-1], "expected an object")
+		return problem.InvalidField(prefix[:len(prefix)-1], "expected an object")
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return MalformedBody("the body is not valid JSON")
+			return problem.MalformedBody("the body is not valid JSON")
 		}
 		name := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return MalformedBody("the body is not valid JSON")
+			return problem.MalformedBody("the body is not valid JSON")
 		}
 		path := prefix + name
 		switch {
 		case seen[name]:
-			return InvalidField(path, "sent twice")
+			return problem.InvalidField(path, "sent twice")
 		case slices.Contains(shape.ReadOnly, name):
-			return ReadOnlyField(path, shape.Writable)
+			return problem.ReadOnlyField(path, shape.Writable)
 		case !slices.Contains(shape.Writable, name):
-			return UnknownField(path, shape.Writable)
+			return problem.UnknownField(path, shape.Writable)
 		}
 		seen[name] = true
 		if err := body.DecodeField(name, raw); err != nil {
-			var p *Problem
+			var p *problem.Problem
 			if errors.As(err, &p) {
 				return p
 			}
-			return InvalidField(path, err.Error())
+			return problem.InvalidField(path, err.Error())
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return MalformedBody("the body is not valid JSON")
+		return problem.MalformedBody("the body is not valid JSON")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return MalformedBody("the body must hold exactly one JSON object")
+		return problem.MalformedBody("the body must hold exactly one JSON object")
 	}
 	for _, name := range shape.Required {
 		if !seen[name] {
-			return MissingField(prefix + name)
+			return problem.MissingField(prefix + name)
 		}
 	}
 	return nil

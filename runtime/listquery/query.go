@@ -1,4 +1,9 @@
-package runtime
+// Package listquery reads the query parameters of lists strictly (filters
+// and their operators, sort, count, limit and paging, and a change log's)
+// into the engine's queries, and writes the envelope every list answers
+// with, whose cursor carries a walk on to its next page. Every route's
+// query string is parsed here, as strictly (Values).
+package listquery
 
 import (
 	"crypto/sha256"
@@ -15,6 +20,9 @@ import (
 	"time"
 
 	"fieldapi/engine"
+	"fieldapi/runtime/decode"
+	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
 )
 
 // Paging limits (spec 4.8).
@@ -54,13 +62,13 @@ type Filter struct {
 	Values  []string // Hides: the hidden values
 	Negate  bool     // Equals on a bool: the parameter is the field's opposite
 	Default string   // assumed when the parameter is absent
-	Ops     []string // operators it takes as Param[op] (listfilter.go)
+	Ops     []string // operators it takes as Param[op] (filter.go)
 	Enum    []string // the field's values, where the catalog fixes them: Ops check against them
 }
 
-// ListRequest is a parsed list query: the engine query plus what the
+// Request is a parsed list query: the engine query plus what the
 // envelope needs to build the next cursor.
-type ListRequest struct {
+type Request struct {
 	Query       engine.Query
 	Page        int    // page number this response is
 	fingerprint uint64 // hash of the filters, bound into cursors
@@ -68,13 +76,11 @@ type ListRequest struct {
 	estimated   bool   // that total is an estimate
 }
 
-// Query is the request's query parameters, parsed strictly: a name or
-// value that is not a valid percent-escape (a % without two hex digits) is
-// a 400 naming the parameter. url.URL.Query would silently drop the pair,
-// and with it a filter the client meant to apply.
-func (c *Call) Query() (url.Values, error) { return parseQuery(c.R.URL.RawQuery) }
-
-func parseQuery(raw string) (url.Values, error) {
+// Values parses a raw query string strictly: a name or value that is not
+// a valid percent-escape (a % without two hex digits) is a 400 naming the
+// parameter. url.URL.Query would silently drop the pair, and with it a
+// filter the client meant to apply.
+func Values(raw string) (url.Values, error) {
 	const badEscape = "not a valid percent-escape: a % must be followed by two hex digits"
 	values := url.Values{}
 	for pair := range strings.SplitSeq(raw, "&") {
@@ -84,48 +90,54 @@ func parseQuery(raw string) (url.Values, error) {
 		rawName, rawValue, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil {
-			return nil, InvalidParameter(rawName, "the name is "+badEscape)
+			return nil, problem.InvalidParameter(rawName, "the name is "+badEscape)
 		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil {
-			return nil, InvalidParameter(name, "the value is "+badEscape)
+			return nil, problem.InvalidParameter(name, "the value is "+badEscape)
 		}
 		values[name] = append(values[name], value)
 	}
 	return values, nil
 }
 
-// pageLimit reads the limit parameter every paged route shares:
+// PageLimit reads the limit parameter every paged route shares:
 // DefaultLimit when absent, and a larger ask is served MaxLimit rather
 // than refused, so a client asking for "everything" still gets pages.
-func pageLimit(values url.Values) (int, error) {
+func PageLimit(values url.Values) (int, error) {
 	v := values.Get("limit")
 	if v == "" {
 		return DefaultLimit, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		return 0, InvalidParameter("limit", "expected a whole number from 1 to "+strconv.Itoa(MaxLimit))
+		return 0, problem.InvalidParameter("limit", "expected a whole number from 1 to "+strconv.Itoa(MaxLimit))
 	}
 	return min(n, MaxLimit), nil
 }
 
-// checkQueryText refuses a query whose parameter names or values are not
-// valid text (errBadText), naming the parameter.
-func checkQueryText(values url.Values) error {
+// OnlyParams refuses a query with a parameter not in known, or one given
+// twice.
+func OnlyParams(values url.Values, known []string) error {
 	for name, vs := range values {
-		if !validText(name) || slices.ContainsFunc(vs, func(v string) bool { return !validText(v) }) {
-			return InvalidParameter(name, errBadText.Error())
+		if !slices.Contains(known, name) {
+			if !textcheck.Valid(name) {
+				name = strconv.QuoteToASCII(name)
+			}
+			return problem.InvalidParameter(name, "unknown parameter").WithValid(known)
+		}
+		if len(vs) > 1 {
+			return problem.InvalidParameter(name, "given more than once")
 		}
 	}
 	return nil
 }
 
-// ParseList parses a list's query string strictly: unknown parameters and
+// Parse parses a list's query string strictly: unknown parameters and
 // unparsable values are 400 problems.
-func ParseList(values url.Values, filters []Filter, sortable ...SortField) (ListRequest, error) {
-	req := ListRequest{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
-	if err := checkQueryText(values); err != nil {
+func Parse(values url.Values, filters []Filter, sortable ...SortField) (Request, error) {
+	req := Request{Query: engine.Query{Limit: DefaultLimit}, Page: 1}
+	if err := textcheck.Query(values); err != nil {
 		return req, err
 	}
 	for name, vs := range values {
@@ -133,10 +145,10 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 			return req, err
 		}
 		if len(vs) > 1 {
-			return req, InvalidParameter(name, "given more than once")
+			return req, problem.InvalidParameter(name, "given more than once")
 		}
 	}
-	limit, err := pageLimit(values)
+	limit, err := PageLimit(values)
 	if err != nil {
 		return req, err
 	}
@@ -154,7 +166,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 		}
 		t, err := ParseTime(v)
 		if err != nil {
-			return req, InvalidParameter(name, err.Error())
+			return req, problem.InvalidParameter(name, err.Error())
 		}
 		if name == "modifiedSince" {
 			req.Query.ModifiedSince = &t
@@ -169,7 +181,7 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 		}
 		cond, ok, err := f.condition(v, given)
 		if err != nil {
-			return req, InvalidParameter(f.Param, err.Error())
+			return req, problem.InvalidParameter(f.Param, err.Error())
 		}
 		if ok {
 			req.Query.Where = append(req.Query.Where, cond)
@@ -184,14 +196,14 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 	cursor, page := values.Get("cursor"), values.Get("page")
 	switch {
 	case cursor != "" && page != "":
-		return req, InvalidParameter("cursor", "give either cursor or page, not both")
+		return req, problem.InvalidParameter("cursor", "give either cursor or page, not both")
 	case cursor != "":
 		c, err := decodeCursor(cursor, req.fingerprint)
 		if err == nil {
 			err = checkCursorKeys(c.Keys, req.Query.Sort, sortable)
 		}
 		if err != nil {
-			return req, InvalidParameter("cursor", err.Error())
+			return req, problem.InvalidParameter("cursor", err.Error())
 		}
 		req.Query.AfterKeys = c.Keys
 		req.Query.After, req.Page, req.total, req.estimated = &c.Pos, c.Page, c.Total, c.Estimated
@@ -201,20 +213,20 @@ func ParseList(values url.Values, filters []Filter, sortable ...SortField) (List
 	case page != "":
 		n, err := strconv.Atoi(page)
 		if err != nil || n < 1 {
-			return req, InvalidParameter("page", "expected a whole number from 1")
+			return req, problem.InvalidParameter("page", "expected a whole number from 1")
 		}
 		req.Query.Page, req.Page = n, n
 	}
 	return req, nil
 }
 
-func unknownParameter(name string, filters []Filter) *Problem {
+func unknownParameter(name string, filters []Filter) *problem.Problem {
 	valid := engine.ListParams()
 	for _, f := range filters {
 		valid = append(valid, f.Param)
 	}
 	valid = append(valid, opParams(filters)...)
-	p := InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
+	p := problem.InvalidParameter(name, "not a parameter of this list; the parameters are listed in validValues")
 	p.ValidValues = valid
 	return p
 }
@@ -300,7 +312,7 @@ func (f Filter) value(v string) (any, error) {
 		}
 		return b, nil
 	case KindDate:
-		if !ValidDate(v) {
+		if !decode.ValidDate(v) {
 			return nil, fmt.Errorf("expected an ISO 8601 date")
 		}
 	}
@@ -364,8 +376,8 @@ func decodeCursor(s string, fp uint64) (cursor, error) {
 	return c, nil
 }
 
-// ListEnvelope is the shape of every list (spec 2.5).
-type ListEnvelope[T any] struct {
+// Envelope is the shape of every list (spec 2.5).
+type Envelope[T any] struct {
 	Items      []T     `json:"items"`
 	NextCursor *string `json:"nextCursor"`
 	Page       int     `json:"page"`
@@ -375,14 +387,14 @@ type ListEnvelope[T any] struct {
 	TotalEstimated bool `json:"totalEstimated,omitempty"`
 }
 
-// Envelope wraps one engine page of records. On a cursor walk the total
+// NewEnvelope wraps one engine page of records. On a cursor walk the total
 // is the one counted on the walk's first page.
-func Envelope[T any](req ListRequest, page engine.Page, view func(engine.Record) T) ListEnvelope[T] {
+func NewEnvelope[T any](req Request, page engine.Page, view func(engine.Record) T) Envelope[T] {
 	total, estimated := page.Total, page.TotalEstimated
 	if req.Query.KnownTotal {
 		total, estimated = req.total, req.estimated
 	}
-	env := ListEnvelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
+	env := Envelope[T]{Items: make([]T, len(page.Records)), Page: req.Page, Total: total, TotalEstimated: estimated}
 	for i, rec := range page.Records {
 		env.Items[i] = view(rec)
 	}

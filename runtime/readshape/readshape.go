@@ -1,0 +1,312 @@
+// Package readshape is query shaping (issue 23): fields= narrows the
+// records a list or get answers with, expand= adds the related records the
+// catalog lets a read expand. A read without either answers as it always
+// has; the projection is applied to the typed view as it is encoded, so
+// the default read pays nothing for it.
+package readshape
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fieldapi/engine"
+	"fieldapi/runtime/auth"
+	"fieldapi/runtime/fieldname"
+	"fieldapi/runtime/problem"
+	"fieldapi/runtime/textcheck"
+)
+
+// MaxExpandedLines is how many lines an expanded line list may carry per
+// record: a record with more is refused (400 naming expand), and its lines
+// are read by their own list instead.
+const MaxExpandedLines = 100
+
+// Shape is what fields= and expand= may name on the reads of one
+// register (generated from the catalog).
+type Shape struct {
+	Key    string      // the key: every shaped record carries it
+	Fields []string    // the members of the read shape, PascalCase, in order
+	Expand []Expansion // the relations a read may expand, in catalog order
+}
+
+// Expansion is one relation a read may expand: a reference field's record
+// (one record or null) or a line list.
+type Expansion struct {
+	Name   string   // the member it is read under, PascalCase (Customer)
+	Scope  string   // the expanded register's read scope, which the key must hold
+	Lines  bool     // a line list; otherwise one record
+	Key    string   // the expanded register's key
+	Fields []string // the expanded register's read shape
+	View   func(engine.Record) any
+}
+
+// Request is a parsed fields= and expand=.
+type Request struct {
+	Engine engine.Shape        // what the engine reads
+	keep   []string            // top-level members answered; nil: all
+	nested map[string][]string // per expansion asked: its members answered; nil: all
+	expand []*Expansion        // as asked
+}
+
+// Shaped reports whether the request shapes its answer.
+func (sr Request) Shaped() bool { return sr.Engine.Shaped() }
+
+// Parse reads fields= and expand= strictly: every name is one the
+// register reads (fieldname.Resolve: PascalCase or camelCase), each once;
+// an expansion is one level deep, and a nested field (Customer.Name)
+// needs its expansion asked.
+func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
+	var sr Request
+	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
+		if vs := values[name]; len(vs) > 1 {
+			return sr, problem.InvalidParameter(name, "given more than once")
+		} else if len(vs) == 1 {
+			if err := textcheck.Param(name, vs[0]); err != nil {
+				return sr, err
+			}
+		}
+	}
+	names := make([]string, len(rs.Expand))
+	for i, x := range rs.Expand {
+		names[i] = x.Name
+	}
+	if values.Has(engine.ExpandParam) {
+		items, err := commaList(engine.ExpandParam, values.Get(engine.ExpandParam))
+		if err != nil {
+			return sr, err
+		}
+		for _, item := range items {
+			if strings.Contains(item, ".") {
+				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q: expansions go one level deep; an expanded record expands nothing", item))
+			}
+			name, ok := fieldname.Resolve(item, names)
+			if !ok {
+				p := problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%q is not an expansion of this register; they are listed in validValues", item))
+				p.ValidValues = names
+				if p.ValidValues == nil {
+					p.ValidValues = []string{}
+				}
+				return sr, p
+			}
+			x := &rs.Expand[slices.Index(names, name)]
+			if slices.Contains(sr.expand, x) {
+				return sr, problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("%s is named twice", name))
+			}
+			if err := auth.RequireScope(scopes, x.Scope); err != nil {
+				return sr, err
+			}
+			sr.expand = append(sr.expand, x)
+			sr.Engine.Expand = append(sr.Engine.Expand, engine.Expand{Name: x.Name})
+		}
+	}
+	if values.Has(engine.FieldsParam) {
+		items, err := commaList(engine.FieldsParam, values.Get(engine.FieldsParam))
+		if err != nil {
+			return sr, err
+		}
+		sr.keep = []string{rs.Key}
+		for _, item := range items {
+			if err := sr.addField(item, rs); err != nil {
+				return sr, err
+			}
+		}
+		sr.Engine.Fields = sr.keep
+		for i, x := range sr.expand {
+			sr.Engine.Expand[i].Fields = sr.nested[x.Name]
+		}
+	}
+	return sr, nil
+}
+
+// addField adds one name of fields=: a member of the read shape, or
+// Expansion.Member of an expansion asked.
+func (sr *Request) addField(item string, rs Shape) error {
+	base, member, nested := strings.Cut(item, ".")
+	if !nested {
+		name, ok := fieldname.Resolve(item, rs.Fields)
+		if !ok {
+			return unknownField(item, rs.Fields, sr.expand)
+		}
+		if name != rs.Key && slices.Contains(sr.keep, name) {
+			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
+		}
+		if name != rs.Key {
+			sr.keep = append(sr.keep, name)
+		}
+		return nil
+	}
+	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok })
+	if i < 0 {
+		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok }) {
+			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
+		}
+		return unknownField(item, rs.Fields, sr.expand)
+	}
+	x := sr.expand[i]
+	if strings.Contains(member, ".") {
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
+	}
+	name, ok := fieldname.Resolve(member, x.Fields)
+	if !ok {
+		return unknownField(item, rs.Fields, sr.expand)
+	}
+	if sr.nested == nil {
+		sr.nested = map[string][]string{}
+	}
+	kept := sr.nested[x.Name]
+	if kept == nil {
+		kept = []string{x.Key}
+	}
+	if name != x.Key && slices.Contains(kept, name) {
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", x.Name, name))
+	}
+	if name != x.Key {
+		kept = append(kept, name)
+	}
+	sr.nested[x.Name] = kept
+	return nil
+}
+
+// unknownField is the 400 of a name fields= cannot take, listing the names
+// it can: the read shape's, and those of each expansion asked.
+func unknownField(item string, fields []string, expand []*Expansion) *problem.Problem {
+	valid := slices.Clone(fields)
+	for _, x := range expand {
+		for _, f := range x.Fields {
+			valid = append(valid, x.Name+"."+f)
+		}
+	}
+	p := problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
+	p.ValidValues = valid
+	return p
+}
+
+// commaList splits a parameter's comma list, refusing an empty item.
+func commaList(param, value string) ([]string, error) {
+	items := strings.Split(value, ",")
+	for i, item := range items {
+		if item = strings.TrimSpace(item); item == "" {
+			return nil, problem.InvalidParameter(param, "expected a comma list of names, without empty items")
+		}
+		items[i] = item
+	}
+	return items, nil
+}
+
+// Encode renders one record shaped: its view with only the members kept,
+// then each expansion asked, shaped the same way.
+func (sr Request) Encode(view any, rec engine.Record) (json.RawMessage, error) {
+	var b bytes.Buffer
+	err := sr.EncodeTo(&b, view, rec)
+	return b.Bytes(), err
+}
+
+// EncodeTo is Encode into b, which a list's items share: each record is
+// written in place, not marshalled apart and copied.
+func (sr Request) EncodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
+	start := b.Len()
+	if err := object(b, view, sr.keep); err != nil {
+		return err
+	}
+	for _, x := range sr.expand {
+		if b.Len() > start+1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(x.Name))
+		b.WriteByte(':')
+		if err := sr.encodeExpanded(b, x, rec[x.Name]); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// object writes the JSON object of view without its closing brace,
+// keeping only the members named in keep (all when keep is nil).
+func object(b *bytes.Buffer, view any, keep []string) error {
+	if keep == nil {
+		// Encoded in place as json.Marshal would ("}\n" at the end).
+		if err := json.NewEncoder(b).Encode(view); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 2)
+		return nil
+	}
+	body, err := json.Marshal(view)
+	if err != nil {
+		return err
+	}
+	return project(b, body, keep)
+}
+
+// encodeExpanded writes an expansion's value: null, one record, or a
+// list of lines, each as its register's own read shows it.
+func (sr Request) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error {
+	one := func(rec engine.Record) error {
+		if err := object(b, x.View(rec), sr.nested[x.Name]); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+		return nil
+	}
+	switch v := value.(type) {
+	case engine.Record:
+		return one(v)
+	case []engine.Record:
+		if len(v) > MaxExpandedLines {
+			return problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", MaxExpandedLines, x.Name))
+		}
+		b.WriteByte('[')
+		for i, rec := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := one(rec); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+// project writes the JSON object body without its closing brace, keeping
+// only the members named in keep, in body's order.
+func project(b *bytes.Buffer, body []byte, keep []string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		if !slices.Contains(keep, name) {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(strconv.Quote(name))
+		b.WriteByte(':')
+		b.Write(value)
+	}
+	return nil
+}
