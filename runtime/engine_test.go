@@ -202,3 +202,41 @@ func TestMissingCapabilityIs501(t *testing.T) {
 		is.Equal(problemTitle(t, body), "not_implemented")
 	}
 }
+
+// TestLostClaimAnswersTheWinner: a create whose Idempotency-Key another
+// execution of the same call answered while it ran writes nothing and
+// answers with that execution's stored answer, marked replayed; when that
+// answer is gone by the time it looks, it answers 409
+// idempotency_claim_lost with Retry-After. Never a 500 (issue 19).
+func TestLostClaimAnswersTheWinner(t *testing.T) {
+	is := is.New(t)
+	client, eng := newEngineClient(t)
+	customers := func() int {
+		page, err := eng.Engine.List(context.Background(), engine.Session{Company: "rt", Sign: "API"}, "customers", engine.Query{Limit: 100})
+		is.NoErr(err)
+		return len(page.Records)
+	}
+	before := customers()
+
+	winner := `{"Nr":"1001","Name":"Vinnare AB"}`
+	eng.LoseNextClaim(engine.Response{Status: http.StatusCreated, Body: []byte(winner)}, false)
+	resp, body := client.do(http.MethodPost, "/v1/customers", "lost-1", `{"name": "Förlorare AB"}`)
+	is.Equal(resp.StatusCode, http.StatusCreated)
+	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
+	is.Equal(body, winner)        // the winner's answer, not this execution's
+	is.Equal(customers(), before) // the loser wrote nothing
+
+	eng.LoseNextClaim(engine.Response{Status: http.StatusCreated, Body: []byte(winner)}, true)
+	resp, body = client.do(http.MethodPost, "/v1/customers", "lost-2", `{"name": "Förlorare AB"}`)
+	is.Equal(resp.StatusCode, http.StatusConflict)
+	is.Equal(problemTitle(t, body), "idempotency_claim_lost")
+	is.True(resp.Header.Get(runtime.HeaderRetryAfter) != "")
+	is.Equal(customers(), before)
+
+	// The key is free again: a retry runs and creates.
+	resp, body = client.do(http.MethodPost, "/v1/customers", "lost-2", `{"name": "Förlorare AB"}`)
+	is.Equal(resp.StatusCode, http.StatusCreated)
+	is.Equal(resp.Header.Get(runtime.HeaderIdempotencyReplayed), "false")
+	is.True(strings.Contains(body, "Förlorare AB"))
+	is.Equal(customers(), before+1)
+}

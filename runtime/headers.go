@@ -1,5 +1,7 @@
 package runtime
 
+import standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 // The HTTP header names the service reads and writes, declared once: the
 // runtime sets and reads them by these names, codegen documents them in the
 // OpenAPI document from them, the tests send and check them by them, and
@@ -44,9 +46,9 @@ const (
 	HeaderAccessControlAllowHeaders   = "Access-Control-Allow-Headers"
 	HeaderAccessControlExposeHeaders  = "Access-Control-Expose-Headers"
 
-	// Sent with each webhook delivery (package webhook), as the Standard
-	// Webhooks specification spells them.
-	HeaderWebhookID        = "webhook-id"
-	HeaderWebhookTimestamp = "webhook-timestamp"
-	HeaderWebhookSignature = "webhook-signature"
+	// Sent with each webhook delivery (package webhook), named by the
+	// Standard Webhooks library that signs and verifies them.
+	HeaderWebhookID        = standardwebhooks.HeaderWebhookID
+	HeaderWebhookTimestamp = standardwebhooks.HeaderWebhookTimestamp
+	HeaderWebhookSignature = standardwebhooks.HeaderWebhookSignature
 )

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -70,6 +71,56 @@ type faultyEngine struct {
 	engine.Engine
 	mu    sync.Mutex
 	fault error
+	// lostTo, when set, is stored under the next create's key before the
+	// create runs; forgetAnswer drops stored answers on the next Claim.
+	lostTo       *engine.Response
+	forgetAnswer bool
+}
+
+// LoseNextClaim makes the next create lose its Idempotency-Key: just
+// before the engine's create runs, another execution's answer is stored
+// under the key, as when a retry of the same call ran beside it and
+// finished first. With forget, that answer is gone again (pruned) by the
+// time the loser reads it back.
+func (e *faultyEngine) LoseNextClaim(winner engine.Response, forget bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.lostTo, e.forgetAnswer = &winner, forget
+}
+
+// takeLoss returns the answer the next create loses its key to, once.
+func (e *faultyEngine) takeLoss() (*engine.Response, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	winner, forget := e.lostTo, e.forgetAnswer
+	e.lostTo = nil
+	return winner, forget
+}
+
+func (e *faultyEngine) Idempotency() engine.IdempotencyStore {
+	return forgettingStore{IdempotencyStore: e.Engine.Idempotency(), e: e}
+}
+
+// forgettingStore prunes every stored answer before a Claim while the
+// engine's forgetAnswer is on (once).
+type forgettingStore struct {
+	engine.IdempotencyStore
+	e *faultyEngine
+}
+
+func (f forgettingStore) Claim(ctx context.Context, c engine.Claim) (engine.ClaimResult, error) {
+	f.e.mu.Lock()
+	forget := f.e.forgetAnswer && f.e.lostTo == nil
+	if forget {
+		f.e.forgetAnswer = false
+	}
+	f.e.mu.Unlock()
+	if forget {
+		if _, err := f.IdempotencyStore.Prune(ctx, time.Now().Add(time.Hour)); err != nil {
+			return engine.ClaimResult{}, err
+		}
+	}
+	return f.IdempotencyStore.Claim(ctx, c)
 }
 
 // Fail makes writes and pings answer the fault (engine.ErrBusy,
@@ -99,6 +150,11 @@ func (e *faultyEngine) Ping(ctx context.Context) error {
 func (e *faultyEngine) Create(ctx context.Context, s engine.Session, register string, in engine.Input, r engine.Receipt) (engine.Response, error) {
 	if err := e.failing(); err != nil {
 		return engine.Response{}, err
+	}
+	if winner, _ := e.takeLoss(); winner != nil {
+		if err := e.Engine.Idempotency().Complete(ctx, r.Claim, *winner); err != nil {
+			return engine.Response{}, fmt.Errorf("storing the winner's answer: %w", err)
+		}
 	}
 	return e.Engine.Create(ctx, s, register, in, r)
 }

@@ -3,7 +3,7 @@ package model
 import "fieldapi/runtime"
 
 // ProblemCode is one failure kind the service answers with an RFC 9457
-// problem. runtime/problem.go defines every code in one place; the OpenAPI
+// problem. runtime/problem/problem.go defines every code in one place; the OpenAPI
 // document and the reference page read them from there, so a new code is
 // documented as soon as runtime builds it.
 type ProblemCode = runtime.ProblemCode
