@@ -153,9 +153,19 @@ func testTaskCreateReply(t *testing.T, env *Env) {
 	is.Equal(times[0].(map[string]any)["timeType"], "Resa, km/dag") // a name with a comma, whole
 
 	task := getTask(t, env, reply["nr"].(string))
-	is.Equal(task["Id"], reply["id"]) // the engine fills the read-only Id
-	_, err := strconv.ParseInt(task["Id"].(string), 10, 64)
+	is.Equal(task["Id"], reply["id"]) // the engine fills the read-only Id: the task's row number
+	id, _ := task["Id"].(string)
+	row, err := strconv.ParseInt(id, 10, 64)
 	is.NoErr(err)
+	is.True(row > 0)
+	resp = env.Post("/v1/tasks", map[string]any{"customerNr": "1002"})
+	Expect(t, resp, http.StatusCreated)
+	var next map[string]any
+	resp.JSON(t, &next)
+	nextRow, err := strconv.ParseInt(fmt.Sprint(next["id"]), 10, 64)
+	is.NoErr(err)
+	is.True(nextRow > row) // row numbers increase from task to task
+
 	is.Equal(task["OwnerSign"], "API") // omitted: the integration's own signature
 	is.Equal(task["CreatedBy"], "API")
 	is.Equal(task["CustomerName"], "Lindgren Fastigheter AB")

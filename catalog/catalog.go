@@ -124,6 +124,12 @@ type Field struct {
 	// and PUT /v1/<register>/by-<writeName>/{value} address a record by it.
 	LookupKey bool `yaml:"lookupKey"`
 
+	// RowNumber makes the field the record's row number: the engine's
+	// internal number of its row (its Seq), as decimal text, assigned by
+	// the engine when the record is created. A read-only text field, not
+	// the key; one per register. A data set may give it a value of its own.
+	RowNumber bool `yaml:"rowNumber"`
+
 	// Expand, on a reference field, lets a read expand it (expand=<Expand>):
 	// the referenced record, as its own GET reads it, under this name (expand.go).
 	Expand string `yaml:"expand"`

@@ -235,6 +235,9 @@ func (r *Register) validate(c *Catalog) error {
 	if key.LookupKey {
 		return fmt.Errorf("field %s: the key is a key already; lookupKey: true marks a second one", r.Key)
 	}
+	if err := r.validateRowNumber(key); err != nil {
+		return err
+	}
 	for _, m := range r.Methods {
 		if m != Create && m != Update {
 			return fmt.Errorf("methods: unknown method %q (want create or update)", m)
@@ -308,6 +311,11 @@ func (r *Register) validate(c *Catalog) error {
 				return fmt.Errorf("line %s: set field %q is not declared in %s", l.Name, name, lr.File)
 			}
 		}
+		for _, name := range append(slices.Sorted(maps.Keys(l.Set)), l.Inherit...) {
+			if f := lr.Field(name); f != nil && f.RowNumber {
+				return fmt.Errorf("line %s: field %s of %s is its row number (rowNumber), which the engine assigns; set and inherit cannot give it", l.Name, name, lr.File)
+			}
+		}
 	}
 	for _, l := range r.Lines {
 		lr := c.Register(l.Register)
@@ -342,6 +350,9 @@ func (r *Register) validate(c *Catalog) error {
 			if f.RenamedFrom != "" {
 				return fmt.Errorf("action %s: field %s: renamedFrom is for a register's stored fields; an action's body is stored nowhere", a.Name, f.Name)
 			}
+			if f.RowNumber {
+				return fmt.Errorf("action %s: field %s: rowNumber is for a register's stored fields; an action's body is stored nowhere", a.Name, f.Name)
+			}
 			if len(f.Enum) > 0 && f.Type != Text {
 				return fmt.Errorf("action %s: field %s: enum needs a text field", a.Name, f.Name)
 			}
@@ -375,6 +386,32 @@ func (r *Register) validate(c *Catalog) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// validateRowNumber checks the field declared the record's row number
+// (rowNumber), if any, beyond what checkFields checks of every field: one
+// per register, not the key, and no default gives it a value.
+func (r *Register) validateRowNumber(key *Field) error {
+	var number *Field
+	for _, f := range r.Fields {
+		if !f.RowNumber {
+			continue
+		}
+		if number != nil {
+			return fmt.Errorf("fields %s and %s: rowNumber: a register has one row number", number.Name, f.Name)
+		}
+		number = f
+	}
+	if number == nil {
+		return nil
+	}
+	if number == key {
+		return fmt.Errorf("field %s: rowNumber: the key cannot be the row number (a key the engine assigns is the row number already)", key.Name)
+	}
+	if _, defaulted := r.Defaults[number.Name]; defaulted {
+		return fmt.Errorf("field %s: rowNumber: the engine assigns it; defaults cannot give it a value", number.Name)
 	}
 	return nil
 }
@@ -447,6 +484,12 @@ func checkFields(fields []*Field, c *Catalog) (map[string]*Field, error) {
 		}
 		if len(f.Enum) > 0 && f.Type != Text {
 			return nil, fmt.Errorf("field %s: enum needs a text field, %s is %s", f.Name, f.Name, f.Type)
+		}
+		if f.RowNumber && (f.Type != Text || len(f.Enum) > 0 || f.References != "" || f.Lookup != "") {
+			return nil, fmt.Errorf("field %s: rowNumber needs a plain text field: no enum, references or lookup", f.Name)
+		}
+		if f.RowNumber && (f.Writable || f.CreateOnly) {
+			return nil, fmt.Errorf("field %s: rowNumber: the engine assigns it; it cannot be writable or createOnly", f.Name)
 		}
 		if f.RenamedFrom != "" && (!goName.MatchString(f.RenamedFrom) || f.RenamedFrom == f.Name) {
 			return nil, fmt.Errorf("field %s: renamedFrom %q must be the field's former PascalCase name", f.Name, f.RenamedFrom)

@@ -152,6 +152,16 @@ var loaderErrors = []struct {
 	{"reference to missing register", things("  - {name: OwnerNr, references: owners}\n"), `catalog/things.yaml: field OwnerNr: references unknown register "owners"`},
 	{"reference not text", plus(things("  - {name: OwnerNr, type: number, references: owners}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerNr: a reference must be text"},
 	{"lookup through no reference", things("  - {name: OwnerName, lookup: OwnerNr.Name}\n"), `catalog/things.yaml: field OwnerName: lookup "OwnerNr.Name" must be Ref.Field`},
+	{"rowNumber not text", things("  - {name: Row, type: number, rowNumber: true}\n"), "catalog/things.yaml: field Row: rowNumber needs a plain text field: no enum, references or lookup"},
+	{"rowNumber a lookup", plus(things("  - {name: OwnerNr, references: owners}\n  - {name: OwnerName, lookup: OwnerNr.Name, rowNumber: true}\n"), "owners.yaml", owners), "catalog/things.yaml: field OwnerName: rowNumber needs a plain text field"},
+	{"rowNumber writable", things("  - {name: Row, writable: true, rowNumber: true}\n"), "catalog/things.yaml: field Row: rowNumber: the engine assigns it; it cannot be writable or createOnly"},
+	{"rowNumber createOnly", things("  - {name: Row, createOnly: true, rowNumber: true}\n"), "catalog/things.yaml: field Row: rowNumber: the engine assigns it; it cannot be writable or createOnly"},
+	{"rowNumber twice", things("  - {name: Row, rowNumber: true}\n  - {name: Number, rowNumber: true}\n"), "catalog/things.yaml: fields Row and Number: rowNumber: a register has one row number"},
+	{"rowNumber on the key", map[string]string{"things.yaml": "register: things\nrecord: Thing\nkey: Id\nmethods: [create]\nfields:\n  - {name: Id, rowNumber: true}\n"}, "catalog/things.yaml: field Id: rowNumber: the key cannot be the row number"},
+	{"rowNumber with a default", things("  - {name: Row, rowNumber: true}\ndefaults: {Row: '1'}\n"), "catalog/things.yaml: field Row: rowNumber: the engine assigns it; defaults cannot give it a value"},
+	{"rowNumber of a line set by its owner", plus(things("lines:\n  - {name: owners, register: owners, parent: Nr, set: {Row: x}}\n"), "owners.yaml", owners+"  - {name: Row, rowNumber: true}\n"), "catalog/things.yaml: line owners: field Row of owners.yaml is its row number"},
+	{"rowNumber of a line inherited from its owner", plus(things("  - {name: Row}\nlines:\n  - {name: owners, register: owners, parent: Nr, inherit: [Row]}\n"), "owners.yaml", owners+"  - {name: Row, rowNumber: true}\n"), "catalog/things.yaml: line owners: field Row of owners.yaml is its row number"},
+	{"rowNumber on an action field", things("actions:\n  - {name: close, fields: [{name: Row, rowNumber: true}]}\n"), "catalog/things.yaml: action close: field Row: rowNumber is for a register's stored fields"},
 	{"lookup of a missing field", plus(things("  - {name: OwnerNr, references: owners}\n  - {name: OwnerCity, lookup: OwnerNr.City}\n"), "owners.yaml", owners), `catalog/things.yaml: field OwnerCity: lookup "OwnerNr.City": owners has no field City`},
 
 	// Evolution: renames and removals.

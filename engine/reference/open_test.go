@@ -49,7 +49,7 @@ func TestOpenRefusesARenamedRegisterWithRules(t *testing.T) {
 		e.Close()
 		t.Fatal("Open with tasks renamed succeeded; want it refused")
 	}
-	const want = "catalog/tasks.yaml: the task id and note rules need register tasks, which the catalog does not declare"
+	const want = "catalog/tasks.yaml: the task note rules need register tasks, which the catalog does not declare"
 	if !strings.Contains(err.Error(), want) || !reference.IsCatalogError(err) {
 		t.Errorf("Open with tasks renamed: %v; want a catalog error saying %q", err, want)
 	}

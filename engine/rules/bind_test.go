@@ -89,7 +89,7 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 				files["jobs.yaml"] = strings.Replace(files["tasks.yaml"], "register: tasks", "register: jobs", 1)
 				files["tasks.yaml"] = ""
 			},
-			want: "catalog/tasks.yaml: the task id and note rules need register tasks, which the catalog does not declare (renamed or removed?)",
+			want: "catalog/tasks.yaml: the task note rules need register tasks, which the catalog does not declare (renamed or removed?)",
 		},
 		{
 			name: "a register a rule reads is removed",
@@ -113,7 +113,7 @@ func TestBindRefusesACatalogTheRulesCannotRunOn(t *testing.T) {
 			edit: func(t *testing.T, files map[string]string) {
 				replace(t, files, "tasks.yaml", "  - name: notes\n    event: note_added       # task.note_added\n    log: note               # its entries in the task's change log: GET /v1/tasks/{nr}/notes lists them\n    description: Adds an entry to the task's log.\n    fields: [{name: Text, required: true}]\n", "")
 			},
-			want: "catalog/tasks.yaml: the task id and note rules carry out action notes, which the catalog does not declare",
+			want: "catalog/tasks.yaml: the task note rules carry out action notes, which the catalog does not declare",
 		},
 	}
 	for _, tc := range cases {

@@ -6,7 +6,7 @@ import "fieldapi/engine/names"
 // hooks run on one register.
 func Builtin() []Module {
 	return []Module{
-		taskRecord{},      // taskrecord.go: the Id, notes
+		taskRecord{},      // taskrecord.go: notes
 		taskStatus{},      // taskstatus.go: statuses and the company's transition table
 		taskAssignees{},   // taskassignees.go: assignees, their statuses, the bracket mark
 		taskPlan{},        // taskplan.go: plan dates

@@ -2,37 +2,26 @@ package rules
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
-	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/names"
 )
 
-// taskRecord: a task's Id, and its notes. The Id is the engine's internal
-// id of the task, its row number, known only once the row exists. The
-// notes action adds an entry to the task's change log, under the action
-// the catalog declares for its entries (log: note, names.TaskNotesLog),
-// which GET /v1/tasks/{nr}/notes lists; the task itself does not change.
+// taskRecord: a task's notes. The notes action adds an entry to the
+// task's change log, under the action the catalog declares for its
+// entries (log: note, names.TaskNotesLog), which GET
+// /v1/tasks/{nr}/notes lists; the task itself does not change. (A task's
+// Id, its row number, is no rule's: the catalog declares it rowNumber,
+// and the store writes it with the row.)
 type taskRecord struct{}
 
 // noteText is the body field of the notes action (catalog/tasks.yaml).
 const noteText = "Text"
 
-func (taskRecord) Name() string     { return "the task id and note rules" }
+func (taskRecord) Name() string     { return "the task note rules" }
 func (taskRecord) Register() string { return names.Tasks }
-func (taskRecord) Needs() []Need {
-	return []Need{Field(names.Tasks, names.TaskId, catalog.Text)}
-}
-
-// AfterCreate fills the Id of the task just stored.
-func (taskRecord) AfterCreate(ctx context.Context, tx Tx, c Created, values Values) error {
-	id := strconv.FormatInt(c.Row, 10)
-	values[names.TaskId] = id
-	_, err := tx.UpdateIf(ctx, names.Tasks, c.Key, nil, Values{names.TaskId: id})
-	return err
-}
+func (taskRecord) Needs() []Need    { return nil }
 
 func (taskRecord) Actions() map[string]Action {
 	return map[string]Action{names.TaskNotesAction: addTaskNote}

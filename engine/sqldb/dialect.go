@@ -141,6 +141,40 @@ func (d Dialect) SeqColumn() string {
 	return `"seq" INTEGER PRIMARY KEY AUTOINCREMENT`
 }
 
+// InsertedSeq is the SQL of the Seq a row takes in an INSERT that gives
+// the "seq" column itself (INSERT ... SELECT), so that other columns of
+// the row can hold it too; ordinal is the SQL of the row's place in the
+// statement, 1 for the first. The Seqs are those the column's own
+// numbering would give, unique and never used again, increasing with
+// ordinal: on PostgreSQL the next value of the column's sequence, one per
+// row of a SELECT that computes it once per row, in ordinal order when it
+// is ordered by ordinal (PostgreSQL evaluates volatile functions of a
+// select list after its sort); on SQLite one more than the largest Seq the
+// table ever had (its AUTOINCREMENT counter, which an insert of a given
+// seq moves up too, or its largest row if greater, as SQLite's own
+// numbering takes) plus ordinal-1, read while the statement holds the
+// write lock.
+func (d Dialect) InsertedSeq(table, ordinal string) string {
+	if d.postgres {
+		return `nextval(CAST((SELECT pg_get_serial_sequence(` + literal(Quote(table)) + `, 'seq')) AS regclass))`
+	}
+	return `(SELECT max(COALESCE((SELECT "seq" FROM sqlite_sequence WHERE "name" = ` + literal(table) + `), 0), ` +
+		`COALESCE((SELECT MAX("seq") FROM ` + Quote(table) + `), 0))) + ` + ordinal
+}
+
+// TypedParam is a placeholder for a value of SQL type sqlType where no
+// column types it, such as a VALUES list in a subquery: PostgreSQL would
+// take it as text, SQLite stores any value as it comes.
+func (d Dialect) TypedParam(sqlType string) string {
+	if d.postgres {
+		return "CAST(? AS " + sqlType + ")"
+	}
+	return "?"
+}
+
+// literal single-quotes a text as an SQL string.
+func literal(text string) string { return `'` + strings.ReplaceAll(text, `'`, `''`) + `'` }
+
 // BoolType is the type of a bool column.
 func (d Dialect) BoolType() string {
 	if d.postgres {

@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Schema is every table a store keeps. The pipeline derives the register
 // tables from the catalog and adds its own (settings, change log, extra
@@ -56,7 +59,15 @@ type Column struct {
 	Name    string // the storage's name for it (SQL column)
 	Type    Type
 	NotNull bool
+	// SeqText: a row inserted without a value for the column (absent or
+	// nil) gets its own Seq there, as decimal text (SeqText), written
+	// with the row (in the SQL store by the INSERT itself); a value the
+	// row gives is kept. Only on a Text column of a Seq table.
+	SeqText bool
 }
+
+// SeqText is what a SeqText column holds for a row whose Seq is seq.
+func SeqText(seq int64) string { return strconv.FormatInt(seq, 10) }
 
 // Type is a column's value type.
 type Type uint8
@@ -91,7 +102,8 @@ func (t *Table) Column(field string) *Column {
 }
 
 // Check refuses a schema a store could not keep: a table without columns,
-// a column or index naming what the table lacks, a name used twice.
+// a column or index naming what the table lacks, a name used twice, a
+// SeqText column that is not Text or whose table has no Seq.
 func (s *Schema) Check() error {
 	indexes := map[string]bool{}
 	for _, t := range s.Tables {
@@ -107,6 +119,9 @@ func (s *Schema) Check() error {
 				return fmt.Errorf("store schema: table %s: column %q/%q is unnamed, reserved or declared twice", t.Name, c.Field, c.Name)
 			}
 			fields[c.Field], names[c.Name] = true, true
+			if c.SeqText && (c.Type != Text || !t.Seq) {
+				return fmt.Errorf("store schema: table %s: column %s holds the Seq as text: it must be Text, in a table with a Seq", t.Name, c.Field)
+			}
 		}
 		for _, f := range t.Key {
 			if !fields[f] {

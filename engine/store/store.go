@@ -64,15 +64,18 @@ type Reader interface {
 type Tx interface {
 	Reader
 	// Insert adds rows to a table and returns each row's Seq (0 for a
-	// table without Seq). A row that repeats a unique index of the table
-	// fails the call with a *DuplicateError.
+	// table without Seq), increasing in the order of rows. A SeqText
+	// column a row gives no value holds that row's Seq. A row that
+	// repeats a unique index of the table fails the call with a
+	// *DuplicateError.
 	Insert(ctx context.Context, table, company string, rows []Values) ([]int64, error)
 	// Update sets columns of the rows that match where and returns how
 	// many matched.
 	Update(ctx context.Context, table, company string, where []Cond, set Values) (int64, error)
 	// Upsert inserts a row, or, when its Conflict columns (a unique index of
 	// the table) match a row already there, sets that row's Replace columns
-	// from it (none: keeps the row as it is).
+	// from it (none: keeps the row as it is). A row it inserts fills its
+	// SeqText columns as Insert does.
 	Upsert(ctx context.Context, table, company string, row Values, conflict, replace []string) error
 	// Delete removes the rows that match where and returns how many.
 	Delete(ctx context.Context, table, company string, where []Cond) (int64, error)

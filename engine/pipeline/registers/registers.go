@@ -24,6 +24,7 @@ type Register struct {
 	Key         *catalog.Field
 	EngineKeyed bool             // the key is the decimal text of the row's Seq, not a column
 	Stored      []*catalog.Field // fields with a column, in catalog order
+	RowNumber   *catalog.Field   // the field the store fills with the row's Seq as text (catalog rowNumber), or nil
 	Lookups     []*catalog.Field // lookup keys: unique per company
 	Owners      []OwnerLink      // where this register is a line list of another
 }
@@ -70,6 +71,9 @@ func Of(cat *catalog.Catalog) (Set, error) {
 				return nil, fmt.Errorf("%s: field %s: column %q is used by the engine", r.File, f.Name, f.Column)
 			}
 			reg.Stored = append(reg.Stored, f)
+			if f.RowNumber {
+				reg.RowNumber = f
+			}
 		}
 		regs[r.Name] = reg
 	}
@@ -115,6 +119,15 @@ func (r *Register) KeyOf(row store.Row) string {
 	}
 	key, _ := row.Values[r.Key.Name].(string)
 	return key
+}
+
+// Inserted completes the values of a record just inserted as row seq with
+// what the store filled in: its row number (the Seq as text, a SeqText
+// column) unless the values gave one.
+func (r *Register) Inserted(values map[string]any, seq int64) {
+	if f := r.RowNumber; f != nil && values[f.Name] == nil {
+		values[f.Name] = store.SeqText(seq)
+	}
 }
 
 // AsRecord is a row as a record: its values, and the key of an

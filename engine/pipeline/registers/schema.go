@@ -52,15 +52,16 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 }
 
 // storeTable is the register's table: Modified, then a column per stored
-// field; the key unique per company (unless the engine assigns it: the
-// Seq is the key then); an index for cursors and one for modifiedSince;
-// one per filtered field; and one for finding an owner's lines.
+// field (the row number's filled in by the store: SeqText); the key
+// unique per company (unless the engine assigns it: the Seq is the key
+// then); an index for cursors and one for modifiedSince; one per filtered
+// field; and one for finding an owner's lines.
 func (r *Register) storeTable() *store.Table {
 	name := r.Reg.Name
 	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
 	t.Columns = append(t.Columns, store.Column{Field: ModifiedField, Name: "modified", Type: store.Text, NotNull: true})
 	for _, f := range r.Stored {
-		t.Columns = append(t.Columns, store.Column{Field: f.Name, Name: f.Column, Type: columnType(f.Type)})
+		t.Columns = append(t.Columns, store.Column{Field: f.Name, Name: f.Column, Type: columnType(f.Type), SeqText: f.RowNumber})
 	}
 	if name == Users {
 		t.Columns = append(t.Columns, store.Column{Field: PermissionsColumn, Name: PermissionsColumn, Type: store.Text})

@@ -349,6 +349,7 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 		return nil, w.duplicateKey(r, p.key, err)
 	}
 	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
+	r.Inserted(p.values, c.seq)
 	if r.EngineKeyed {
 		c.key = formatSeq(c.seq)
 	}
@@ -404,6 +405,7 @@ func (w *Writer) createLines(ctx context.Context, owner *registers.Register, own
 	out := make([]*created, len(ins))
 	for i, p := range pending {
 		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
+		lr.Inserted(p.values, c.seq)
 		if lr.EngineKeyed {
 			c.key = formatSeq(c.seq)
 		}

@@ -232,7 +232,8 @@ func (tx *Tx) OnRollback(fn func()) {
 	}
 }
 
-// Insert adds rows, all or none of them.
+// Insert adds rows, all or none of them, each SeqText column a row
+// leaves empty holding its Seq.
 func (tx *Tx) Insert(ctx context.Context, table, company string, rows []store.Values) ([]int64, error) {
 	t, err := tx.begin(table)
 	if err != nil {
@@ -244,6 +245,7 @@ func (tx *Tx) Insert(ctx context.Context, table, company string, rows []store.Va
 		r := &row{ord: t.last, company: t.company(company)}
 		vals, err := t.values(in)
 		if err == nil {
+			t.fillSeqText(vals, r.ord)
 			err = tx.put(t, r, vals)
 		}
 		if err != nil {

@@ -101,6 +101,16 @@ func (t *table) values(in store.Values) (store.Values, error) {
 	return out, nil
 }
 
+// fillSeqText puts a new row's Seq in each SeqText column its values
+// leave empty (absent or nil).
+func (t *table) fillSeqText(vals store.Values, seq int64) {
+	for _, c := range t.Columns {
+		if c.SeqText && vals[c.Field] == nil {
+			vals[c.Field] = store.SeqText(seq)
+		}
+	}
+}
+
 var goTypes = [...]reflect.Type{store.Text: reflect.TypeFor[string](), store.Number: reflect.TypeFor[float64](),
 	store.Int: reflect.TypeFor[int64](), store.Bool: reflect.TypeFor[bool](), store.Bytes: reflect.TypeFor[[]byte](),
 	store.List: reflect.TypeFor[[]string](), store.Object: reflect.TypeFor[map[string]string]()}

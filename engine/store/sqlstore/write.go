@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"fieldapi/engine/sqldb"
@@ -25,54 +26,19 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	var cols []*store.Column
-	for _, c := range tb.allCols {
-		for _, row := range rows {
-			if _, set := row[c.Field]; set {
-				cols = append(cols, c)
-				break
-			}
-		}
+	ins, err := tb.insertion(rows)
+	if err != nil {
+		return nil, err
 	}
-	for _, row := range rows {
-		for field := range row {
-			if tb.columns[field] == nil {
-				return nil, fmt.Errorf("sqlstore: table %s has no column %q", tb.Name, field)
-			}
-		}
-	}
-	names := make([]string, 0, len(cols)+1)
-	if tb.Company {
-		names = append(names, sqldb.Quote(companyColumn))
-	}
-	for _, c := range cols {
-		names = append(names, sqldb.Quote(c.Name))
-	}
-	width := max(len(names), 1)
-	rowSQL := "(" + sqldb.Placeholders(len(names)) + ")"
-	if len(names) == 0 {
-		rowSQL = "(DEFAULT)" // not reached: every table has a column
-	}
-	head := "INSERT INTO " + tb.name + " (" + strings.Join(names, ", ") + ") VALUES "
 	tail := ""
 	if tb.Seq {
 		tail = ` RETURNING "seq"`
 	}
-	perStatement := min(maxRowsPerInsert, maxArgs/width)
+	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
 	seqs := make([]int64, 0, len(rows))
 	for start := 0; start < len(rows); start += perStatement {
 		chunk := rows[start:min(start+perStatement, len(rows))]
-		args := make([]any, 0, len(chunk)*width)
-		for _, row := range chunk {
-			if tb.Company {
-				args = append(args, company)
-			}
-			for _, c := range cols {
-				args = append(args, toDB(c, row[c.Field]))
-			}
-		}
-		query := head + strings.TrimSuffix(strings.Repeat(rowSQL+", ", len(chunk)), ", ") + tail
-		got, err := t.insertChunk(ctx, tb, query, args)
+		got, err := t.insertChunk(ctx, tb, t.s.insertSQL(ins, len(chunk))+tail, ins.args(company, chunk))
 		if err != nil {
 			return nil, err
 		}
@@ -87,11 +53,128 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 	return seqs, nil
 }
 
+// insertion is how rows go into a table: the columns any of them sets,
+// and whether the statement numbers them itself, because a row leaves a
+// SeqText column empty (the columns are then every SeqText one too).
+type insertion struct {
+	tb       *table
+	cols     []*store.Column
+	numbered bool
+}
+
+// insertion says how rows go into t; it refuses a field that is no
+// column.
+func (t *table) insertion(rows []store.Values) (insertion, error) {
+	for _, row := range rows {
+		for field := range row {
+			if t.columns[field] == nil {
+				return insertion{}, fmt.Errorf("sqlstore: table %s has no column %q", t.Name, field)
+			}
+		}
+	}
+	ins := insertion{tb: t}
+	var seqText []*store.Column
+	for _, c := range t.allCols {
+		set, empty := false, false
+		for _, row := range rows {
+			v, ok := row[c.Field]
+			set, empty = set || ok, empty || v == nil
+		}
+		if c.SeqText {
+			seqText = append(seqText, c)
+			ins.numbered = ins.numbered || empty
+		}
+		if set {
+			ins.cols = append(ins.cols, c)
+		}
+	}
+	if ins.numbered {
+		for _, c := range seqText {
+			if !slices.Contains(ins.cols, c) {
+				ins.cols = append(ins.cols, c)
+			}
+		}
+	}
+	return ins, nil
+}
+
+// width is the number of values of each row: its company and columns.
+func (ins insertion) width() int {
+	if ins.tb.Company {
+		return len(ins.cols) + 1
+	}
+	return max(len(ins.cols), 1)
+}
+
+// args are the values of the rows, row after row.
+func (ins insertion) args(company string, rows []store.Values) []any {
+	args := make([]any, 0, len(rows)*ins.width())
+	for _, row := range rows {
+		if ins.tb.Company {
+			args = append(args, company)
+		}
+		for _, c := range ins.cols {
+			args = append(args, toDB(c, row[c.Field]))
+		}
+	}
+	return args
+}
+
+// insertSQL is the INSERT of n rows, without RETURNING or ON CONFLICT:
+// INSERT ... VALUES, or, when the statement numbers the rows, an INSERT
+// ... SELECT from the rows numbered once each (a materialized WITH), in
+// the order of VALUES, whose SeqText columns take the row's number where
+// the row gives no value.
+func (s *Store) insertSQL(ins insertion, n int) string {
+	names := make([]string, 0, len(ins.cols)+2)
+	if ins.tb.Company {
+		names = append(names, sqldb.Quote(companyColumn))
+	}
+	for _, c := range ins.cols {
+		names = append(names, sqldb.Quote(c.Name))
+	}
+	if !ins.numbered {
+		rowSQL := "(" + sqldb.Placeholders(len(names)) + ")"
+		if len(names) == 0 {
+			rowSQL = "(DEFAULT)" // not reached: every table has a column
+		}
+		return "INSERT INTO " + ins.tb.name + " (" + strings.Join(names, ", ") + ") VALUES " +
+			strings.TrimSuffix(strings.Repeat(rowSQL+", ", n), ", ")
+	}
+	d := s.db.Dialect()
+	// VALUES names its columns column1, column2, ... in both databases:
+	// column1 is the row's ordinal, then come its company and columns.
+	seq := sqldb.Quote(seqColumn)
+	params := make([]string, 0, len(names))
+	selected := []string{seq}
+	if ins.tb.Company {
+		params = append(params, d.TypedParam("TEXT"))
+		selected = append(selected, `"column2"`)
+	}
+	for _, c := range ins.cols {
+		params = append(params, d.TypedParam(s.columnType(c)))
+		value := fmt.Sprintf(`"column%d"`, len(selected)+1)
+		if c.SeqText {
+			value = "COALESCE(" + value + ", CAST(" + seq + " AS TEXT))"
+		}
+		selected = append(selected, value)
+	}
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = "(" + strconv.Itoa(i+1) + ", " + strings.Join(params, ", ") + ")"
+	}
+	return `WITH "numbered" AS MATERIALIZED (SELECT ` + d.InsertedSeq(ins.tb.Name, `"v"."column1"`) + ` AS ` + seq +
+		`, "v".* FROM (VALUES ` + strings.Join(rows, ", ") + `) AS "v" ORDER BY "v"."column1") ` +
+		"INSERT INTO " + ins.tb.name + " (" + seq + ", " + strings.Join(names, ", ") + ") " +
+		"SELECT " + strings.Join(selected, ", ") + ` FROM "numbered" WHERE true` // WHERE: SQLite's parser wants it before ON CONFLICT
+}
+
 // insertChunk runs one INSERT and returns the seqs it gave, in the order
 // of its rows. Both databases number the rows of one INSERT in the order
 // of its VALUES (SQLite's AUTOINCREMENT one after the other, PostgreSQL
-// calling nextval row by row), while RETURNING may list them in any
-// order: sorted, they are the rows' seqs in order.
+// calling nextval row by row; a numbered insertion by the rows' ordinals,
+// sqldb.Dialect.InsertedSeq), while RETURNING may list them in any order:
+// sorted, they are the rows' seqs in order.
 func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []any) ([]int64, error) {
 	if !tb.Seq {
 		_, err := sqldb.Exec(ctx, t.tx, query, args...)
@@ -169,17 +252,15 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 	if err != nil {
 		return err
 	}
-	var names, targets, sets []string
-	var args []any
-	if tb.Company {
-		names, targets = append(names, sqldb.Quote(companyColumn)), append(targets, sqldb.Quote(companyColumn))
-		args = append(args, company)
+	rows := []store.Values{row}
+	ins, err := tb.insertion(rows)
+	if err != nil {
+		return err
 	}
-	for _, c := range tb.allCols {
-		if v, ok := row[c.Field]; ok {
-			names = append(names, sqldb.Quote(c.Name))
-			args = append(args, toDB(c, v))
-		}
+	args := ins.args(company, rows)
+	var targets, sets []string
+	if tb.Company {
+		targets = append(targets, sqldb.Quote(companyColumn))
 	}
 	for _, field := range conflict {
 		col, _, err := tb.column(field)
@@ -199,8 +280,7 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 	if len(sets) > 0 {
 		action = "DO UPDATE SET " + strings.Join(sets, ", ")
 	}
-	query := "INSERT INTO " + tb.name + " (" + strings.Join(names, ", ") + ") VALUES (" + sqldb.Placeholders(len(args)) + ")" +
-		" ON CONFLICT (" + strings.Join(targets, ", ") + ") " + action
+	query := t.s.insertSQL(ins, 1) + " ON CONFLICT (" + strings.Join(targets, ", ") + ") " + action
 	if !tb.Counted {
 		_, err = sqldb.Exec(ctx, t.tx, query, args...)
 		return t.duplicate(tb, err)

@@ -10,10 +10,11 @@
 //	}
 //
 // The suite declares its own schema (Schema) and checks rows and their
-// types, every condition operator, orders, limits, Seq order, the company
-// confinement, unique indexes, upserts, updates and deletes, transactions
-// that roll back (OnRollback included), number series and the row counts
-// of Counted tables. The whole engine's suite, engine/enginetest, runs the
+// types, every condition operator, orders, limits, Seq order, columns
+// holding the Seq as text (SeqText), the company confinement, unique
+// indexes, upserts, updates and deletes, transactions that roll back
+// (OnRollback included), number series and the row counts of Counted
+// tables. The whole engine's suite, engine/enginetest, runs the
 // pipeline on a store and checks the API's behaviour on top.
 package storetest
 
@@ -33,6 +34,7 @@ const (
 	itemsTable    = "st_items"    // Company, Seq, Counted; a unique Code per company
 	settingsTable = "st_settings" // Company, keyed by Name
 	globalTable   = "st_global"   // no company, keyed by ID
+	numberedTable = "st_numbered" // Company, Seq; Ref holds the Seq as text (SeqText); a unique Code per company
 )
 
 // Schema is the schema the suite's stores keep.
@@ -40,21 +42,16 @@ func Schema() *store.Schema {
 	return &store.Schema{Tables: []*store.Table{
 		{
 			Name: itemsTable, Company: true, Seq: true, Counted: true,
-			Columns: []store.Column{
-				{Field: "Code", Name: "code", Type: store.Text},
-				{Field: "Name", Name: "name", Type: store.Text},
-				{Field: "Price", Name: "price", Type: store.Number},
-				{Field: "Stock", Name: "stock", Type: store.Int},
-				{Field: "Active", Name: "active", Type: store.Bool},
-				{Field: "Tags", Name: "tags", Type: store.List},
-				{Field: "Attrs", Name: "attrs", Type: store.Object},
-				{Field: "Blob", Name: "blob", Type: store.Bytes},
-				{Field: "Day", Name: "day", Type: store.Text},
-			},
+			Columns: itemColumns(),
 			Indexes: []store.Index{
 				{Name: "st_items_code", Fields: []string{"Code"}, Unique: true},
 				{Name: "st_items_day", Fields: []string{"Day", store.SeqField}},
 			},
+		},
+		{
+			Name: numberedTable, Company: true, Seq: true,
+			Columns: append(itemColumns(), store.Column{Field: "Ref", Name: "ref", Type: store.Text, SeqText: true}),
+			Indexes: []store.Index{{Name: "st_numbered_code", Fields: []string{"Code"}, Unique: true}},
 		},
 		{
 			Name: settingsTable, Company: true, Key: []string{"Name"},
@@ -71,6 +68,21 @@ func Schema() *store.Schema {
 			},
 		},
 	}}
+}
+
+// itemColumns are the columns of the items: one of each type.
+func itemColumns() []store.Column {
+	return []store.Column{
+		{Field: "Code", Name: "code", Type: store.Text},
+		{Field: "Name", Name: "name", Type: store.Text},
+		{Field: "Price", Name: "price", Type: store.Number},
+		{Field: "Stock", Name: "stock", Type: store.Int},
+		{Field: "Active", Name: "active", Type: store.Bool},
+		{Field: "Tags", Name: "tags", Type: store.List},
+		{Field: "Attrs", Name: "attrs", Type: store.Object},
+		{Field: "Blob", Name: "blob", Type: store.Bytes},
+		{Field: "Day", Name: "day", Type: store.Text},
+	}
 }
 
 // Run runs the suite. newStore returns a store of schema holding no rows,
@@ -102,6 +114,7 @@ var tests = []struct {
 	{"columns and expressions", columnsAndExprs},
 	{"estimates", estimates},
 	{"keyset walks", keysetWalks},
+	{"seq as text", seqAsText},
 }
 
 const acme, other = "acme", "other"
@@ -114,12 +127,19 @@ func write(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.Tx
 	}
 }
 
+// insert inserts items in one transaction and returns their seqs.
 func insert(t *testing.T, s store.Store, company string, rows ...store.Values) []int64 {
+	t.Helper()
+	return insertInto(t, s, itemsTable, company, rows...)
+}
+
+// insertInto inserts rows of a table in one transaction and returns their seqs.
+func insertInto(t *testing.T, s store.Store, table, company string, rows ...store.Values) []int64 {
 	t.Helper()
 	var seqs []int64
 	write(t, s, func(ctx context.Context, tx store.Tx) error {
 		var err error
-		seqs, err = tx.Insert(ctx, itemsTable, company, rows)
+		seqs, err = tx.Insert(ctx, table, company, rows)
 		return err
 	})
 	if len(seqs) != len(rows) {
