@@ -84,6 +84,14 @@ func (r *Register) storeTable() *store.Table {
 	// the list's fixed values finds an owner's lines exactly. Without it
 	// the planner may pick a filter's index on a fixed value alone
 	// (materials by OwnerType), which holds every line of every owner.
+	// Each filtered field gets an index, which also serves its filtered
+	// totals; a "contains" filter cannot use one (it scans). indexed holds
+	// the fields an index leads with already: the key, the lookup keys and
+	// a line list's parent (its lines index serves a filter on it too).
+	indexed := map[string]bool{r.Key.Name: true}
+	for _, f := range r.Lookups {
+		indexed[f.Name] = true
+	}
 	seen := map[string]bool{}
 	for _, o := range r.Owners {
 		fields := append([]string{o.Line.Parent}, slices.Sorted(maps.Keys(o.Line.Set))...)
@@ -94,14 +102,9 @@ func (r *Register) storeTable() *store.Table {
 		suffix := "lines_" + strings.Join(columns, "_")
 		if !seen[suffix] {
 			seen[suffix] = true
+			indexed[o.Line.Parent] = true
 			t.Indexes = append(t.Indexes, index(false, suffix, fields...))
 		}
-	}
-	// Each filtered field gets an index, which also serves its filtered
-	// totals; a "contains" filter cannot use one (it scans).
-	indexed := map[string]bool{r.Key.Name: true}
-	for _, f := range r.Lookups {
-		indexed[f.Name] = true
 	}
 	t.Indexes = append(t.Indexes, r.sortIndexes(indexed)...)
 	for _, fl := range r.Reg.Filters {
