@@ -183,7 +183,9 @@ func TestExpandNeedsTheReadScope(t *testing.T) {
 
 // TestShapeBadInput: every malformed fields= or expand= is 400
 // invalid_parameter naming the parameter and what is wrong with it; an
-// unknown name lists the valid ones.
+// unknown name lists the valid ones (a line list's lines' fields among
+// them), as does a name inside a field that is neither a line list nor an
+// expansion.
 func TestShapeBadInput(t *testing.T) {
 	Each(t, func(t *testing.T, b Backend) {
 		env := Start(t, b, runtime.Config{}).SkipRequestValidation()
@@ -198,7 +200,15 @@ func TestShapeBadInput(t *testing.T) {
 			{"fields=Status,status", "fields", "Status is named twice", nil},
 			{"fields=Customer.Name", "fields", "add it to expand", nil},
 			{"fields=Customer.Bogus&expand=Customer", "fields", `"Customer.Bogus" is not a field`, []string{"Nr", "Customer.Name"}},
-			{"fields=Customer.Contacts.Name&expand=Customer", "fields", "one expansion deep", nil},
+			{"fields=Customer.Contacts.Name&expand=Customer", "fields", "one level deep", nil},
+			{"fields=Materials.Bogus", "fields", `"Materials.Bogus" is not a field`, []string{"Nr", "Materials", "Materials.Id", "Materials.ProductNr", "Times.Hours"}},
+			{"fields=materials.productNr,Materials.ProductNr", "fields", "Materials.ProductNr is named twice", nil},
+			{"fields=Materials,Materials.ProductNr", "fields", "named both alone (its lines whole) and by its lines' fields", nil},
+			{"fields=Materials.ProductNr,Materials", "fields", "named both alone (its lines whole) and by its lines' fields", nil},
+			{"fields=Materials.Product.Name", "fields", "one level deep", nil},
+			{"fields=Status.Name", "fields", "Status is neither a line list nor an expansion", []string{"Status", "Materials.ProductNr"}},
+			{"fields=CustomerNr.Name&expand=Customer", "fields", "CustomerNr is neither a line list nor an expansion", []string{"Customer.Name", "Materials.Quantity"}},
+			{"fields=Bogus.Name", "fields", `"Bogus.Name" is not a field`, []string{"Materials.Quantity"}},
 			{"fields=Nr&fields=Status", "fields", "given more than once", nil},
 			{"fields=" + url.QueryEscape("Nr'; DROP TABLE tasks;--"), "fields", "is not a field", nil},
 			{"fields=%C3%28", "fields", "valid UTF-8", nil},

@@ -77,7 +77,7 @@ type ContactListParams struct {
 	CustomerNr     string    // CustomerNr equals this.
 	Name           string    // Name contains this text, ignoring case.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string  // answer with only these fields (the key always comes); nil: every field
+	Fields         []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

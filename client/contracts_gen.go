@@ -149,7 +149,7 @@ type ContractListParams struct {
 	Status         []string  // Status is one of these.
 	CustomerNr     string    // CustomerNr equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string  // answer with only these fields (the key always comes); nil: every field
+	Fields         []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -130,7 +130,7 @@ type CustomerListParams struct {
 	NamePrefix     string              // name[prefix]: Name starts with the text (exact case).
 	Sort           []CustomerSort      // order by these keys, then newest first; none: newest first
 	Count          Count               // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string            // answer with only these fields (the key always comes); nil: every field
+	Fields         []string            // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand         []CustomerExpansion // answer each record with these related records
 }
 

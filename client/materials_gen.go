@@ -88,7 +88,7 @@ type MaterialListParams struct {
 	ProductNr      string              // ProductNr equals this.
 	Invoice        *bool               // Invoice is this.
 	Count          Count               // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string            // answer with only these fields (the key always comes); nil: every field
+	Fields         []string            // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand         []MaterialExpansion // answer each record with these related records
 }
 

@@ -71,7 +71,7 @@ type Object3ListParams struct {
 	Category       string    // Category equals this.
 	CustomerNr     string    // CustomerNr equals this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string  // answer with only these fields (the key always comes); nil: every field
+	Fields         []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

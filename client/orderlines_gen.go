@@ -66,7 +66,7 @@ type OrderLineListParams struct {
 	OrderNr             string    // OrderNr equals this.
 	IncludeZeroQuantity bool      // true also lists records whose Quantity is 0 (hidden otherwise).
 	Count               Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields              []string  // answer with only these fields (the key always comes); nil: every field
+	Fields              []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

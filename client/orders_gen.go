@@ -176,7 +176,7 @@ type OrderListParams struct {
 	DeliveryDateIsnull *bool            // deliveryDate[isnull]: true: DeliveryDate has no value; false: it has one.
 	Sort               []OrderSort      // order by these keys, then newest first; none: newest first
 	Count              Count            // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields             []string         // answer with only these fields (the key always comes); nil: every field
+	Fields             []string         // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand             []OrderExpansion // answer each record with these related records
 }
 

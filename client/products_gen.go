@@ -99,7 +99,7 @@ type ProductListParams struct {
 	BasePriceIsnull *bool         // basePrice[isnull]: true: BasePrice has no value; false: it has one.
 	Sort            []ProductSort // order by these keys, then newest first; none: newest first
 	Count           Count         // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields          []string      // answer with only these fields (the key always comes); nil: every field
+	Fields          []string      // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -107,7 +107,7 @@ type ProjectListParams struct {
 	Owner          string             // Owner equals this.
 	Status         []string           // Status is one of these.
 	Count          Count              // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string           // answer with only these fields (the key always comes); nil: every field
+	Fields         []string           // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand         []ProjectExpansion // answer each record with these related records
 }
 

@@ -188,7 +188,7 @@ type QuoteListParams struct {
 	ValidUntilDateIsnull *bool       // validUntilDate[isnull]: true: ValidUntilDate has no value; false: it has one.
 	Sort                 []QuoteSort // order by these keys, then newest first; none: newest first
 	Count                Count       // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields               []string    // answer with only these fields (the key always comes); nil: every field
+	Fields               []string    // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -6,8 +6,10 @@ import "net/url"
 // the same as its parameters' Fields and Expand.
 type ReadOption func(url.Values)
 
-// WithFields answers with only the fields named (as read, such as Nr or
-// Customer.Name for a field of an expansion); the key always comes.
+// WithFields answers with only the fields named (as read, such as Nr,
+// Customer.Name for a field of an expansion, or Materials.ProductNr for a
+// field of a line list's lines, each line keeping its key); the key
+// always comes.
 func WithFields(names ...string) ReadOption {
 	return func(q url.Values) { setList(q, "fields", names) }
 }

@@ -248,7 +248,7 @@ type TaskListParams struct {
 	EstimatedTimeLt     *float64        // estimatedTime[lt]: EstimatedTime < the value.
 	Sort                []TaskSort      // order by these keys, then newest first; none: newest first
 	Count               Count           // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields              []string        // answer with only these fields (the key always comes); nil: every field
+	Fields              []string        // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand              []TaskExpansion // answer each record with these related records
 }
 

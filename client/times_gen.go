@@ -107,7 +107,7 @@ type TimeListParams struct {
 	DateLt         string     // date[lt]: Date < the value (ISO 8601 date or date-time, compared in time order; a bare date counts whole days).
 	Sort           []TimeSort // order by these keys, then newest first; none: newest first
 	Count          Count      // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string   // answer with only these fields (the key always comes); nil: every field
+	Fields         []string   // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

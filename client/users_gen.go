@@ -37,7 +37,7 @@ type UserListParams struct {
 	IncludePassive  bool      // true also lists records whose Status is Passive (hidden otherwise).
 	IncludeArchived bool      // true also lists records whose Status is Archived (hidden otherwise).
 	Count           Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields          []string  // answer with only these fields (the key always comes); nil: every field
+	Fields          []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -11,6 +12,11 @@ type Shape struct {
 	// Fields names the register's fields to read, PascalCase: the key and
 	// whatever the read needs itself are read as well. nil reads every field.
 	Fields []string
+	// Lines narrows line lists the read shape carries (named in Fields), by
+	// their name (Materials): the fields each line is read with, as Fields
+	// names the record's (the line's key is read always). A list named in
+	// Fields and not here is read whole.
+	Lines map[string][]string
 	// Expand names the related records to read with each record, as the
 	// catalog declares them (Register.Expansions).
 	Expand []Expand
@@ -22,6 +28,23 @@ type Shape struct {
 type Expand struct {
 	Name   string   // the expansion's name, as the catalog declares it (Customer)
 	Fields []string // the expanded records' fields, as Shape.Fields; nil: every field
+	// MaxLines, for a line list, is the most lines a record may carry; 0
+	// is no limit. The list's one query reads at most one line more than
+	// the page's records may carry together, and a read where a record
+	// carries more is refused (*TooManyLinesError), before its lines are
+	// all read.
+	MaxLines int
+}
+
+// TooManyLinesError refuses a read whose expanded line list carries more
+// lines on some record than Expand.MaxLines allows.
+type TooManyLinesError struct {
+	Expansion string // Materials
+	Most      int    // Expand.MaxLines
+}
+
+func (e *TooManyLinesError) Error() string {
+	return fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", e.Most, e.Expansion)
 }
 
 // Shaped reports whether the shape asks for anything but the record as read.

@@ -259,6 +259,15 @@ var contractReadShape = runtime.ReadShape{
 		"ExtraFields",
 	},
 	Key: "Nr",
+	Lines: []runtime.LineList{{
+		Fields: materialReadShape.Fields,
+		Key:    "Id",
+		Name:   "Materials",
+	}, {
+		Fields: timeReadShape.Fields,
+		Key:    "Id",
+		Name:   "Times",
+	}},
 }
 
 // listContracts serves GET /v1/contracts.

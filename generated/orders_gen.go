@@ -324,6 +324,11 @@ var orderReadShape = runtime.ReadShape{
 		"ExtraFields",
 	},
 	Key: "Nr",
+	Lines: []runtime.LineList{{
+		Fields: orderLineReadShape.Fields,
+		Key:    "Id",
+		Name:   "Lines",
+	}},
 }
 
 // listOrders serves GET /v1/orders.

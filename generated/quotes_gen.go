@@ -296,6 +296,15 @@ var quoteReadShape = runtime.ReadShape{
 		"ExtraFields",
 	},
 	Key: "Nr",
+	Lines: []runtime.LineList{{
+		Fields: materialReadShape.Fields,
+		Key:    "Id",
+		Name:   "Materials",
+	}, {
+		Fields: timeReadShape.Fields,
+		Key:    "Id",
+		Name:   "Times",
+	}},
 }
 
 // listQuotes serves GET /v1/quotes.

@@ -518,6 +518,15 @@ var taskReadShape = runtime.ReadShape{
 		"ExtraFields",
 	},
 	Key: "Nr",
+	Lines: []runtime.LineList{{
+		Fields: materialReadShape.Fields,
+		Key:    "Id",
+		Name:   "Materials",
+	}, {
+		Fields: timeReadShape.Fields,
+		Key:    "Id",
+		Name:   "Times",
+	}},
 }
 
 // listTasks serves GET /v1/tasks.

@@ -138,6 +138,9 @@ type (
 	ReadShape = readshape.Shape
 	// Expansion is one relation a read may expand (readshape.Expansion).
 	Expansion = readshape.Expansion
+	// LineList is a line list of the read shape whose lines fields= may
+	// narrow (readshape.LineList).
+	LineList = readshape.LineList
 )
 
 // MaxExpandedLines is how many lines an expanded line list may carry per

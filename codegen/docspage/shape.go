@@ -2,6 +2,7 @@ package docspage
 
 import (
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,16 @@ func shapeDocs(r *model.Register) docsReadShape {
 		"the store reads only those columns. Names are as read (PascalCase) or camelCase; an unknown one is 400 " + code("invalid_parameter") +
 		" listing the valid ones. Gets take it too (" + code(r.ItemDocPath+"?fields=…") + "); their ETag is then weak, of the answer: " +
 		code("If-None-Match") + " still answers 304, a write's " + code("If-Match") + " refuses it."}
+	if len(r.ReadLines) > 0 {
+		l := r.ReadLines[0]
+		lineNames := l.Of.ReadNames()
+		i := slices.IndexFunc(lineNames, func(n string) bool { _, set := l.Set[n]; return n != l.Of.Key && n != l.Parent && !set })
+		nested := l.ReadName + "." + lineNames[max(i, 0)]
+		d.Fields += " The fields of a line list's lines are named after the list: " + code(r.CollectionPath+"?fields="+example[1]+","+nested) +
+			" answers each record's " + text(l.ReadName) + " with only " + code(nested) + " and the line's key " + code(l.Of.Key) +
+			" on each line, the store reading only those columns; " + code("fields="+l.ReadName) + " answers whole lines, and naming a list both ways is 400. " +
+			"A name inside a field that is neither a line list nor an expansion is 400."
+	}
 	if len(r.Expansions) == 0 {
 		return d
 	}

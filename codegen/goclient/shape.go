@@ -59,7 +59,7 @@ func clientExpansionFields(r *clientRegister) []jen.Code {
 // clientShapeParams are the Fields and Expand of a list's parameters and
 // the lines that send them.
 func clientShapeParams(r *clientRegister) (fields, send []jen.Code) {
-	fields = append(fields, jen.Id("Fields").Index().String().Comment("answer with only these fields (the key always comes); nil: every field"))
+	fields = append(fields, jen.Id("Fields").Index().String().Comment("answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field"))
 	send = append(send, jen.Id("setList").Call(jen.Id("q"), jen.Lit(engine.FieldsParam), jen.Id("p").Dot("Fields")))
 	if len(r.Expansions) > 0 {
 		fields = append(fields, jen.Id("Expand").Index().Id(expansionType(r.Register)).Comment("answer each record with these related records"))

@@ -7,19 +7,34 @@ import (
 )
 
 // readShapeVar emits what fields= and expand= may name on the reads of a
-// register; each expansion carries the expanded register's names and view
-// inline (a reference to its ReadShape could make an initialization cycle):
+// register; each line list of the read shape takes its lines' names from
+// their register's ReadShape (a line register's reads do not lead back to
+// its owner's shape), each expansion carries the expanded register's names
+// and view inline (a reference to its ReadShape could make an
+// initialization cycle: task expands Project, and so on):
 //
 //	// taskReadShape is what fields= and expand= may name on the reads of tasks.
 //	var taskReadShape = runtime.ReadShape{
 //		Key:    "Nr",
 //		Fields: []string{"Nr", ...},
+//		Lines:  []runtime.LineList{{Name: "Materials", Key: "Id", Fields: materialReadShape.Fields}, ...},
 //		Expand: []runtime.Expansion{{Name: "Customer", Scope: "customers:read", ...}},
 //	}
 func readShapeVar(f *jen.File, r *model.Register) {
 	dict := jen.Dict{
 		jen.Id("Key"):    jen.Lit(r.Key),
 		jen.Id("Fields"): names(r.ReadNames()),
+	}
+	if len(r.ReadLines) > 0 {
+		var lines []jen.Code
+		for _, l := range r.ReadLines {
+			lines = append(lines, jen.Values(jen.Dict{
+				jen.Id("Name"):   jen.Lit(l.ReadName),
+				jen.Id("Key"):    jen.Lit(l.Of.Key),
+				jen.Id("Fields"): jen.Id(l.Of.ReadShapeVar).Dot("Fields"),
+			}))
+		}
+		dict[jen.Id("Lines")] = jen.Index().Qual(runtimePkg, "LineList").Values(lines...)
 	}
 	if len(r.Expansions) > 0 {
 		var expand []jen.Code

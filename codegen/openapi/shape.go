@@ -20,9 +20,18 @@ func shapeParameters(r *model.Register) []*Parameter {
 	}
 	desc := "Comma list of the fields to answer with, named as read (PascalCase) or in camelCase: " +
 		strings.Join(r.ReadNames(), ", ") + ". The key " + r.Key + " is always answered; absent: every field."
+	if len(r.ReadLines) > 0 {
+		var lines []string
+		for _, l := range r.ReadLines {
+			lines = append(lines, l.ReadName+".<field of "+l.Of.RecordType+">")
+		}
+		desc += " The fields of a line list's lines are named after the list (" + strings.Join(lines, ", ") +
+			"): each line then carries those and its key; the list named alone answers whole lines, and naming it both ways is 400."
+	}
 	if len(nested) > 0 {
 		desc += " An expanded record's fields are named after the expansion (" + strings.Join(nested, ", ") + "); without them it is answered whole."
 	}
+	desc += " A name inside a field that is neither a line list nor an expansion is 400."
 	desc += " An unknown name is 400 invalid_parameter listing the valid ones in validValues."
 	params := []*Parameter{{Name: engine.FieldsParam, In: "query", Style: "form", Explode: &notExploded, Description: desc,
 		Schema: &Schema{Type: types("array"), MinItems: ptr(1), Items: &Schema{Type: types("string"), MinLength: ptr(1)}}}}

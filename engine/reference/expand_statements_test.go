@@ -3,6 +3,8 @@ package reference_test
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,29 +75,134 @@ func TestStatementsPerExpansionDoNotGrowWithThePage(t *testing.T) {
 	}
 }
 
-// queryRecorder keeps the text of the queries a database is sent.
+// queryRecorder keeps the text of the queries a database is sent, and
+// their arguments.
 type queryRecorder struct {
 	sqlmw.NullInterceptor
 	mu      sync.Mutex
 	queries []string
+	args    [][]driver.NamedValue
 }
 
-func (r *queryRecorder) record(query string) {
+func (r *queryRecorder) record(query string, args []driver.NamedValue) {
 	r.mu.Lock()
 	r.queries = append(r.queries, query)
+	r.args = append(r.args, args)
 	r.mu.Unlock()
 }
 
 func (r *queryRecorder) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	r.record(query)
+	r.record(query, args)
 	rows, err := conn.QueryContext(ctx, query, args)
 	return ctx, rows, err
 }
 
 func (r *queryRecorder) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	r.record(query)
+	r.record(query, args)
 	rows, err := stmt.QueryContext(ctx, args)
 	return ctx, rows, err
+}
+
+// recordedDemo opens the demo engine over dsn, recording the queries it
+// sends from its opening on.
+func recordedDemo(t *testing.T, dsn string) (*reference.Engine, *queryRecorder) {
+	t.Helper()
+	rec := &queryRecorder{}
+	e := openDemo(t, dsn, builtin(t), reference.Options{
+		WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, rec) }})
+	rec.mu.Lock()
+	rec.queries, rec.args = nil, nil
+	rec.mu.Unlock()
+	return e, rec
+}
+
+// since are the queries recorded after the first n.
+func (r *queryRecorder) since(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.queries[n:])
+}
+
+// argsOf are the arguments of the query recorded i-th.
+func (r *queryRecorder) argsOf(i int) []driver.NamedValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.args[i]
+}
+
+// count is how many queries are recorded.
+func (r *queryRecorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.queries)
+}
+
+// TestLineFieldsReadOnlyTheirColumns: a list whose fields narrow a line
+// list of the read shape (Shape.Lines) reads those lines' columns named
+// (with the owner field and the key the read needs), in one query for
+// the page; an expanded line list with MaxLines reads at most one line
+// more than the page may carry (LIMIT records×MaxLines+1).
+func TestLineFieldsReadOnlyTheirColumns(t *testing.T) {
+	for _, b := range sqlBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			e, rec := recordedDemo(t, b.DSN(t))
+			s := engine.Session{Company: "demo", Sign: "API", ClientID: "columns"}
+			from := rec.count()
+			page, err := e.List(ctx, s, "tasks", engine.Query{Limit: 10, Shape: engine.Shape{
+				Fields: []string{"Status", "Materials"},
+				Lines:  map[string][]string{"Materials": {"Id", "Quantity"}},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Records) != 10 || page.Records[0]["Materials"] == nil || page.Records[0]["Times"] != nil {
+				t.Fatalf("records %v; want the key, Status and Materials only", page.Records[0])
+			}
+			var materials []string
+			for _, q := range rec.since(from) {
+				switch {
+				case strings.Contains(q, `FROM "materials"`):
+					materials = append(materials, q)
+				case strings.Contains(q, `"times"`):
+					t.Errorf("a query for Times, which fields left out: %s", q)
+				}
+			}
+			if len(materials) != 1 {
+				t.Fatalf("%d queries of materials; want one for the page: %q", len(materials), materials)
+			}
+			for _, want := range []string{`"quantity"`, `"owner_nr"`} {
+				if !strings.Contains(materials[0], want) {
+					t.Errorf("the materials query lacks %s: %s", want, materials[0])
+				}
+			}
+			for _, unwanted := range []string{`"product_nr"`, `"note"`, `"price"`} {
+				if strings.Contains(materials[0], unwanted) {
+					t.Errorf("the materials query reads %s, which fields left out: %s", unwanted, materials[0])
+				}
+			}
+
+			from = rec.count()
+			if _, err := e.List(ctx, s, "customers", engine.Query{Limit: 7, Shape: engine.Shape{Expand: []engine.Expand{{Name: "Contacts", MaxLines: 100}}}}); err != nil {
+				t.Fatal(err)
+			}
+			var limited bool
+			for i, q := range rec.since(from) {
+				if !strings.Contains(q, `FROM "contacts"`) {
+					continue
+				}
+				args := rec.argsOf(from + i)
+				// LIMIT ? OFFSET ?: the limit is the last argument but one.
+				limited = strings.Contains(q, " LIMIT ") && len(args) >= 2 && fmt.Sprint(args[len(args)-2].Value) == "701"
+				if !limited {
+					t.Errorf("the expanded contacts query is not limited to 7×100+1 lines: %s %v", q, args)
+				}
+			}
+			if !limited {
+				t.Error("no query of the expanded contacts")
+			}
+		})
+	}
 }
 
 // TestFieldsReadOnlyTheirColumns: a list with fields= has the store read
@@ -105,13 +212,8 @@ func TestFieldsReadOnlyTheirColumns(t *testing.T) {
 	for _, b := range sqlBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			rec := &queryRecorder{}
-			e := openDemo(t, b.DSN(t), builtin(t), reference.Options{
-				WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, rec) }})
+			e, rec := recordedDemo(t, b.DSN(t))
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "columns"}
-			rec.mu.Lock()
-			rec.queries = nil
-			rec.mu.Unlock()
 			page, err := e.List(ctx, s, "tasks", engine.Query{Limit: 10, Shape: engine.Shape{
 				Fields: []string{"Status"},
 				Expand: []engine.Expand{{Name: "Customer", Fields: []string{"City"}}},

@@ -347,9 +347,12 @@ func Of(err error) *Problem {
 	var cmd *engine.CommandError
 	var perm *engine.PermissionError
 	var taken *engine.KeyTakenError
+	var tooMany *engine.TooManyLinesError
 	switch {
 	case errors.As(err, &p):
 		return p
+	case errors.As(err, &tooMany): // the read's expand= asked more than it carries
+		return InvalidParameter(engine.ExpandParam, tooMany.Error())
 	case errors.As(err, &cmd):
 		return CommandFailed(cmd.Detail, cmd.ValidValues)
 	case errors.As(err, &taken) && taken.Lookup:

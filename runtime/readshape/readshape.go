@@ -31,7 +31,17 @@ const MaxExpandedLines = 100
 type Shape struct {
 	Key    string      // the key: every shaped record carries it
 	Fields []string    // the members of the read shape, PascalCase, in order
+	Lines  []LineList  // the line lists among Fields, whose lines fields= may narrow
 	Expand []Expansion // the relations a read may expand, in catalog order
+}
+
+// LineList is a line list the read shape carries (a member of Fields):
+// fields= may name its lines' fields after it (Materials.ProductNr), and
+// each line then carries those and its key.
+type LineList struct {
+	Name   string   // the member, PascalCase (Materials)
+	Key    string   // the line register's key: every narrowed line carries it
+	Fields []string // the line register's read shape
 }
 
 // Expansion is one relation a read may expand: a reference field's record
@@ -49,7 +59,7 @@ type Expansion struct {
 type Request struct {
 	Engine engine.Shape        // what the engine reads
 	keep   []string            // top-level members answered; nil: all
-	nested map[string][]string // per expansion asked: its members answered; nil: all
+	nested map[string][]string // per expansion asked or line list narrowed: its members answered; nil: all
 	expand []*Expansion        // as asked
 }
 
@@ -58,8 +68,9 @@ func (sr Request) Shaped() bool { return sr.Engine.Shaped() }
 
 // Parse reads fields= and expand= strictly: every name is one the
 // register reads (fieldname.Resolve: PascalCase or camelCase), each once;
-// an expansion is one level deep, and a nested field (Customer.Name)
-// needs its expansion asked.
+// an expansion is one level deep, and a nested field needs its expansion
+// asked (Customer.Name) or names a field of a line list's lines
+// (Materials.ProductNr).
 func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
 	var sr Request
 	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
@@ -101,7 +112,11 @@ func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
 				return sr, err
 			}
 			sr.expand = append(sr.expand, x)
-			sr.Engine.Expand = append(sr.Engine.Expand, engine.Expand{Name: x.Name})
+			ex := engine.Expand{Name: x.Name}
+			if x.Lines {
+				ex.MaxLines = MaxExpandedLines
+			}
+			sr.Engine.Expand = append(sr.Engine.Expand, ex)
 		}
 	}
 	if values.Has(engine.FieldsParam) {
@@ -119,71 +134,136 @@ func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
 		for i, x := range sr.expand {
 			sr.Engine.Expand[i].Fields = sr.nested[x.Name]
 		}
+		for _, l := range rs.Lines {
+			if kept := sr.nested[l.Name]; kept != nil {
+				if sr.Engine.Lines == nil {
+					sr.Engine.Lines = map[string][]string{}
+				}
+				sr.Engine.Lines[l.Name] = kept
+			}
+		}
 	}
 	return sr, nil
 }
 
 // addField adds one name of fields=: a member of the read shape, or
-// Expansion.Member of an expansion asked.
+// Expansion.Member of an expansion asked, or List.Member of a line list
+// of the read shape.
 func (sr *Request) addField(item string, rs Shape) error {
 	base, member, nested := strings.Cut(item, ".")
 	if !nested {
 		name, ok := fieldname.Resolve(item, rs.Fields)
 		if !ok {
-			return unknownField(item, rs.Fields, sr.expand)
+			return unknownField(item, rs, sr.expand)
 		}
-		if name != rs.Key && slices.Contains(sr.keep, name) {
-			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
-		}
-		if name != rs.Key {
-			sr.keep = append(sr.keep, name)
-		}
-		return nil
+		return sr.keepMember(name, rs.Key)
 	}
-	i := slices.IndexFunc(sr.expand, func(x *Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok })
-	if i < 0 {
-		if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok }) {
-			return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
-		}
-		return unknownField(item, rs.Fields, sr.expand)
+	in, listed, err := sr.inside(base, item, rs)
+	if err != nil {
+		return err
 	}
-	x := sr.expand[i]
 	if strings.Contains(member, ".") {
-		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one expansion deep", item))
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: fields go one level deep (a field of an expansion or of a line list's lines)", item))
 	}
-	name, ok := fieldname.Resolve(member, x.Fields)
+	name, ok := fieldname.Resolve(member, in.Fields)
 	if !ok {
-		return unknownField(item, rs.Fields, sr.expand)
+		return unknownField(item, rs, sr.expand)
+	}
+	if listed {
+		if slices.Contains(sr.keep, in.Name) && sr.nested[in.Name] == nil {
+			return namedWholeAndNarrowed(in.Name)
+		}
+		if !slices.Contains(sr.keep, in.Name) {
+			sr.keep = append(sr.keep, in.Name)
+		}
 	}
 	if sr.nested == nil {
 		sr.nested = map[string][]string{}
 	}
-	kept := sr.nested[x.Name]
+	kept := sr.nested[in.Name]
 	if kept == nil {
-		kept = []string{x.Key}
+		kept = []string{in.Key}
 	}
-	if name != x.Key && slices.Contains(kept, name) {
-		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", x.Name, name))
+	if name != in.Key && slices.Contains(kept, name) {
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s.%s is named twice", in.Name, name))
 	}
-	if name != x.Key {
+	if name != in.Key {
 		kept = append(kept, name)
 	}
-	sr.nested[x.Name] = kept
+	sr.nested[in.Name] = kept
 	return nil
 }
 
+// keepMember adds a member of the read shape named alone (the key comes
+// always); a line list whose lines' fields are named is refused.
+func (sr *Request) keepMember(name, key string) error {
+	if name == key {
+		return nil
+	}
+	if sr.nested[name] != nil {
+		return namedWholeAndNarrowed(name)
+	}
+	if slices.Contains(sr.keep, name) {
+		return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named twice", name))
+	}
+	sr.keep = append(sr.keep, name)
+	return nil
+}
+
+// namedWholeAndNarrowed is the 400 of a line list named both alone (its
+// lines whole) and by its lines' fields.
+func namedWholeAndNarrowed(name string) *problem.Problem {
+	return problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%s is named both alone (its lines whole) and by its lines' fields (%s.…): name one or the other", name, name))
+}
+
+// inside finds what base (of item, base.member) names fields inside: an
+// expansion asked, or a line list of the read shape (listed: the list is
+// a member of the record, answered among the fields kept).
+func (sr *Request) inside(base, item string, rs Shape) (in LineList, listed bool, err error) {
+	for _, x := range sr.expand {
+		if _, ok := fieldname.Resolve(base, []string{x.Name}); ok {
+			return LineList{Name: x.Name, Key: x.Key, Fields: x.Fields}, false, nil
+		}
+	}
+	for _, l := range rs.Lines {
+		if _, ok := fieldname.Resolve(base, []string{l.Name}); ok {
+			return l, true, nil
+		}
+	}
+	if slices.ContainsFunc(rs.Expand, func(x Expansion) bool { _, ok := fieldname.Resolve(base, []string{x.Name}); return ok }) {
+		return LineList{}, false, problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q names a field of %s, which is not expanded: add it to expand", item, base))
+	}
+	if name, ok := fieldname.Resolve(base, rs.Fields); ok {
+		p := problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q: %s is neither a line list nor an expansion, so fields names nothing inside it; the valid names are listed in validValues", item, name))
+		p.ValidValues = validFields(rs, sr.expand)
+		return LineList{}, false, p
+	}
+	return LineList{}, false, unknownField(item, rs, sr.expand)
+}
+
 // unknownField is the 400 of a name fields= cannot take, listing the names
-// it can: the read shape's, and those of each expansion asked.
-func unknownField(item string, fields []string, expand []*Expansion) *problem.Problem {
-	valid := slices.Clone(fields)
+// it can (validFields).
+func unknownField(item string, rs Shape, expand []*Expansion) *problem.Problem {
+	p := problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
+	p.ValidValues = validFields(rs, expand)
+	return p
+}
+
+// validFields are the names fields= can take: the read shape's, those of
+// each line list's lines, and those of each expansion asked.
+func validFields(rs Shape, expand []*Expansion) []string {
+	valid := slices.Clone(rs.Fields)
+	for _, l := range rs.Lines {
+		for _, f := range l.Fields {
+			valid = append(valid, l.Name+"."+f)
+		}
+	}
 	for _, x := range expand {
 		for _, f := range x.Fields {
 			valid = append(valid, x.Name+"."+f)
 		}
 	}
-	p := problem.InvalidParameter(engine.FieldsParam, fmt.Sprintf("%q is not a field of this register's records; they are listed in validValues", item))
-	p.ValidValues = valid
-	return p
+	return valid
 }
 
 // commaList splits a parameter's comma list, refusing an empty item.
@@ -210,7 +290,7 @@ func (sr Request) Encode(view any, rec engine.Record) (json.RawMessage, error) {
 // written in place, not marshalled apart and copied.
 func (sr Request) EncodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
 	start := b.Len()
-	if err := object(b, view, sr.keep); err != nil {
+	if err := object(b, view, sr.keep, sr.Engine.Lines); err != nil {
 		return err
 	}
 	for _, x := range sr.expand {
@@ -228,8 +308,9 @@ func (sr Request) EncodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
 }
 
 // object writes the JSON object of view without its closing brace,
-// keeping only the members named in keep (all when keep is nil).
-func object(b *bytes.Buffer, view any, keep []string) error {
+// keeping only the members named in keep (all when keep is nil), and of
+// the line lists in lines only the lines' members named there.
+func object(b *bytes.Buffer, view any, keep []string, lines map[string][]string) error {
 	if keep == nil {
 		// Encoded in place as json.Marshal would ("}\n" at the end).
 		if err := json.NewEncoder(b).Encode(view); err != nil {
@@ -242,14 +323,14 @@ func object(b *bytes.Buffer, view any, keep []string) error {
 	if err != nil {
 		return err
 	}
-	return project(b, body, keep)
+	return project(b, body, keep, lines)
 }
 
 // encodeExpanded writes an expansion's value: null, one record, or a
 // list of lines, each as its register's own read shows it.
 func (sr Request) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error {
 	one := func(rec engine.Record) error {
-		if err := object(b, x.View(rec), sr.nested[x.Name]); err != nil {
+		if err := object(b, x.View(rec), sr.nested[x.Name], nil); err != nil {
 			return err
 		}
 		b.WriteByte('}')
@@ -259,8 +340,8 @@ func (sr Request) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error
 	case engine.Record:
 		return one(v)
 	case []engine.Record:
-		if len(v) > MaxExpandedLines {
-			return problem.InvalidParameter(engine.ExpandParam, fmt.Sprintf("a record has more than %d %s, more than an expansion carries; read them from their own list", MaxExpandedLines, x.Name))
+		if len(v) > MaxExpandedLines { // an engine that does not hold to Expand.MaxLines
+			return problem.Of(&engine.TooManyLinesError{Expansion: x.Name, Most: MaxExpandedLines})
 		}
 		b.WriteByte('[')
 		for i, rec := range v {
@@ -279,8 +360,9 @@ func (sr Request) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error
 }
 
 // project writes the JSON object body without its closing brace, keeping
-// only the members named in keep, in body's order.
-func project(b *bytes.Buffer, body []byte, keep []string) error {
+// only the members named in keep, in body's order; a member named in
+// lines is a list of objects, each projected to the members named there.
+func project(b *bytes.Buffer, body []byte, keep []string, lines map[string][]string) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil { // {
 		return err
@@ -306,7 +388,35 @@ func project(b *bytes.Buffer, body []byte, keep []string) error {
 		first = false
 		b.WriteString(strconv.Quote(name))
 		b.WriteByte(':')
+		if inner := lines[name]; inner != nil {
+			if err := projectEach(b, value, inner); err != nil {
+				return err
+			}
+			continue
+		}
 		b.Write(value)
 	}
+	return nil
+}
+
+// projectEach writes a JSON list of objects (or null), each projected to
+// the members named in keep.
+func projectEach(b *bytes.Buffer, list json.RawMessage, keep []string) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil || items == nil {
+		b.Write(list)
+		return err
+	}
+	b.WriteByte('[')
+	for i, item := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := project(b, item, keep, nil); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
 	return nil
 }

@@ -3,6 +3,7 @@ package readshape
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,5 +62,33 @@ func TestShapeNeedsTheScope(t *testing.T) {
 	}
 	if _, err := Parse(url.Values{"fields": {"name"}}, lineShape, nil); err != nil {
 		t.Errorf("fields alone: %v", err)
+	}
+}
+
+// TestLineFieldsNarrowLines: fields= naming a line list's fields after it
+// asks the engine for the list with those fields and the line's key, and
+// answers each line with them only; an empty or null list stays as read.
+func TestLineFieldsNarrowLines(t *testing.T) {
+	rows := Shape{Key: "Nr", Fields: []string{"Nr", "Name", "Rows"}, Lines: []LineList{{Name: "Rows", Key: "Id", Fields: []string{"Id", "Note", "Qty"}}}}
+	sr, err := Parse(url.Values{"fields": {"rows.qty"}}, rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sr.Engine; !slices.Equal(got.Fields, []string{"Nr", "Rows"}) || !slices.Equal(got.Lines["Rows"], []string{"Id", "Qty"}) || len(got.Lines) != 1 {
+		t.Fatalf("engine shape %+v; want Nr and Rows, its lines' Id and Qty", got)
+	}
+	for rowsJSON, want := range map[string]string{
+		`[{"Id":"a","Note":"n","Qty":2},{"Id":"b","Note":"m","Qty":3}]`: `{"Nr":"1","Rows":[{"Id":"a","Qty":2},{"Id":"b","Qty":3}]}`,
+		`[]`:   `{"Nr":"1","Rows":[]}`,
+		`null`: `{"Nr":"1","Rows":null}`,
+	} {
+		view := map[string]json.RawMessage{"Nr": json.RawMessage(`"1"`), "Name": json.RawMessage(`"A"`), "Rows": json.RawMessage(rowsJSON)}
+		body, err := sr.Encode(view, engine.Record{})
+		if err != nil || string(body) != want {
+			t.Errorf("Rows %s: %s (%v); want %s", rowsJSON, body, err, want)
+		}
+	}
+	if _, err := Parse(url.Values{"fields": {"Name.Note"}}, rows, nil); err == nil || !strings.Contains(err.Error(), "neither a line list nor an expansion") {
+		t.Errorf("a name inside Name: %v; want a 400 saying it is neither", err)
 	}
 }

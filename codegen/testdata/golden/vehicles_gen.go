@@ -269,6 +269,11 @@ var vehicleReadShape = runtime.ReadShape{
 		"ExtraFields",
 	},
 	Key: "Nr",
+	Lines: []runtime.LineList{{
+		Fields: serviceReadShape.Fields,
+		Key:    "Id",
+		Name:   "Services",
+	}},
 }
 
 // listVehicles serves GET /v1/vehicles.

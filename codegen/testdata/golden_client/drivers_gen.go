@@ -27,7 +27,7 @@ type DriverListParams struct {
 	ModifiedBefore time.Time // records modified before this; zero: no limit
 	Active         *bool     // Active is this.
 	Count          Count     // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string  // answer with only these fields (the key always comes); nil: every field
+	Fields         []string  // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -60,7 +60,7 @@ type ServiceListParams struct {
 	ModifiedBefore time.Time          // records modified before this; zero: no limit
 	VehicleNr      string             // VehicleNr equals this.
 	Count          Count              // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields         []string           // answer with only these fields (the key always comes); nil: every field
+	Fields         []string           // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 	Expand         []ServiceExpansion // answer each record with these related records
 }
 

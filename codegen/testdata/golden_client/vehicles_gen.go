@@ -134,7 +134,7 @@ type VehicleListParams struct {
 	MileageLte           *float64      // mileage[lte]: Mileage ≤ the value.
 	Sort                 []VehicleSort // order by these keys, then newest first; none: newest first
 	Count                Count         // how to count Total: CountExact when "", CountEstimated or CountNone
-	Fields               []string      // answer with only these fields (the key always comes); nil: every field
+	Fields               []string      // answer with only these fields (the key always comes; Materials.ProductNr narrows a line list's lines, Customer.Name an expansion); nil: every field
 }
 
 // query encodes the parameters that are set.

@@ -22,6 +22,7 @@ var Tests = []kit.Test{
 	test("filters", testDemoFilters),
 	test("lines in the read shape", testLinesInReadShape),
 	test("fields and expansions", testShapedReads),
+	test("fields of lines and the expanded line cap", testShapedLines),
 	test("record counts stay exact", testRecordCounts),
 	test("demo data", testDemoContent),
 	test("keys of demo signatures", testDemoKeys),

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"fieldapi/catalog"
 	"fieldapi/engine"
 	"fieldapi/engine/enginetest/kit"
 )
@@ -119,5 +120,91 @@ func testShapedReads(t *testing.T, s *suite) {
 	var denied *engine.PermissionError
 	if errors.As(readErr, &denied) != errors.As(expandErr, &denied) || (readErr == nil) != (expandErr == nil) {
 		t.Errorf("ERJO lists contacts: %v; expands customers' Contacts: %v; want the same answer", readErr, expandErr)
+	}
+}
+
+// testShapedLines: fields naming a line list of the read shape with
+// Shape.Lines reads each line with its key and the fields named (and the
+// owner field it is found by), the lines and their order those of the
+// whole read; an expanded line list with Expand.MaxLines is refused
+// (*engine.TooManyLinesError) when a record carries more, and read whole
+// when none does.
+func testShapedLines(t *testing.T, s *suite) {
+	s.Demo(t, "tasks.Status", "tasks/materials", "customers/contacts", "customers.Name", "contacts.Name")
+	ctx := context.Background()
+	tasks, materials := s.Catalog.Register("tasks"), s.Catalog.Register("materials")
+	parent := tasks.Lines[slices.IndexFunc(tasks.Lines, func(l *catalog.Line) bool { return l.ReadName == "Materials" })].Parent
+	whole, err := s.Engine.List(ctx, kit.DemoAPI, "tasks", engine.Query{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := s.Engine.List(ctx, kit.DemoAPI, "tasks", engine.Query{Limit: 20, Shape: engine.Shape{
+		Fields: []string{"Status", "Materials"},
+		Lines:  map[string][]string{"Materials": {materials.Key, "ProductNr"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(narrow.Records) != len(whole.Records) {
+		t.Fatalf("%d tasks narrowed; want %d as whole", len(narrow.Records), len(whole.Records))
+	}
+	lines := 0
+	for i, rec := range narrow.Records {
+		if rec["Times"] != nil {
+			t.Errorf("task %v: Times read, which fields leaves out", rec[tasks.Key])
+		}
+		got, want := rec.Lines("Materials"), whole.Records[i].Lines("Materials")
+		if len(got) != len(want) {
+			t.Fatalf("task %v: %d Materials narrowed; want %d as whole", rec[tasks.Key], len(got), len(want))
+		}
+		for j, line := range got {
+			lines++
+			if line[materials.Key] != want[j][materials.Key] || line["ProductNr"] != want[j]["ProductNr"] {
+				t.Errorf("task %v line %d: %v; want the Id and ProductNr of %v", rec[tasks.Key], j, line, want[j])
+			}
+			for name := range line {
+				if name != materials.Key && name != "ProductNr" && name != parent && name != engine.VersionField {
+					t.Errorf("task %v line %d: %s read too (%v)", rec[tasks.Key], j, name, line[name])
+				}
+			}
+		}
+	}
+	if lines == 0 {
+		t.Fatal("no material line checked: the demo's first tasks have none")
+	}
+
+	// A customer with three contacts, newest first on the page; the most
+	// contacts a customer of the page carries, then a cap below it.
+	in := kit.Values(map[string]any{"Name": "Tre kontakter AB"})
+	for _, name := range []string{"Första", "Andra", "Tredje"} {
+		in.AddLine("contacts", kit.Values(map[string]any{"Name": name}))
+	}
+	s.MustCreateIn(t, kit.DemoAPI, "customers", in)
+	customers, err := s.Engine.List(ctx, kit.DemoAPI, "customers", engine.Query{Limit: 50, Shape: engine.Shape{Expand: []engine.Expand{{Name: "Contacts"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, rec := range customers.Records {
+		most = max(most, len(rec.Lines("Contacts")))
+	}
+	if most < 3 {
+		t.Fatalf("no customer of the page has three contacts (%d at most)", most)
+	}
+	capped := func(n int) (engine.Page, error) {
+		return s.Engine.List(ctx, kit.DemoAPI, "customers", engine.Query{Limit: 50, Shape: engine.Shape{Expand: []engine.Expand{{Name: "Contacts", MaxLines: n}}}})
+	}
+	var tooMany *engine.TooManyLinesError
+	if _, err := capped(most - 1); !errors.As(err, &tooMany) || tooMany.Expansion != "Contacts" || tooMany.Most != most-1 {
+		t.Errorf("Contacts capped at %d, one below the most a customer carries: %v; want a TooManyLinesError", most-1, err)
+	}
+	page, err := capped(most)
+	if err != nil {
+		t.Fatalf("Contacts capped at %d, the most a customer carries: %v", most, err)
+	}
+	for i, rec := range page.Records {
+		if len(rec.Lines("Contacts")) != len(customers.Records[i].Lines("Contacts")) {
+			t.Errorf("customer %d capped at the most: %d contacts; want %d", i, len(rec.Lines("Contacts")), len(customers.Records[i].Lines("Contacts")))
+		}
 	}
 }

@@ -28,12 +28,12 @@ func (e *Reads) expand(ctx context.Context, s engine.Session, r *registers.Regis
 		if err := e.perms.Check(ctx, e.store, s, target.Reg.Name, permissions.Read); err != nil {
 			return err
 		}
-		sh, err := e.shapeOf(target, x.Fields, nil)
+		sh, err := e.shapeOf(target, engine.Shape{Fields: x.Fields})
 		if err != nil {
 			return err
 		}
 		if ex.Line != nil {
-			err = e.attachLines(ctx, e.store, r, s.Company, recs, ex.Line, sh)
+			err = e.attachLines(ctx, e.store, r, s.Company, recs, ex.Line, sh, x.MaxLines)
 		} else {
 			err = e.attachReferenced(ctx, s.Company, recs, ex, target, sh)
 		}

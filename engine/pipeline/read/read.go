@@ -65,7 +65,7 @@ func (e *Reads) List(ctx context.Context, s engine.Session, register string, q e
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	sh, err := e.shapeOf(r, q.Shape.Fields, q.Shape.Expand)
+	sh, err := e.shapeOf(r, q.Shape)
 	if err != nil {
 		return engine.Page{}, err
 	}
@@ -276,8 +276,8 @@ func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Reg
 		}
 	}
 	for _, l := range r.Reg.Lines {
-		if l.Read && sh.wantsLine(l) {
-			if err := e.attachLines(ctx, q, r, company, recs, l, every); err != nil {
+		if lsh, ok := sh.line(l); ok && l.Read {
+			if err := e.attachLines(ctx, q, r, company, recs, l, lsh, 0); err != nil {
 				return err
 			}
 		}
@@ -306,8 +306,12 @@ func (e *Reads) ExtraFieldDefs(ctx context.Context, s engine.Session, register s
 // attachLines sets the line list l (one the read shape carries, catalog
 // Line.Read, or an expanded one) on the records under the list's
 // ReadName, oldest line first, each line shaped by sh; a record without
-// lines gets an empty list. One query serves the whole page.
-func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape) error {
+// lines gets an empty list. One query serves the whole page. With most
+// above 0 a record may carry at most that many lines: the query reads at
+// most one line more than the page's records may carry together (so at
+// least one record carries too many when it reads them all), and a page
+// where one does is refused (engine.TooManyLinesError).
+func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -327,18 +331,25 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 	// task line, for materials with OwnerType task) rather than sort a
 	// page's lines.
 	where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
-	lines, seqs, err := e.fetchAs(ctx, q, lr, store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}, sh)
+	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}
+	if most > 0 {
+		sel.Limit = len(keys)*most + 1
+	}
+	lines, seqs, err := e.fetchAs(ctx, q, lr, sel, sh)
 	if err != nil {
 		return err
 	}
 	sortBySeq(lines, seqs)
-	if err := e.completeAs(ctx, q, lr, company, lines, seqs, sh); err != nil {
-		return err
-	}
 	byOwner := map[string][]engine.Record{}
 	for _, line := range lines {
 		owner, _ := line[l.Parent].(string)
 		byOwner[owner] = append(byOwner[owner], line)
+		if most > 0 && len(byOwner[owner]) > most {
+			return &engine.TooManyLinesError{Expansion: l.ReadName, Most: most}
+		}
+	}
+	if err := e.completeAs(ctx, q, lr, company, lines, seqs, sh); err != nil {
+		return err
 	}
 	for _, rec := range recs {
 		key, _ := rec[r.Key.Name].(string)

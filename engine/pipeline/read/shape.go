@@ -14,28 +14,34 @@ import (
 
 // readShape is what a read takes of a register's records: the columns
 // the store reads, whether extra fields are attached and which line lists
-// of the read shape are. every is the record as read.
+// of the read shape are, each with the shape of its lines. every is the
+// record as read.
 type readShape struct {
 	columns []string // nil: every column
 	extra   bool
-	lines   []string // ReadNames of the read shape's line lists to attach
+	lines   map[string]readShape // by ReadName: the read shape's line lists to attach
 	all     bool
 }
 
 var every = readShape{all: true, extra: true}
 
-// wantsLine reports whether the shape carries the line list l.
-func (sh readShape) wantsLine(l *catalog.Line) bool {
-	return sh.all || slices.Contains(sh.lines, l.ReadName)
+// line is the shape of the lines of l when the shape carries the list.
+func (sh readShape) line(l *catalog.Line) (readShape, bool) {
+	if sh.all {
+		return every, true
+	}
+	lsh, ok := sh.lines[l.ReadName]
+	return lsh, ok
 }
 
 // shapeOf resolves the fields a shape asks of r into what the store reads:
 // the columns asked, the key (a shaped record always carries it, and line
-// lists find their owners by it) and the reference fields that expansions
-// follow. A name r does not read is a plain error: the HTTP layer sends
-// only names the catalog gives.
-func (e *Reads) shapeOf(r *registers.Register, fields []string, expand []engine.Expand) (readShape, error) {
-	if fields == nil {
+// lists find their owners by it), the reference fields that expansions
+// follow, and the line lists asked, each narrowed as shape.Lines says. A
+// name r does not read is a plain error: the HTTP layer sends only names
+// the catalog gives.
+func (e *Reads) shapeOf(r *registers.Register, shape engine.Shape) (readShape, error) {
+	if shape.Fields == nil {
 		return every, nil
 	}
 	var sh readShape
@@ -47,7 +53,7 @@ func (e *Reads) shapeOf(r *registers.Register, fields []string, expand []engine.
 	if !r.EngineKeyed {
 		need(r.Key.Name)
 	}
-	for _, name := range fields {
+	for _, name := range shape.Fields {
 		switch f := r.Reg.Field(name); {
 		case name == registers.ModifiedField:
 			need(registers.ModifiedField)
@@ -56,13 +62,27 @@ func (e *Reads) shapeOf(r *registers.Register, fields []string, expand []engine.
 		case f != nil && f == r.Key:
 		case f != nil && slices.Contains(r.Stored, f):
 			need(f.Name)
-		case slices.ContainsFunc(r.Reg.Lines, func(l *catalog.Line) bool { return l.Read && l.ReadName == name }):
-			sh.lines = append(sh.lines, name)
 		default:
-			return readShape{}, fmt.Errorf("%s reads no field %q", r.Reg.Name, name)
+			i := slices.IndexFunc(r.Reg.Lines, func(l *catalog.Line) bool { return l.Read && l.ReadName == name })
+			if i < 0 {
+				return readShape{}, fmt.Errorf("%s reads no field %q", r.Reg.Name, name)
+			}
+			lsh, err := e.shapeOf(e.registers[r.Reg.Lines[i].Register], engine.Shape{Fields: shape.Lines[name]})
+			if err != nil {
+				return readShape{}, err
+			}
+			if sh.lines == nil {
+				sh.lines = map[string]readShape{}
+			}
+			sh.lines[name] = lsh
 		}
 	}
-	for _, x := range expand {
+	for name := range shape.Lines {
+		if _, ok := sh.lines[name]; !ok {
+			return readShape{}, fmt.Errorf("%s: the lines of %q are narrowed, but fields does not name the list", r.Reg.Name, name)
+		}
+	}
+	for _, x := range shape.Expand {
 		if ex := r.Reg.Expansion(x.Name); ex != nil && ex.Field != nil {
 			need(ex.Field.Name)
 		}
@@ -106,7 +126,7 @@ func (e *Reads) shapedRecord(ctx context.Context, s engine.Session, r *registers
 	if err := e.perms.Check(ctx, e.store, s, r.Reg.Name, permissions.Read); err != nil {
 		return nil, err
 	}
-	sh, err := e.shapeOf(r, shape.Fields, shape.Expand)
+	sh, err := e.shapeOf(r, shape)
 	if err != nil {
 		return nil, err
 	}
