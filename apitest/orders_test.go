@@ -18,8 +18,8 @@ import (
 var lateEvening = time.Date(2026, 3, 10, 23, 30, 0, 0, time.UTC)
 
 // startAt runs the service with the engine's clock at the given time.
-func startAt(t *testing.T, b Backend, now time.Time) (*Env, *testClock) {
-	clock := &testClock{now: now}
+func startAt(t *testing.T, b Backend, now time.Time) (*Env, *Clock) {
+	clock := NewClock(now)
 	return StartWith(t, b, runtime.Config{}, reference.Options{Now: clock.Now}), clock
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,7 +47,7 @@ func clientIDOf(key string) string {
 func TestTokenModeSurvivesExpiry(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, b apitest.Backend) {
 		is := is.New(t)
-		clock := &steppedClock{now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)}
+		clock := apitest.NewClock(time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC))
 		env := apitest.Start(t, b, runtime.Config{RequireTokens: true, TokenLifetime: time.Second, Now: clock.Now})
 		tokens := &countingTransport{path: "/v1/token"}
 		c := client.New(env.URL, client.WithClientCredentials(clientIDOf(env.Key), env.Key),
@@ -119,22 +118,4 @@ func TestExpiredTokenIsFetchedAgainOnce(t *testing.T) {
 		"POST /v1/token ",
 		"GET /v1/customers/1001 Bearer mt_three",
 	})
-}
-
-// steppedClock is a clock the test moves on.
-type steppedClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *steppedClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *steppedClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
