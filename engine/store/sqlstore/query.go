@@ -89,14 +89,23 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 	if t.Seq {
 		width++
 	}
+	if got, err := rows.Columns(); err != nil {
+		return nil, err
+	} else if len(got) != width {
+		return nil, fmt.Errorf("sqlstore: %s: %d columns read, %d expected", t.Name, len(got), width)
+	}
+	// One destination for every row: Scan into *any copies what the
+	// driver hands out, so each row's values are its own.
+	scanned := make([]any, width)
+	dest := make([]any, width)
+	for i := range dest {
+		dest[i] = &scanned[i]
+	}
 	for rows.Next() {
-		raw, err := rows.SliceScan()
-		if err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if len(raw) != width {
-			return nil, fmt.Errorf("sqlstore: %s: %d columns read, %d expected", t.Name, len(raw), width)
-		}
+		raw := scanned
 		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+4)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
