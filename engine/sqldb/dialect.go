@@ -278,6 +278,30 @@ func (d Dialect) IsUniqueViolation(err error) bool {
 	return false
 }
 
+// ViolatedUnique says which unique index a unique violation hit, as the
+// database names it: PostgreSQL the index (its constraint name), SQLite
+// the columns, table-qualified ("t.company", "t.nr"). Both are empty when
+// the database does not say.
+func (d Dialect) ViolatedUnique(err error) (index string, columns []string) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.ConstraintName, nil
+	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		// "UNIQUE constraint failed: t.company, t.nr" (SQLite's wording).
+		_, list, ok := strings.Cut(liteErr.Error(), "UNIQUE constraint failed: ")
+		if !ok {
+			return "", nil
+		}
+		for _, part := range strings.Split(list, ", ") {
+			column, _, _ := strings.Cut(part, " ") // a trailing " (2067)" is the code
+			columns = append(columns, column)
+		}
+	}
+	return "", columns
+}
+
 // fault says which engine fault a driver error is: engine.ErrBusy,
 // engine.ErrUnreachable, engine.ErrTimeout, or nil for any other error.
 // ErrUnreachable promises that the database did not run the statement

@@ -328,7 +328,9 @@ func machinesLookupKeyRace(t *testing.T, c client) {
 			case race.success:
 				won++
 			case http.StatusConflict:
-				c.wantTaken(race.name+" in parallel", resp, "ExternalId", "")
+				// exact whether the check or the unique index refused it:
+				// the store names the index, so the detail names its field
+				c.wantTaken(race.name+" in parallel", resp, "ExternalId", race.value)
 			default:
 				t.Errorf("%s in parallel: %d %v, want %d or 409", race.name, resp.status, resp.body, race.success)
 			}

@@ -51,6 +51,29 @@ func Schema(cat *catalog.Catalog) (*store.Schema, error) {
 	return s, s.Check()
 }
 
+// uniqueIndex names the unique index of the key or a lookup key.
+func (r *Register) uniqueIndex(f *catalog.Field) string {
+	if f == r.Key {
+		return r.Reg.Name + "_key"
+	}
+	return r.Reg.Name + "_lookup_" + f.Column
+}
+
+// UniqueField is the field a unique index of the register's table keeps
+// unique (the key or a lookup key), or nil: what a store's
+// *store.DuplicateError names.
+func (r *Register) UniqueField(index string) *catalog.Field {
+	if !r.EngineKeyed && index == r.uniqueIndex(r.Key) {
+		return r.Key
+	}
+	for _, f := range r.Lookups {
+		if index == r.uniqueIndex(f) {
+			return f
+		}
+	}
+	return nil
+}
+
 // storeTable is the register's table: Modified, then a column per stored
 // field (the row number's filled in by the store: SeqText); the key
 // unique per company (unless the engine assigns it: the Seq is the key
@@ -73,12 +96,12 @@ func (r *Register) storeTable() *store.Table {
 		index(false, "company_seq", store.SeqField),
 		index(false, "company_modified", ModifiedField))
 	if !r.EngineKeyed {
-		t.Indexes = append(t.Indexes, index(true, "key", r.Key.Name))
+		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(r.Key), Fields: []string{r.Key.Name}, Unique: true})
 	}
 	// A lookup key is unique per company; a record without one stores
 	// NULL, which no unique index compares.
 	for _, f := range r.Lookups {
-		t.Indexes = append(t.Indexes, index(true, "lookup_"+f.Column, f.Name))
+		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(f), Fields: []string{f.Name}, Unique: true})
 	}
 	// A line register is read by its owner: one index on the parent and
 	// the list's fixed values finds an owner's lines exactly. Without it

@@ -346,7 +346,7 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	}
 	seqs, err := w.tx.Insert(ctx, r.Reg.Name, w.s.Company, []store.Values{w.row(r, p.values)})
 	if err != nil {
-		return nil, w.duplicateKey(r, p.key, err)
+		return nil, w.duplicateKey(r, p.key, p.values, err)
 	}
 	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
 	r.Inserted(p.values, c.seq)
@@ -400,7 +400,7 @@ func (w *Writer) createLines(ctx context.Context, owner *registers.Register, own
 	}
 	seqs, err := w.tx.Insert(ctx, lr.Reg.Name, w.s.Company, rows)
 	if err != nil {
-		return nil, 0, w.duplicateKey(lr, "", err)
+		return nil, 0, w.duplicateKey(lr, "", nil, err)
 	}
 	out := make([]*created, len(ins))
 	for i, p := range pending {
@@ -527,18 +527,24 @@ func (w *Writer) row(r *registers.Register, values map[string]any) store.Values 
 	return row
 }
 
-// duplicateKey is the refusal of an insert whose key (or lookup key) a
-// parallel write took between the check and the insert. It keeps the
-// store's error, so an upsert can tell the race from a refusal.
-func (w *Writer) duplicateKey(r *registers.Register, key string, err error) error {
-	if !store.IsDuplicate(err) {
+// duplicateKey is the refusal of a write whose key (or lookup key) a
+// parallel write took between the check and the insert; values are what
+// it wrote. It keeps the store's error, so an upsert can tell the race
+// from a refusal.
+func (w *Writer) duplicateKey(r *registers.Register, key string, values map[string]any, err error) error {
+	var dup *store.DuplicateError
+	if !errors.As(err, &dup) {
 		return err
 	}
-	if !r.EngineKeyed && len(r.Lookups) == 0 {
+	if f := r.UniqueField(dup.Index); f != nil && f != r.Key {
+		value, _ := values[f.Name].(string)
+		return errors.Join(&engine.KeyTakenError{Record: r.Reg.Record, Field: f.Name, Value: value, Lookup: true}, err)
+	}
+	if !r.EngineKeyed && (len(r.Lookups) == 0 || r.UniqueField(dup.Index) == r.Key) {
 		return errors.Join(alreadyExists(r, key), err)
 	}
 	if len(r.Lookups) > 0 {
-		// The store does not say which unique index it was: name them all.
+		// The store did not say which unique index it was: name them all.
 		fields := r.Key.Name
 		for _, f := range r.Lookups {
 			fields += " or " + f.Name
@@ -602,7 +608,7 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		}
 	}
 	if _, err := w.tx.Update(ctx, r.Reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
-		return nil, nil, w.duplicateKey(r, key, err)
+		return nil, nil, w.duplicateKey(r, key, values, err)
 	}
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, in.Extra); err != nil {
 		return nil, nil, err

@@ -200,12 +200,47 @@ func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []an
 	return seqs, nil
 }
 
-// duplicate turns a unique violation into a *store.DuplicateError.
+// duplicate turns a unique violation into a *store.DuplicateError naming
+// the index it hit.
 func (t *Tx) duplicate(tb *table, err error) error {
-	if err != nil && t.s.db.Dialect().IsUniqueViolation(err) {
-		return fmt.Errorf("%w: %w", &store.DuplicateError{Table: tb.Name}, err)
+	if err == nil || !t.s.db.Dialect().IsUniqueViolation(err) {
+		return err
 	}
-	return err
+	return fmt.Errorf("%w: %w", &store.DuplicateError{Table: tb.Name, Index: tb.violated(t.s.db.Dialect().ViolatedUnique(err))}, err)
+}
+
+// violated is the unique index of the table a violation names, by its name
+// or by its columns, or "" when none matches.
+func (tb *table) violated(index string, columns []string) string {
+	for _, ix := range tb.Indexes {
+		if !ix.Unique {
+			continue
+		}
+		if index != "" && ix.Name == index {
+			return ix.Name
+		}
+		if columns != nil && slices.Equal(columns, tb.indexColumns(ix)) {
+			return ix.Name
+		}
+	}
+	return ""
+}
+
+// indexColumns are an index's columns as SQLite names them in a violation:
+// table-qualified, the company first.
+func (tb *table) indexColumns(ix store.Index) []string {
+	var cols []string
+	if tb.Company {
+		cols = append(cols, tb.Name+"."+companyColumn)
+	}
+	for _, f := range ix.Fields {
+		if c := tb.columns[f]; c != nil {
+			cols = append(cols, tb.Name+"."+c.Name)
+		} else if f == store.SeqField {
+			cols = append(cols, tb.Name+"."+seqColumn)
+		}
+	}
+	return cols
 }
 
 // Update sets columns of the matching rows.

@@ -301,8 +301,12 @@ func uniqueIndex(t *testing.T, s store.Store) {
 		_, err := tx.Insert(ctx, itemsTable, acme, []store.Values{{"Code": "u2"}, {"Code": "u1"}})
 		return err
 	})
-	if !store.IsDuplicate(err) {
+	var dup *store.DuplicateError
+	if !errors.As(err, &dup) {
 		t.Fatalf("insert repeating a unique code: %v, want a *store.DuplicateError", err)
+	}
+	if dup.Table != itemsTable || dup.Index != "st_items_code" {
+		t.Fatalf("insert repeating a unique code: table %q, index %q; want %s, st_items_code (%v)", dup.Table, dup.Index, itemsTable, err)
 	}
 	if got := codes(selectRows(t, s, store.Select{Company: acme})); !slices.Equal(got, []string{"u1"}) {
 		t.Fatalf("after the refused insert: %v", got)
