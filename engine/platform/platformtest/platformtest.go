@@ -31,13 +31,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"fieldapi/engine"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/store"
+	"fieldapi/internal/testclock"
 )
 
 // Harness is one platform under test.
@@ -52,27 +52,10 @@ type Harness struct {
 }
 
 // Clock is a clock the suite moves by hand.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type Clock = testclock.Clock
 
 // NewClock returns a clock at a fixed instant, on a whole second.
-func NewClock() *Clock { return &Clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func NewClock() *Clock { return testclock.New(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 type test struct {
 	name string
