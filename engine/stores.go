@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -82,6 +83,19 @@ const (
 	Replay                     // completed before with the same content: replay Response
 	Mismatch                   // used before with other content
 )
+
+// String names the state, in logs and test failures.
+func (st ClaimState) String() string {
+	switch st {
+	case Claimed:
+		return "Claimed"
+	case Replay:
+		return "Replay"
+	case Mismatch:
+		return "Mismatch"
+	}
+	return "ClaimState(" + strconv.Itoa(int(st)) + ")"
+}
 
 // ClaimResult is the outcome of a Claim, with the stored response on Replay.
 type ClaimResult struct {

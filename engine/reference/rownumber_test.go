@@ -2,6 +2,7 @@ package reference_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -22,14 +23,7 @@ func TestTaskIdIsItsRowNumber(t *testing.T) {
 			e := openDemo(t, dsn, builtin(t), reference.Options{})
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "rownumber"}
 			task := func(lines int) engine.Input {
-				in := engine.NewInput()
-				in.Values["CustomerNr"] = "1001"
-				for range lines {
-					line := engine.NewInput()
-					line.Values["ProductNr"], line.Values["Quantity"] = "4001", 1.0
-					in.AddLine("materials", line)
-				}
-				return in
+				return taskInput("row number", slices.Repeat([]string{"4001"}, lines)...)
 			}
 			answered := map[string]any{} // Nr → the Id the create answered with
 			create := func(ctx context.Context, lines int) {

@@ -117,13 +117,7 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 			e, counter := countedDemoEngine(t, b.DSN(t))
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
 			task := func() engine.Input {
-				in := engine.NewInput()
-				in.Values["CustomerNr"], in.Values["TaskText"] = "1001", "batched"
-				for _, p := range []string{"4001", "4025"} {
-					line := engine.NewInput()
-					line.Values["ProductNr"], line.Values["Quantity"] = p, 1.0
-					in.AddLine("materials", line)
-				}
+				in := taskInput("batched", "4001", "4025")
 				times := engine.NewInput()
 				times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
 				in.AddLine("times", times)
@@ -174,16 +168,7 @@ func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
 			ctx := context.Background()
 			e, counter := countedDemoEngine(t, b.DSN(t))
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
-			task := func() engine.Input {
-				in := engine.NewInput()
-				in.Values["CustomerNr"], in.Values["TaskText"] = "1001", "batched"
-				for _, p := range []string{"4001", "4025", "4002"} {
-					line := engine.NewInput()
-					line.Values["ProductNr"], line.Values["Quantity"] = p, 1.0
-					in.AddLine("materials", line)
-				}
-				return in
-			}
+			task := func() engine.Input { return taskInput("batched", "4001", "4025", "4002") }
 			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
 			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
 				t.Fatal(err)
@@ -208,4 +193,17 @@ func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// taskInput is a task of demo's customer 1001 with the text given and a
+// material line of quantity 1 for each product.
+func taskInput(text string, products ...string) engine.Input {
+	in := engine.NewInput()
+	in.Values["CustomerNr"], in.Values["TaskText"] = "1001", text
+	for _, p := range products {
+		line := engine.NewInput()
+		line.Values["ProductNr"], line.Values["Quantity"] = p, 1.0
+		in.AddLine("materials", line)
+	}
+	return in
 }

@@ -73,7 +73,7 @@ func testAtomicCommits(t *testing.T, s *suite) {
 		t.Errorf("%d records of the second create; want 1", n)
 	}
 	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || string(res.Response.Body) != `{"batch":true}` {
-		t.Errorf("Claim after Atomically = %s %s; want Replay of fn's response", kit.StateName(res.State), res.Response.Body)
+		t.Errorf("Claim after Atomically = %s %s; want Replay of fn's response", res.State, res.Response.Body)
 	}
 	if feed != nil {
 		// Every write's event, in the order written.
@@ -129,7 +129,7 @@ func testAtomicRollsBack(t *testing.T, s *suite) {
 		}
 	}
 	if res := s.ClaimAgain(t, claim); res.State != engine.Claimed {
-		t.Errorf("Claim after a failed Atomically = %s; want Claimed (nothing stored)", kit.StateName(res.State))
+		t.Errorf("Claim after a failed Atomically = %s; want Claimed (nothing stored)", res.State)
 	}
 	// The engine writes normally afterwards.
 	s.MustCreate(t, s.Company, "after the rollback")

@@ -127,7 +127,7 @@ func testAddLine(t *testing.T, s *suite) {
 		}
 	}
 	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after AddLine = %s; want Replay of its response", kit.StateName(res.State))
+		t.Errorf("Claim after AddLine = %s; want Replay of its response", res.State)
 	}
 	if _, err := cmd.AddLine(ctx, s.Other, r.Name, key, l.Name, s.Fill(t, lr, skip, 0), c.Receipt(kit.NoClaim)); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("AddLine on another company's %s: %v; want engine.ErrNotFound", r.Name, err)
@@ -186,7 +186,7 @@ func testLocations(t *testing.T, s *suite) {
 		t.Errorf("the pin's receipt record = %v; want Latitude %v, Longitude %v, Fixed true", c.Rec, pin.Latitude, pin.Longitude)
 	}
 	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after PinLocation = %s; want Replay of its response", kit.StateName(res.State))
+		t.Errorf("Claim after PinLocation = %s; want Replay of its response", res.State)
 	}
 	loc, err := locs.Location(ctx, s.Company, r.Name, key, engine.Locate{Locate: true, Force: true})
 	if err != nil {
@@ -230,7 +230,7 @@ func testDocuments(t *testing.T, s *suite) {
 		t.Fatalf("the upload's receipt record = %v; want Id (a positive number), Nr %q and Name notes.txt", c.Rec, key)
 	}
 	if res := s.ClaimAgain(t, claim); res.State != engine.Replay || !bytes.Equal(res.Response.Body, resp.Body) {
-		t.Errorf("Claim after AddDocument = %s; want Replay of its response", kit.StateName(res.State))
+		t.Errorf("Claim after AddDocument = %s; want Replay of its response", res.State)
 	}
 	list, err := docs.ListDocuments(ctx, s.Company, r.Name, key)
 	if err != nil {

@@ -28,7 +28,7 @@ func testClaimStates(t *testing.T, s *suite) {
 		t.Helper()
 		res := s.ClaimState(t, c)
 		if res.State != want {
-			t.Errorf("%s: Claim = %s; want %s", what, kit.StateName(res.State), kit.StateName(want))
+			t.Errorf("%s: Claim = %s; want %s", what, res.State, want)
 		}
 		return res
 	}
@@ -104,7 +104,7 @@ func testConcurrentCreates(t *testing.T, s *suite) {
 		t.Errorf("%d records after %d concurrent creates under one key; want 1", got, n)
 	}
 	if res := s.ClaimAgain(t, c); res.State != engine.Replay || string(res.Response.Body) != string(responses[winner].Body) {
-		t.Errorf("Claim after the creates = %s %s; want Replay of the committed create's response", kit.StateName(res.State), res.Response.Body)
+		t.Errorf("Claim after the creates = %s %s; want Replay of the committed create's response", res.State, res.Response.Body)
 	}
 	if feed != nil {
 		if evs := s.EventsAfter(t, feed, s.Company, events); len(evs) != 1 {
@@ -136,9 +136,9 @@ func testPrune(t *testing.T, s *suite) {
 		t.Errorf("Prune = %d; want 1, the key stored before the cut", n)
 	}
 	if res := s.ClaimAgain(t, done); res.State != engine.Claimed {
-		t.Errorf("Claim of a pruned key = %s; want Claimed", kit.StateName(res.State))
+		t.Errorf("Claim of a pruned key = %s; want Claimed", res.State)
 	}
 	if res := s.ClaimAgain(t, kept); res.State != engine.Replay {
-		t.Errorf("Claim of a kept key = %s; want Replay", kit.StateName(res.State))
+		t.Errorf("Claim of a kept key = %s; want Replay", res.State)
 	}
 }

@@ -2,7 +2,6 @@ package kit
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"fieldapi/engine"
@@ -42,17 +41,4 @@ func (s *Suite) ClaimState(t *testing.T, c engine.Claim) engine.ClaimResult {
 		t.Fatalf("Claim: %v", err)
 	}
 	return res
-}
-
-// StateName names a claim state in failures.
-func StateName(st engine.ClaimState) string {
-	switch st {
-	case engine.Claimed:
-		return "Claimed"
-	case engine.Replay:
-		return "Replay"
-	case engine.Mismatch:
-		return "Mismatch"
-	}
-	return fmt.Sprintf("ClaimState(%d)", st)
 }

@@ -30,7 +30,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
@@ -194,21 +193,9 @@ func (s *suite) expectState(t *testing.T, what string, c engine.Claim, want engi
 	t.Helper()
 	res := s.claim(t, c)
 	if res.State != want {
-		t.Errorf("%s: Claim = %s; want %s", what, stateName(res.State), stateName(want))
+		t.Errorf("%s: Claim = %s; want %s", what, res.State, want)
 	}
 	return res
-}
-
-func stateName(st engine.ClaimState) string {
-	switch st {
-	case engine.Claimed:
-		return "Claimed"
-	case engine.Replay:
-		return "Replay"
-	case engine.Mismatch:
-		return "Mismatch"
-	}
-	return fmt.Sprintf("ClaimState(%d)", st)
 }
 
 // receipt renders a record as the HTTP layer does, as JSON, for claim c
