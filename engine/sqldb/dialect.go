@@ -267,39 +267,34 @@ func unicodeCase(fold func(string) string) func(*sqlite.FunctionContext, []drive
 
 // IsUniqueViolation reports whether an insert hit a unique index.
 func (d Dialect) IsUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code == "23505"
-	}
-	var liteErr *sqlite.Error
-	if errors.As(err, &liteErr) {
-		return liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-	}
-	return false
+	hit, _, _ := d.UniqueViolation(err)
+	return hit
 }
 
-// ViolatedUnique says which unique index a unique violation hit, as the
-// database names it: PostgreSQL the index (its constraint name), SQLite
-// the columns, table-qualified ("t.company", "t.nr"). Both are empty when
-// the database does not say.
-func (d Dialect) ViolatedUnique(err error) (index string, columns []string) {
+// UniqueViolation reports whether a write hit a unique index, and which,
+// as the database names it: PostgreSQL the index (its constraint name),
+// SQLite the columns, table-qualified ("t.company", "t.nr"); both empty
+// when the database does not say.
+func (d Dialect) UniqueViolation(err error) (hit bool, index string, columns []string) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.ConstraintName, nil
+		return pgErr.Code == "23505", pgErr.ConstraintName, nil
 	}
 	var liteErr *sqlite.Error
-	if errors.As(err, &liteErr) {
-		// "UNIQUE constraint failed: t.company, t.nr" (SQLite's wording).
-		_, list, ok := strings.Cut(liteErr.Error(), "UNIQUE constraint failed: ")
-		if !ok {
-			return "", nil
-		}
+	if !errors.As(err, &liteErr) {
+		return false, "", nil
+	}
+	if code := liteErr.Code(); code != sqlite3.SQLITE_CONSTRAINT_UNIQUE && code != sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
+		return false, "", nil
+	}
+	// "UNIQUE constraint failed: t.company, t.nr" (SQLite's wording).
+	if _, list, ok := strings.Cut(liteErr.Error(), "UNIQUE constraint failed: "); ok {
 		for _, part := range strings.Split(list, ", ") {
 			column, _, _ := strings.Cut(part, " ") // a trailing " (2067)" is the code
 			columns = append(columns, column)
 		}
 	}
-	return "", columns
+	return true, "", columns
 }
 
 // fault says which engine fault a driver error is: engine.ErrBusy,

@@ -203,10 +203,11 @@ func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []an
 // duplicate turns a unique violation into a *store.DuplicateError naming
 // the index it hit.
 func (t *Tx) duplicate(tb *table, err error) error {
-	if err == nil || !t.s.db.Dialect().IsUniqueViolation(err) {
+	hit, index, columns := t.s.db.Dialect().UniqueViolation(err)
+	if !hit {
 		return err
 	}
-	return fmt.Errorf("%w: %w", &store.DuplicateError{Table: tb.Name, Index: tb.violated(t.s.db.Dialect().ViolatedUnique(err))}, err)
+	return fmt.Errorf("%w: %w", &store.DuplicateError{Table: tb.Name, Index: tb.violated(index, columns)}, err)
 }
 
 // violated is the unique index of the table a violation names, by its name
