@@ -82,14 +82,14 @@ func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
 			}
 		}
 	}
-	names := make([]string, len(rs.Expand))
-	for i, x := range rs.Expand {
-		names[i] = x.Name
-	}
 	if values.Has(engine.ExpandParam) {
 		items, err := commaList(engine.ExpandParam, values.Get(engine.ExpandParam))
 		if err != nil {
 			return sr, err
+		}
+		names := make([]string, len(rs.Expand)) // built only when asked: most lists expand nothing
+		for i, x := range rs.Expand {
+			names[i] = x.Name
 		}
 		for _, item := range items {
 			if strings.Contains(item, ".") {
