@@ -39,8 +39,9 @@ type DB struct {
 	pool    *pool
 	dialect Dialect
 	opt     Options
-	health  *healthProbe // PostgreSQL: marks a server that stops answering; nil on SQLite
-	writers *writerGate  // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
+	health  *healthProbe     // PostgreSQL: marks a server that stops answering; nil on SQLite
+	writers *writerGate      // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
+	wal     *walCheckpointer // SQLite: checkpoints the write-ahead log beside the writes; nil on PostgreSQL
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -79,17 +80,21 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", dsn, err)
 	}
 	db.writers = newWriterGate(opt.BusyTimeout)
+	db.wal = &walCheckpointer{db: db}
 	return db, nil
 }
 
 // Dialect is the database's dialect.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
-// Close stops the health probe and closes the pool.
+// Close stops the health probe, waits for a checkpoint running and closes
+// the pool (SQLite checkpoints the rest of its log as the last connection
+// closes).
 func (db *DB) Close() error {
 	if db.health != nil {
 		db.health.close()
 	}
+	db.wal.wait()
 	return db.pool.Close()
 }
 
@@ -125,7 +130,11 @@ func (db *DB) Autocommit(ctx context.Context, fn func(ctx context.Context, q Que
 			return err
 		}
 		defer leave()
-		return fn(ctx, db.pool)
+		if err := fn(ctx, db.pool); err != nil {
+			return err
+		}
+		db.wal.committed()
+		return nil
 	})
 }
 
@@ -154,6 +163,7 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			tx.undo()
 			return err
 		}
+		db.wal.committed()
 		return nil
 	})
 }

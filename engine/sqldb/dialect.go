@@ -54,12 +54,16 @@ func parseDSN(dsn string, busyTimeout time.Duration) (Dialect, string, error) {
 		}
 		// WAL lets readers run beside the one writer; _txlock=immediate makes
 		// every write transaction take the write lock up front, so two
-		// writers never deadlock upgrading a read lock.
+		// writers never deadlock upgrading a read lock. The log is
+		// checkpointed beside the writes, not in a commit (walCheckpointer).
+		// temp_store(MEMORY) keeps a statement's journal (what undoes a
+		// multi-row INSERT that fails half-way inside a transaction) in
+		// memory: on disk it cost a write per page the statement changed.
 		sep := "?"
 		if strings.Contains(path, "?") {
 			sep = "&"
 		}
-		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(0)&_txlock=immediate",
 			busyTimeout.Milliseconds())
 		return sqliteDialect, path + sep + params, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):

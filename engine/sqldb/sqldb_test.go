@@ -429,3 +429,53 @@ func TestOpenRefusesBadDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestWALCheckpointedBesideTheWrites: no SQLite commit copies the
+// write-ahead log into the database file (the automatic checkpoint is
+// off, so no write waits behind one); every checkpointEvery commits a
+// checkpoint does it beside the writes.
+func TestWALCheckpointedBesideTheWrites(t *testing.T) {
+	t.Parallel()
+	// Rows of some 37 pages each: the commits before the checkpoint log
+	// more than the 1000 pages at which SQLite's own checkpoint would run.
+	const rowBytes = 150_000
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "wal.db")
+	db := open(t, "sqlite:"+path, Options{})
+	size := func() int64 {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	write := func(i int) {
+		t.Helper()
+		err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS "t" ("x" TEXT)`)
+			if err == nil {
+				_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO "t" ("x") VALUES (?)`), strings.Repeat(fmt.Sprint(i%10), rowBytes))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1)
+	before := size()
+	for i := 2; i < checkpointEvery; i++ {
+		write(i)
+	}
+	db.wal.wait()
+	if got := size(); got != before {
+		t.Fatalf("after %d commits the database file went from %d to %d bytes: a commit checkpointed", checkpointEvery-1, before, got)
+	}
+	write(checkpointEvery)
+	db.wal.wait()
+	if got := size(); got < before+int64(checkpointEvery-1)*rowBytes {
+		t.Errorf("after %d commits the database file holds %d bytes (%d before): want the log's %d rows of %d bytes copied in",
+			checkpointEvery, got, before, checkpointEvery, rowBytes)
+	}
+}
