@@ -3,6 +3,7 @@ package memstore
 import (
 	"encoding/json"
 	"strings"
+	"unicode"
 )
 
 // evalExpr evaluates the SQL expression of a computed extra field on a row
@@ -11,9 +12,9 @@ import (
 // read through column), NULL, parentheses, || (NULL when either side is),
 // and COALESCE, UPPER, LOWER and TRIM in any case. Anything else reads "".
 func evalExpr(text string, column func(name string) (any, bool)) string {
-	p := &parser{src: text, column: column}
+	p := &parser{rest: text, column: column}
 	v, ok := p.concat()
-	if p.space(); !ok || p.pos < len(p.src) || v == nil {
+	if !ok || strings.TrimSpace(p.rest) != "" || v == nil {
 		return ""
 	}
 	return *v
@@ -22,23 +23,15 @@ func evalExpr(text string, column func(name string) (any, bool)) string {
 // parser reads an expression. A value is a *string, nil for NULL; false
 // says the text left the subset.
 type parser struct {
-	src    string
-	pos    int
+	rest   string // what is not read yet
 	column func(name string) (any, bool)
 }
 
-func (p *parser) space() {
-	for p.pos < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.pos]) >= 0 {
-		p.pos++
-	}
-}
-
-// eat skips tok, after spaces, if it comes next.
+// eat skips spaces, then tok if it comes next.
 func (p *parser) eat(tok string) bool {
-	p.space()
-	ok := strings.HasPrefix(p.src[p.pos:], tok)
+	rest, ok := strings.CutPrefix(strings.TrimLeft(p.rest, " \t\r\n"), tok)
 	if ok {
-		p.pos += len(tok)
+		p.rest = rest
 	}
 	return ok
 }
@@ -60,37 +53,36 @@ func (p *parser) concat() (*string, bool) {
 
 // term is a literal, a column, NULL, a call or a parenthesized concat.
 func (p *parser) term() (*string, bool) {
-	if p.space(); p.pos == len(p.src) {
-		return nil, false
-	}
-	switch p.src[p.pos] {
-	case '\'':
-		return p.quoted('\'')
-	case '"':
-		name, ok := p.quoted('"')
+	p.eat("") // skips spaces
+	switch {
+	case p.eat("'"):
+		return p.quoted("'")
+	case p.eat(`"`):
+		name, ok := p.quoted(`"`)
 		if !ok {
 			return nil, false
 		}
 		v, ok := p.column(*name)
 		return text(v), ok
-	case '(':
-		p.pos++
+	case p.eat("("):
 		v, ok := p.concat()
 		return v, ok && p.eat(")")
 	}
-	start := p.pos
-	for p.pos < len(p.src) && 'A' <= p.src[p.pos]&^0x20 && p.src[p.pos]&^0x20 <= 'Z' { // ASCII letters
-		p.pos++
+	end := strings.IndexFunc(p.rest, func(r rune) bool { return !unicode.IsLetter(r) })
+	if end < 0 {
+		end = len(p.rest)
 	}
-	name := strings.ToUpper(p.src[start:p.pos])
+	name := strings.ToUpper(p.rest[:end])
+	p.rest = p.rest[end:]
 	if name == "NULL" {
 		return nil, true
 	}
-	if name == "" || !p.eat("(") {
+	call := functions[name]
+	if call == nil || !p.eat("(") {
 		return nil, false
 	}
 	var args []*string
-	for len(args) == 0 || !p.eat(")") {
+	for len(args) == 0 || !p.eat(")") { // one argument at least
 		if len(args) > 0 && !p.eat(",") {
 			return nil, false
 		}
@@ -100,43 +92,51 @@ func (p *parser) term() (*string, bool) {
 		}
 		args = append(args, v)
 	}
-	if name == "COALESCE" {
+	return call(args)
+}
+
+// quoted reads the rest of a literal or name, up to the closing q; a
+// doubled q is one q.
+func (p *parser) quoted(q string) (*string, bool) {
+	var s string
+	for {
+		part, rest, closed := strings.Cut(p.rest, q)
+		if !closed {
+			return nil, false
+		}
+		s += part
+		if p.rest, closed = strings.CutPrefix(rest, q); !closed {
+			return &s, true
+		}
+		s += q
+	}
+}
+
+// functions are the subset's functions of their arguments; false: the
+// call is not one the subset knows.
+var functions = map[string]func(args []*string) (*string, bool){
+	"COALESCE": func(args []*string) (*string, bool) {
 		for _, a := range args {
 			if a != nil {
 				return a, true
 			}
 		}
 		return nil, true
-	}
-	f := map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
-		"TRIM": func(s string) string { return strings.Trim(s, " ") }}[name]
-	if f == nil || len(args) != 1 {
-		return nil, false
-	} else if args[0] == nil {
-		return nil, true
-	}
-	s := f(*args[0])
-	return &s, true
+	},
+	"UPPER": textFunction(strings.ToUpper),
+	"LOWER": textFunction(strings.ToLower),
+	"TRIM":  textFunction(func(s string) string { return strings.Trim(s, " ") }),
 }
 
-// quoted reads a literal or a name between q quotes, a doubled q being
-// one q.
-func (p *parser) quoted(q byte) (*string, bool) {
-	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		switch {
-		case p.src[i] != q:
-			b.WriteByte(p.src[i])
-		case i+1 < len(p.src) && p.src[i+1] == q:
-			b.WriteByte(q)
-			i++
-		default:
-			p.pos = i + 1
-			s := b.String()
-			return &s, true
+// textFunction is a function of one argument, NULL on NULL.
+func textFunction(f func(string) string) func(args []*string) (*string, bool) {
+	return func(args []*string) (*string, bool) {
+		if len(args) != 1 || args[0] == nil {
+			return nil, len(args) == 1
 		}
+		s := f(*args[0])
+		return &s, true
 	}
-	return nil, false
 }
 
 // text is a column's value as SQL text: nil for NULL, strings and bytes as
