@@ -2,8 +2,8 @@ package memstore
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
-	"unicode"
 )
 
 // evalExpr evaluates the SQL expression of a computed extra field on a row
@@ -12,26 +12,30 @@ import (
 // read through column), NULL, parentheses, || (NULL when either side is),
 // and COALESCE, UPPER, LOWER and TRIM in any case. Anything else reads "".
 func evalExpr(text string, column func(name string) (any, bool)) string {
-	p := &parser{rest: text, column: column}
+	p := &parser{tokens: tokens.FindAllString(text, -1), column: column}
 	v, ok := p.concat()
-	if !ok || strings.TrimSpace(p.rest) != "" || v == nil {
+	if !ok || len(p.tokens) > 0 || v == nil {
 		return ""
 	}
 	return *v
 }
 
-// parser reads an expression. A value is a *string, nil for NULL; false
-// says the text left the subset.
+// tokens are a literal, a quoted name, ||, a word, or any other character
+// (which no rule takes).
+var tokens = regexp.MustCompile(`'(?:[^']|'')*'|"(?:[^"]|"")*"|\|\||[A-Za-z]+|\S`)
+
+// parser reads an expression's tokens. A value is a *string, nil for
+// NULL; false says the text left the subset.
 type parser struct {
-	rest   string // what is not read yet
+	tokens []string
 	column func(name string) (any, bool)
 }
 
-// eat skips spaces, then tok if it comes next.
-func (p *parser) eat(tok string) bool {
-	rest, ok := strings.CutPrefix(strings.TrimLeft(p.rest, " \t\r\n"), tok)
+// take reads the next token if it is tok.
+func (p *parser) take(tok string) bool {
+	ok := len(p.tokens) > 0 && p.tokens[0] == tok
 	if ok {
-		p.rest = rest
+		p.tokens = p.tokens[1:]
 	}
 	return ok
 }
@@ -39,7 +43,7 @@ func (p *parser) eat(tok string) bool {
 // concat is term ("||" term)*.
 func (p *parser) concat() (*string, bool) {
 	v, ok := p.term()
-	for ok && p.eat("||") {
+	for ok && p.take("||") {
 		var w *string
 		if w, ok = p.term(); v != nil && w != nil {
 			s := *v + *w
@@ -53,37 +57,31 @@ func (p *parser) concat() (*string, bool) {
 
 // term is a literal, a column, NULL, a call or a parenthesized concat.
 func (p *parser) term() (*string, bool) {
-	p.eat("") // skips spaces
+	if len(p.tokens) == 0 {
+		return nil, false
+	}
+	tok := p.tokens[0]
+	p.tokens = p.tokens[1:]
+	unquoted := func(q string) string { return strings.ReplaceAll(tok[1:len(tok)-1], q+q, q) }
 	switch {
-	case p.eat("'"):
-		return p.quoted("'")
-	case p.eat(`"`):
-		name, ok := p.quoted(`"`)
-		if !ok {
-			return nil, false
-		}
-		v, ok := p.column(*name)
-		return text(v), ok
-	case p.eat("("):
+	case tok == "(":
 		v, ok := p.concat()
-		return v, ok && p.eat(")")
-	}
-	end := strings.IndexFunc(p.rest, func(r rune) bool { return !unicode.IsLetter(r) })
-	if end < 0 {
-		end = len(p.rest)
-	}
-	name := strings.ToUpper(p.rest[:end])
-	p.rest = p.rest[end:]
-	if name == "NULL" {
+		return v, ok && p.take(")")
+	case len(tok) > 1 && tok[0] == '\'':
+		s := unquoted("'")
+		return &s, true
+	case len(tok) > 1 && tok[0] == '"':
+		v, ok := p.column(unquoted(`"`))
+		return text(v), ok
+	case strings.EqualFold(tok, "NULL"):
 		return nil, true
 	}
-	call := functions[name]
-	if call == nil || !p.eat("(") {
+	if !p.take("(") {
 		return nil, false
 	}
 	var args []*string
-	for len(args) == 0 || !p.eat(")") { // one argument at least
-		if len(args) > 0 && !p.eat(",") {
+	for len(args) == 0 || !p.take(")") { // one argument at least
+		if len(args) > 0 && !p.take(",") {
 			return nil, false
 		}
 		v, ok := p.concat()
@@ -92,51 +90,21 @@ func (p *parser) term() (*string, bool) {
 		}
 		args = append(args, v)
 	}
-	return call(args)
-}
-
-// quoted reads the rest of a literal or name, up to the closing q; a
-// doubled q is one q.
-func (p *parser) quoted(q string) (*string, bool) {
-	var s string
-	for {
-		part, rest, closed := strings.Cut(p.rest, q)
-		if !closed {
-			return nil, false
-		}
-		s += part
-		if p.rest, closed = strings.CutPrefix(rest, q); !closed {
-			return &s, true
-		}
-		s += q
-	}
-}
-
-// functions are the subset's functions of their arguments; false: the
-// call is not one the subset knows.
-var functions = map[string]func(args []*string) (*string, bool){
-	"COALESCE": func(args []*string) (*string, bool) {
+	if strings.EqualFold(tok, "COALESCE") {
 		for _, a := range args {
 			if a != nil {
 				return a, true
 			}
 		}
 		return nil, true
-	},
-	"UPPER": textFunction(strings.ToUpper),
-	"LOWER": textFunction(strings.ToLower),
-	"TRIM":  textFunction(func(s string) string { return strings.Trim(s, " ") }),
-}
-
-// textFunction is a function of one argument, NULL on NULL.
-func textFunction(f func(string) string) func(args []*string) (*string, bool) {
-	return func(args []*string) (*string, bool) {
-		if len(args) != 1 || args[0] == nil {
-			return nil, len(args) == 1
-		}
-		s := f(*args[0])
-		return &s, true
 	}
+	f := map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
+		"TRIM": func(s string) string { return strings.Trim(s, " ") }}[strings.ToUpper(tok)]
+	if f == nil || len(args) != 1 || args[0] == nil { // NULL in, NULL out
+		return nil, f != nil && len(args) == 1
+	}
+	s := f(*args[0])
+	return &s, true
 }
 
 // text is a column's value as SQL text: nil for NULL, strings and bytes as
