@@ -256,7 +256,7 @@ func split(rows []row, match func(row) bool) (kept, found []row) {
 
 // matcher compiles conditions into one test of rows.
 func (t *table) matcher(conds []store.Cond) (func(row) bool, error) {
-	tests := make([]func(any) bool, len(conds))
+	tests := make([]func(row) bool, len(conds))
 	for i, c := range conds {
 		var err error
 		if tests[i], err = t.test(c); err != nil {
@@ -264,18 +264,12 @@ func (t *table) matcher(conds []store.Cond) (func(row) bool, error) {
 		}
 	}
 	return func(r row) bool {
-		for i, test := range tests {
-			if !test(r.get(conds[i].Field)) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(tests, func(test func(row) bool) bool { return !test(r) })
 	}, nil
 }
 
-// test compiles one condition into a test of the field's value, with
-// SQL's NULL semantics.
-func (t *table) test(c store.Cond) (func(v any) bool, error) {
+// test compiles one condition, with SQL's NULL semantics.
+func (t *table) test(c store.Cond) (func(row) bool, error) {
 	text, isText := c.Value.(string)
 	args := c.Values
 	switch c.Op {
@@ -301,7 +295,8 @@ func (t *table) test(c store.Cond) (func(v any) bool, error) {
 		}
 	}
 	lower := strings.ToLower(text)
-	return func(v any) bool {
+	return func(r row) bool {
+		v := r.get(c.Field)
 		s, isText := v.(string)
 		switch c.Op {
 		case store.IsNull, store.NotNull:
