@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 )
 
@@ -11,34 +12,30 @@ import (
 // read through column), NULL, parentheses, || (NULL when either side is),
 // and COALESCE, UPPER, LOWER and TRIM in any case. Anything else reads "".
 func evalExpr(text string, column func(name string) (any, bool)) string {
-	p := &parser{src: text, column: column}
+	p := &parser{tokens: tokens.FindAllString(text, -1), column: column}
 	v, ok := p.concat()
-	if p.space(); !ok || p.pos < len(p.src) || v == nil {
+	if !ok || len(p.tokens) > 0 || v == nil {
 		return ""
 	}
 	return *v
 }
 
-// parser reads an expression. A value is a *string, nil for NULL; false
-// says the text left the subset.
+// tokens are a literal, a quoted name, ||, a word, or any other character
+// (which no rule takes).
+var tokens = regexp.MustCompile(`'(?:[^']|'')*'|"(?:[^"]|"")*"|\|\||[A-Za-z]+|\S`)
+
+// parser reads an expression's tokens. A value is a *string, nil for
+// NULL; false says the text left the subset.
 type parser struct {
-	src    string
-	pos    int
+	tokens []string
 	column func(name string) (any, bool)
 }
 
-func (p *parser) space() {
-	for p.pos < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.pos]) >= 0 {
-		p.pos++
-	}
-}
-
-// eat skips tok, after spaces, if it comes next.
-func (p *parser) eat(tok string) bool {
-	p.space()
-	ok := strings.HasPrefix(p.src[p.pos:], tok)
+// take reads the next token if it is tok.
+func (p *parser) take(tok string) bool {
+	ok := len(p.tokens) > 0 && p.tokens[0] == tok
 	if ok {
-		p.pos += len(tok)
+		p.tokens = p.tokens[1:]
 	}
 	return ok
 }
@@ -46,7 +43,7 @@ func (p *parser) eat(tok string) bool {
 // concat is term ("||" term)*.
 func (p *parser) concat() (*string, bool) {
 	v, ok := p.term()
-	for ok && p.eat("||") {
+	for ok && p.take("||") {
 		var w *string
 		if w, ok = p.term(); v != nil && w != nil {
 			s := *v + *w
@@ -60,38 +57,31 @@ func (p *parser) concat() (*string, bool) {
 
 // term is a literal, a column, NULL, a call or a parenthesized concat.
 func (p *parser) term() (*string, bool) {
-	if p.space(); p.pos == len(p.src) {
+	if len(p.tokens) == 0 {
 		return nil, false
 	}
-	switch p.src[p.pos] {
-	case '\'':
-		return p.quoted('\'')
-	case '"':
-		name, ok := p.quoted('"')
-		if !ok {
-			return nil, false
-		}
-		v, ok := p.column(*name)
-		return text(v), ok
-	case '(':
-		p.pos++
+	tok := p.tokens[0]
+	p.tokens = p.tokens[1:]
+	unquoted := func(q string) string { return strings.ReplaceAll(tok[1:len(tok)-1], q+q, q) }
+	switch {
+	case tok == "(":
 		v, ok := p.concat()
-		return v, ok && p.eat(")")
-	}
-	start := p.pos
-	for p.pos < len(p.src) && 'A' <= p.src[p.pos]&^0x20 && p.src[p.pos]&^0x20 <= 'Z' { // ASCII letters
-		p.pos++
-	}
-	name := strings.ToUpper(p.src[start:p.pos])
-	if name == "NULL" {
+		return v, ok && p.take(")")
+	case len(tok) > 1 && tok[0] == '\'':
+		s := unquoted("'")
+		return &s, true
+	case len(tok) > 1 && tok[0] == '"':
+		v, ok := p.column(unquoted(`"`))
+		return text(v), ok
+	case strings.EqualFold(tok, "NULL"):
 		return nil, true
 	}
-	if name == "" || !p.eat("(") {
+	if !p.take("(") {
 		return nil, false
 	}
 	var args []*string
-	for len(args) == 0 || !p.eat(")") {
-		if len(args) > 0 && !p.eat(",") {
+	for len(args) == 0 || !p.take(")") { // one argument at least
+		if len(args) > 0 && !p.take(",") {
 			return nil, false
 		}
 		v, ok := p.concat()
@@ -100,7 +90,7 @@ func (p *parser) term() (*string, bool) {
 		}
 		args = append(args, v)
 	}
-	if name == "COALESCE" {
+	if strings.EqualFold(tok, "COALESCE") {
 		for _, a := range args {
 			if a != nil {
 				return a, true
@@ -109,34 +99,12 @@ func (p *parser) term() (*string, bool) {
 		return nil, true
 	}
 	f := map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
-		"TRIM": func(s string) string { return strings.Trim(s, " ") }}[name]
-	if f == nil || len(args) != 1 {
-		return nil, false
-	} else if args[0] == nil {
-		return nil, true
+		"TRIM": func(s string) string { return strings.Trim(s, " ") }}[strings.ToUpper(tok)]
+	if f == nil || len(args) != 1 || args[0] == nil { // NULL in, NULL out
+		return nil, f != nil && len(args) == 1
 	}
 	s := f(*args[0])
 	return &s, true
-}
-
-// quoted reads a literal or a name between q quotes, a doubled q being
-// one q.
-func (p *parser) quoted(q byte) (*string, bool) {
-	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		switch {
-		case p.src[i] != q:
-			b.WriteByte(p.src[i])
-		case i+1 < len(p.src) && p.src[i+1] == q:
-			b.WriteByte(q)
-			i++
-		default:
-			p.pos = i + 1
-			s := b.String()
-			return &s, true
-		}
-	}
-	return nil, false
 }
 
 // text is a column's value as SQL text: nil for NULL, strings and bytes as

@@ -1,16 +1,13 @@
 // Package memstore keeps the tables of a store.Schema in memory: a
-// store.Store for tests and disposable servers, passing the same suite
+// store.Store for tests and disposable servers that passes the same suite
 // (engine/store/storetest) as the SQL store.
 //
-// One sync.RWMutex guards everything: reads outside a transaction take the
-// read lock, Write holds the write lock for the whole transaction (one
-// writer at a time, like SQLite). A transaction changes the data as it goes
-// and logs how to undo each change: fn failing or panicking plays the log
-// back. Values are copied on the way in and out. A rolled-back transaction
-// gives its series' numbers back, not its Seqs.
-//
-// Files: memstore.go (the store and its transactions), table.go (rows,
-// values, unique keys, conditions), expr.go (the expressions of Exprs).
+// Committed data never changes. A write transaction works on its own copy,
+// each call replacing the rows of the table it changes (so a call that
+// fails leaves nothing), and its commit publishes the copy: reads never
+// wait, and one writer runs at a time, as in SQLite. Values are copied on
+// the way in and out. A rollback gives its series' numbers back, not its
+// Seqs.
 package memstore
 
 import (
@@ -18,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,14 +24,36 @@ import (
 
 // Store is a store.Store in memory. It is safe for concurrent use.
 type Store struct {
-	mu     sync.RWMutex
-	tables map[string]*table
+	reader    // of the committed state
+	writing   sync.Mutex
+	committed atomic.Pointer[state]
+}
+
+// state is the data at one moment.
+type state struct {
+	rows   map[[2]string][]row // by table and company ("" in a table without)
 	series map[[2]string]int64 // by company and series: the next number (0: 1)
+}
+
+// reader reads a state: the committed one, or a transaction's own (nil
+// once the transaction has ended).
+type reader struct {
+	tables map[string]*table
+	at     *atomic.Pointer[state]
+}
+
+// Tx is a write transaction.
+type Tx struct {
+	reader
+	own        atomic.Pointer[state]
+	onRollback []func()
 }
 
 var (
 	_ store.Store = (*Store)(nil)
 	_ store.Tx    = (*Tx)(nil)
+
+	errEnded = errors.New("memstore: the transaction has ended")
 )
 
 // New returns a store of schema's tables, empty.
@@ -41,10 +61,12 @@ func New(schema *store.Schema) (*Store, error) {
 	if err := schema.Check(); err != nil {
 		return nil, err
 	}
-	s := &Store{tables: map[string]*table{}, series: map[[2]string]int64{}}
+	s := &Store{}
+	s.reader = reader{tables: map[string]*table{}, at: &s.committed}
 	for _, t := range schema.Tables {
 		s.tables[t.Name] = newTable(t)
 	}
+	s.committed.Store(&state{rows: map[[2]string][]row{}, series: map[[2]string]int64{}})
 	return s, nil
 }
 
@@ -54,282 +76,176 @@ func (s *Store) Ping(context.Context) error { return nil }
 // Close does nothing: the data goes with the store.
 func (s *Store) Close() error { return nil }
 
-// Select reads rows outside a transaction.
-func (s *Store) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.selectRows(q)
-}
-
-// Count counts rows outside a transaction.
-func (s *Store) Count(ctx context.Context, q store.Select) (int64, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, found, err := s.find(q)
-	return int64(len(found)), err
-}
-
-// Counted reads a company's row count of a Counted table.
-func (s *Store) Counted(ctx context.Context, table, company string) (int64, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.counted(table, company)
-}
-
-// Write runs fn in a transaction holding the write lock. When fn fails or
-// panics, its changes are undone and the OnRollback functions run, last
-// registered first, still under the lock, so no other write sees the
-// state between (a platform sharing the transaction gives its feed
-// positions back before the next write takes one); OnRollback functions
-// must not call the store. Then the lock is released and a panic goes on.
+// Write runs fn in a transaction, one at a time. When fn fails or panics,
+// its copy is dropped and the OnRollback functions run, last registered
+// first, before the next write starts (a platform sharing the transaction
+// gives its feed positions back before another write takes them).
 func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
-	tx := &Tx{s: s}
-	s.mu.Lock()
-	committed := false
+	s.writing.Lock()
+	defer s.writing.Unlock()
+	committed, tx := s.committed.Load(), &Tx{}
+	tx.reader = reader{tables: s.tables, at: &tx.own}
+	tx.own.Store(&state{rows: maps.Clone(committed.rows), series: maps.Clone(committed.series)})
+	ok := false
 	defer func() {
-		tx.done.Store(true)
-		if !committed {
-			tx.rollbackTo(0)
-			for i := len(tx.onRollback) - 1; i >= 0; i-- {
-				tx.onRollback[i]()
+		if own := tx.own.Swap(nil); ok {
+			s.committed.Store(own)
+		} else {
+			for _, undo := range slices.Backward(tx.onRollback) {
+				undo()
 			}
 		}
-		s.mu.Unlock()
 	}()
 	err := fn(ctx, tx)
-	committed = err == nil
+	ok = err == nil
 	return err
 }
 
-// The methods below run under a lock their caller holds.
-
-func (s *Store) table(name string) (*table, error) {
-	if t := s.tables[name]; t != nil {
-		return t, nil
+// table returns a table and the state to read it in, or why a call cannot run.
+func (r reader) table(name string) (*table, *state, error) {
+	st := r.at.Load()
+	if st == nil {
+		return nil, nil, errEnded
 	}
-	return nil, fmt.Errorf("memstore: no table %q in the schema", name)
+	if t := r.tables[name]; t != nil {
+		return t, st, nil
+	}
+	return nil, nil, fmt.Errorf("memstore: no table %q in the schema", name)
 }
 
-// find returns the table of a Select and its rows that match the Where.
-func (s *Store) find(q store.Select) (*table, []*row, error) {
-	t, err := s.table(q.Table)
+// find returns the table of a query and its rows that match the Where.
+func (r reader) find(q store.Select) (*table, []row, error) {
+	t, st, err := r.table(q.Table)
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := t.find(q.Company, q.Where)
-	return t, found, err
+	match, err := t.matcher(q.Where)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, found := split(st.rows[t.key(q.Company)], match)
+	return t, found, nil
 }
 
-func (s *Store) selectRows(q store.Select) ([]store.Row, error) {
-	t, found, err := s.find(q)
+// Select reads rows.
+func (r reader) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
+	t, found, err := r.find(q)
 	if err != nil {
 		return nil, err
 	}
-	fields := t.fields
-	if q.Columns != nil {
-		fields = q.Columns
-		for _, f := range fields {
-			if t.cols[f] == nil {
-				return nil, t.noColumn(f)
-			}
-		}
-	}
-	if found, err = t.sortAndSkip(q, found); err != nil {
-		return nil, err
-	}
-	found = found[min(max(q.Offset, 0), len(found)):]
-	if q.Limit > 0 && q.Limit < len(found) {
-		found = found[:q.Limit]
-	}
-	out := make([]store.Row, len(found))
-	for i, r := range found {
-		out[i] = t.read(r, fields, q.Exprs)
-	}
-	return out, nil
+	return t.read(found, q)
 }
 
-func (s *Store) counted(table, company string) (int64, error) {
-	t, err := s.table(table)
-	if err == nil && !t.Counted {
-		err = fmt.Errorf("memstore: table %s is not Counted", t.Name)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return int64(len(t.rows[t.company(company)])), nil
-}
-
-// Tx is a transaction of the store. It runs under the write lock its
-// Write holds, and never takes a lock itself.
-type Tx struct {
-	s          *Store
-	done       atomic.Bool // ended: every call fails
-	undo       []func()    // how to undo each change so far
-	onRollback []func()
-}
-
-var errEnded = errors.New("memstore: the transaction has ended")
-
-// begin returns the table of a call, or why the call cannot run.
-func (tx *Tx) begin(table string) (*table, error) {
-	if tx.done.Load() {
-		return nil, errEnded
-	}
-	return tx.s.table(table)
-}
-
-// put gives r the values vals (nil: deletes it) if the table allows them,
-// and logs how to undo it.
-func (tx *Tx) put(t *table, r *row, vals store.Values) error {
-	if err := t.allows(r, vals); err != nil {
-		return err
-	}
-	old := r.vals
-	t.put(r, vals)
-	tx.undo = append(tx.undo, func() { t.put(r, old) })
-	return nil
-}
-
-// rollbackTo undoes the changes after the first mark ones: all of a
-// transaction, or all of one call that fails.
-func (tx *Tx) rollbackTo(mark int) {
-	for i := len(tx.undo) - 1; i >= mark; i-- {
-		tx.undo[i]()
-	}
-	tx.undo = tx.undo[:mark]
-}
-
-// Select reads rows in the transaction, its own writes included.
-func (tx *Tx) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
-	if _, err := tx.begin(q.Table); err != nil {
-		return nil, err
-	}
-	return tx.s.selectRows(q)
-}
-
-// Count counts rows in the transaction.
-func (tx *Tx) Count(ctx context.Context, q store.Select) (int64, error) {
-	if _, err := tx.begin(q.Table); err != nil {
-		return 0, err
-	}
-	_, found, err := tx.s.find(q)
+// Count counts the rows that match.
+func (r reader) Count(ctx context.Context, q store.Select) (int64, error) {
+	_, found, err := r.find(q)
 	return int64(len(found)), err
 }
 
-// Counted reads a company's row count in the transaction.
-func (tx *Tx) Counted(ctx context.Context, table, company string) (int64, error) {
-	if _, err := tx.begin(table); err != nil {
-		return 0, err
+// Estimate counts: a count costs memory no more than an estimate.
+func (r reader) Estimate(ctx context.Context, q store.Select) (int64, bool, error) {
+	n, err := r.Count(ctx, q)
+	return n, true, err
+}
+
+// Counted counts a company's rows of a Counted table.
+func (r reader) Counted(ctx context.Context, table, company string) (int64, error) {
+	if t := r.tables[table]; t != nil && !t.Counted {
+		return 0, fmt.Errorf("memstore: table %s is not Counted", t.Name)
 	}
-	return tx.s.counted(table, company)
+	return r.Count(ctx, store.Select{Table: table, Company: company})
 }
 
 // OnRollback registers fn to run if the transaction does not commit
-// (ignored once it has ended).
+// (ignored once it has ended). fn must not call the store.
 func (tx *Tx) OnRollback(fn func()) {
-	if !tx.done.Load() {
+	if tx.own.Load() != nil {
 		tx.onRollback = append(tx.onRollback, fn)
 	}
 }
 
-// Insert adds rows, all or none of them, each SeqText column a row
-// leaves empty holding its Seq.
-func (tx *Tx) Insert(ctx context.Context, table, company string, rows []store.Values) ([]int64, error) {
-	t, err := tx.begin(table)
+// Insert adds rows, all or none of them.
+func (tx *Tx) Insert(ctx context.Context, table, company string, in []store.Values) ([]int64, error) {
+	t, st, err := tx.table(table)
 	if err != nil {
 		return nil, err
 	}
-	mark, seqs := len(tx.undo), make([]int64, len(rows))
-	for i, in := range rows {
-		t.last++
-		r := &row{ord: t.last, company: t.company(company)}
-		vals, err := t.values(in)
-		if err == nil {
-			t.fillSeqText(vals, r.ord)
-			err = tx.put(t, r, vals)
-		}
+	k := t.key(company)
+	rows, seqs := slices.Clip(st.rows[k]), make([]int64, len(in))
+	for i, vals := range in {
+		r, err := t.newRow(vals)
 		if err != nil {
-			tx.rollbackTo(mark)
 			return nil, err
 		}
-		if t.Seq {
-			seqs[i] = r.ord
+		if rows = append(rows, r); t.Seq {
+			seqs[i] = r.seq
 		}
 	}
-	return seqs, nil
+	return seqs, t.put(st, k, rows, len(st.rows[k]))
 }
 
 // Update sets columns of the matching rows, all or none of them.
 func (tx *Tx) Update(ctx context.Context, table, company string, where []store.Cond, set store.Values) (int64, error) {
-	t, err := tx.begin(table)
+	t, st, err := tx.table(table)
 	if err != nil {
 		return 0, err
 	}
-	found, err := t.find(company, where)
+	match, err := t.matcher(where)
 	if err == nil {
 		set, err = t.values(set)
 	}
-	mark := len(tx.undo)
-	for _, r := range found {
-		if err == nil {
-			vals := maps.Clone(r.vals)
-			maps.Copy(vals, set) // rows may share values: they never change
-			err = tx.put(t, r, vals)
-		}
-	}
 	if err != nil {
-		tx.rollbackTo(mark)
 		return 0, err
 	}
-	return int64(len(found)), nil
+	k := t.key(company)
+	kept, found := split(st.rows[k], match)
+	for i := range found {
+		found[i].vals = maps.Clone(found[i].vals) // stored maps never change
+		maps.Copy(found[i].vals, set)
+	}
+	return int64(len(found)), t.put(st, k, append(kept, found...), len(kept))
 }
 
-// Upsert inserts a row, or sets the replace columns of the row its
-// conflict columns (the primary key or a unique index) find.
+// Upsert updates the row whose conflict columns (a unique index) hold
+// the row's values, setting its replace columns, or else inserts the row.
 func (tx *Tx) Upsert(ctx context.Context, table, company string, in store.Values, conflict, replace []string) error {
-	t, err := tx.begin(table)
+	t, _, err := tx.table(table)
 	if err != nil {
 		return err
 	}
-	vals, err := t.values(in)
-	if err != nil {
-		return err
-	}
-	for _, f := range replace {
-		if t.cols[f] == nil {
-			return t.noColumn(f)
-		}
-	}
-	u := t.uniqueOn(conflict)
-	if u == nil {
+	if !slices.ContainsFunc(t.uniques, func(ix store.Index) bool {
+		return slices.Equal(slices.Sorted(slices.Values(ix.Fields)), slices.Sorted(slices.Values(conflict)))
+	}) {
 		return fmt.Errorf("memstore: table %s has no unique index on %v", t.Name, conflict)
 	}
-	old := u.rows[t.key(u, &row{company: t.company(company)}, vals)]
-	if old == nil {
-		_, err := tx.Insert(ctx, table, company, []store.Values{in})
-		return err
+	var where []store.Cond
+	for _, f := range conflict {
+		where = append(where, store.OneOf(f, []any{in[f]})) // IN, not =: a NULL conflicts with nothing
 	}
-	if len(replace) == 0 {
-		return nil
-	}
-	next := maps.Clone(old.vals)
+	set := store.Values{}
 	for _, f := range replace {
-		next[f] = vals[f]
+		set[f] = in[f]
 	}
-	return tx.put(t, old, next)
+	n, err := tx.Update(ctx, table, company, where, set)
+	if err == nil && n == 0 {
+		_, err = tx.Insert(ctx, table, company, []store.Values{in})
+	}
+	return err
 }
 
 // Delete removes the matching rows.
 func (tx *Tx) Delete(ctx context.Context, table, company string, where []store.Cond) (int64, error) {
-	t, err := tx.begin(table)
+	t, st, err := tx.table(table)
 	if err != nil {
 		return 0, err
 	}
-	found, err := t.find(company, where)
-	for i := len(found) - 1; i >= 0; i-- { // from the end: less to move
-		tx.put(t, found[i], nil)
+	match, err := t.matcher(where)
+	if err != nil {
+		return 0, err
 	}
-	return int64(len(found)), err
+	k := t.key(company)
+	kept, found := split(st.rows[k], match)
+	return int64(len(found)), t.put(st, k, kept, len(kept))
 }
 
 // NextNumbers takes n consecutive numbers of a company's series; a
@@ -362,13 +278,12 @@ func (tx *Tx) ReturnNumbers(ctx context.Context, company, series string, from, n
 // series moves a series' next number from first to move(first) and
 // returns first.
 func (tx *Tx) series(company, name string, move func(first int64) int64) (int64, error) {
-	if tx.done.Load() {
+	st := tx.own.Load()
+	if st == nil {
 		return 0, errEnded
 	}
 	k := [2]string{company, name}
-	old := tx.s.series[k]
-	first := max(old, 1)
-	tx.s.series[k] = move(first)
-	tx.undo = append(tx.undo, func() { tx.s.series[k] = old })
+	first := max(st.series[k], 1)
+	st.series[k] = move(first)
 	return first, nil
 }

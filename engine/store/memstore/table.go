@@ -13,84 +13,75 @@ import (
 	"fieldapi/engine/store"
 )
 
-// table is a schema table with its rows.
+// table is a schema table and what the store derives from it.
 type table struct {
 	*store.Table
-	cols    map[string]*store.Column // by Field
-	fields  []string                 // every column's Field, in schema order
-	uniques []*unique                // the primary key and the unique indexes
-	rows    map[string][]*row        // by company ("" in a table without), in insert order
-	last    int64                    // the ord of the newest row
+	uniques []store.Index // the primary key (named "") and the unique indexes
+	last    int64         // the newest row's seq: moved by the writer, kept by a rollback
 }
 
-// row is a stored row. Its values never change in place: an update gives
-// the row a new map, and an undo puts the old one back.
+// row is a stored row. A company's rows are in no order (reads sort them)
+// and a row's map never changes (a change makes a new one), so states
+// share rows.
 type row struct {
-	ord     int64 // insert order across the table: a Seq table's Seq
-	company string
-	vals    store.Values // by Field, a column absent being NULL; nil: not in the table
-}
-
-// unique is the primary key or a unique index: the row holding each key.
-type unique struct {
-	name   string // "" for the primary key
-	fields []string
-	rows   map[string]*row
+	seq  int64        // insert order across the table: a Seq table's Seq
+	vals store.Values // by Field; an absent column is NULL
 }
 
 func newTable(st *store.Table) *table {
-	t := &table{Table: st, cols: map[string]*store.Column{}, rows: map[string][]*row{}}
-	for i, c := range st.Columns {
-		t.cols[c.Field], t.fields = &st.Columns[i], append(t.fields, c.Field)
+	t := &table{Table: st}
+	if !st.Seq && len(st.Key) > 0 {
+		t.uniques = append(t.uniques, store.Index{Fields: st.Key, Unique: true})
 	}
-	key := store.Index{Fields: st.Key, Unique: !st.Seq && len(st.Key) > 0} // the primary key
-	for _, ix := range append([]store.Index{key}, st.Indexes...) {
+	for _, ix := range st.Indexes {
 		if ix.Unique {
-			t.uniques = append(t.uniques, &unique{name: ix.Name, fields: ix.Fields, rows: map[string]*row{}})
+			t.uniques = append(t.uniques, ix)
 		}
 	}
 	return t
 }
 
-// company is the rows key of a call's company: "" in a table without.
-func (t *table) company(c string) string {
-	if t.Company {
-		return c
+// get reads a field of the row, or its Seq.
+func (r row) get(field string) any {
+	if field == store.SeqField {
+		return r.seq
 	}
-	return ""
+	return r.vals[field]
+}
+
+// key is what a state keeps a company's rows of the table under.
+func (t *table) key(company string) [2]string {
+	if !t.Company {
+		company = ""
+	}
+	return [2]string{t.Name, company}
 }
 
 func (t *table) noColumn(field string) error {
 	return fmt.Errorf("memstore: table %s has no column %q", t.Name, field)
 }
 
-// read returns a copy of a row's fields and its expressions' values.
-func (t *table) read(r *row, fields []string, exprs []store.Expr) store.Row {
-	out := store.Row{Values: make(store.Values, len(fields)+len(exprs))}
-	if t.Seq {
-		out.Seq = r.ord
+// newRow makes a row of a caller's values, with the next seq, each
+// SeqText column it leaves empty holding that seq.
+func (t *table) newRow(in store.Values) (row, error) {
+	vals, err := t.values(in)
+	if err != nil {
+		return row{}, err
 	}
-	for _, f := range fields {
-		out.Values[f] = copyValue(r.vals[f])
+	t.last++
+	for _, c := range t.Columns {
+		if c.SeqText && vals[c.Field] == nil {
+			vals[c.Field] = store.SeqText(t.last)
+		}
 	}
-	for _, x := range exprs {
-		out.Values[x.Name] = evalExpr(x.Text, func(name string) (any, bool) {
-			for _, c := range t.Columns {
-				if c.Name == name {
-					return r.vals[c.Field], true
-				}
-			}
-			return nil, false
-		})
-	}
-	return out
+	return row{seq: t.last, vals: vals}, nil
 }
 
 // values checks the values a caller passed and returns a copy of them.
 func (t *table) values(in store.Values) (store.Values, error) {
 	out := make(store.Values, len(in))
 	for f, v := range in {
-		if t.cols[f] == nil {
+		if t.Column(f) == nil {
 			return nil, t.noColumn(f)
 		}
 		var err error
@@ -101,27 +92,19 @@ func (t *table) values(in store.Values) (store.Values, error) {
 	return out, nil
 }
 
-// fillSeqText puts a new row's Seq in each SeqText column its values
-// leave empty (absent or nil).
-func (t *table) fillSeqText(vals store.Values, seq int64) {
-	for _, c := range t.Columns {
-		if c.SeqText && vals[c.Field] == nil {
-			vals[c.Field] = store.SeqText(seq)
-		}
-	}
-}
-
 var goTypes = [...]reflect.Type{store.Text: reflect.TypeFor[string](), store.Number: reflect.TypeFor[float64](),
 	store.Int: reflect.TypeFor[int64](), store.Bool: reflect.TypeFor[bool](), store.Bytes: reflect.TypeFor[[]byte](),
 	store.List: reflect.TypeFor[[]string](), store.Object: reflect.TypeFor[map[string]string]()}
 
-// value checks that v is nil or of the Go type of field's column (an
-// int64 for the Seq) and returns a copy of it. Nil bytes are NULL, as the
-// SQL drivers store them.
+// value checks that field is a column (or the Seq) and v nil or of its Go
+// type, and returns a copy of v. Nil bytes are NULL, as the SQL drivers
+// store them.
 func (t *table) value(field string, v any) (any, error) {
-	typ := store.Int
-	if c := t.cols[field]; c != nil {
+	typ := store.Int // the Seq's
+	if c := t.Column(field); c != nil {
 		typ = c.Type
+	} else if field != store.SeqField || !t.Seq {
+		return nil, t.noColumn(field)
 	}
 	if v != nil && (int(typ) >= len(goTypes) || reflect.TypeOf(v) != goTypes[typ]) {
 		return nil, fmt.Errorf("memstore: %s.%s (type %d) cannot hold a %T", t.Name, field, typ, v)
@@ -141,120 +124,154 @@ func copyValue(v any) any {
 	case []string:
 		return append([]string{}, x...)
 	case map[string]string:
-		m := make(map[string]string, len(x))
-		maps.Copy(m, x)
-		return m
+		return maps.Collect(maps.All(x))
 	}
 	return v
 }
 
-// key is r's key in u with the values vals: "" when a field is NULL
-// (SQL: such rows never collide).
-func (t *table) key(u *unique, r *row, vals store.Values) string {
-	parts := []any{r.company}
-	for _, f := range u.fields {
-		v := vals[f]
-		if f == store.SeqField {
-			v = r.ord
+// put makes rows a company's rows (k) in st if those from from on, which
+// the call wrote, leave no NotNull column NULL and repeat no unique key.
+func (t *table) put(st *state, k [2]string, rows []row, from int) error {
+	for i, r := range rows[from:] {
+		for _, c := range t.Columns {
+			if c.NotNull && r.vals[c.Field] == nil {
+				return fmt.Errorf("memstore: %s.%s must not be NULL", t.Name, c.Field)
+			}
 		}
-		if v == nil || vals == nil {
-			return ""
-		}
-		parts = append(parts, v)
-	}
-	return fmt.Sprintf("%#v", parts)
-}
-
-// allows refuses values that leave a NotNull column NULL or give r a key
-// another row holds.
-func (t *table) allows(r *row, vals store.Values) error {
-	for _, c := range t.Columns {
-		if c.NotNull && vals != nil && vals[c.Field] == nil {
-			return fmt.Errorf("memstore: %s.%s must not be NULL", t.Name, c.Field)
+		for _, ix := range t.uniques {
+			for j, other := range rows {
+				if j != from+i && sameKey(ix.Fields, r, other) {
+					return fmt.Errorf("memstore: %w", &store.DuplicateError{Table: t.Name, Index: ix.Name})
+				}
+			}
 		}
 	}
-	for _, u := range t.uniques {
-		if k := t.key(u, r, vals); k != "" && u.rows[k] != nil && u.rows[k] != r {
-			return fmt.Errorf("memstore: %w", &store.DuplicateError{Table: t.Name, Index: u.name})
-		}
-	}
+	st.rows[k] = rows
 	return nil
 }
 
-// uniqueOn is the unique index on exactly fields, in any order.
-func (t *table) uniqueOn(fields []string) *unique {
-	for _, u := range t.uniques {
-		if len(u.fields) == len(fields) && !slices.ContainsFunc(fields, func(f string) bool { return !slices.Contains(u.fields, f) }) {
-			return u
-		}
-	}
-	return nil
+// sameKey reports whether two rows hold equal values in fields, none of
+// them NULL (in SQL, NULLs never collide).
+func sameKey(fields []string, a, b row) bool {
+	return !slices.ContainsFunc(fields, func(f string) bool { return !equal(a.get(f), b.get(f)) })
 }
 
-// put gives r the values vals, nil taking it out of the table, with its
-// place among its company's rows and its keys.
-func (t *table) put(r *row, vals store.Values) {
-	for _, u := range t.uniques {
-		if k := t.key(u, r, r.vals); k != "" && u.rows[k] == r {
-			delete(u.rows, k)
+// read returns the found rows a query asks for, as it reads them.
+func (t *table) read(found []row, q store.Select) ([]store.Row, error) {
+	fields := q.Columns
+	if fields == nil {
+		for _, c := range t.Columns {
+			fields = append(fields, c.Field)
 		}
 	}
-	rows := t.rows[r.company]
-	i, in := slices.BinarySearchFunc(rows, r.ord, func(r *row, ord int64) int { return cmp.Compare(r.ord, ord) })
-	if in && vals == nil {
-		t.rows[r.company] = slices.Delete(rows, i, i+1)
-	} else if !in && vals != nil {
-		t.rows[r.company] = slices.Insert(rows, i, r)
-	}
-	r.vals = vals
-	for _, u := range t.uniques {
-		if k := t.key(u, r, vals); k != "" {
-			u.rows[k] = r
+	for _, f := range fields {
+		if t.Column(f) == nil {
+			return nil, t.noColumn(f)
 		}
 	}
+	found, err := t.order(found, q)
+	if err != nil {
+		return nil, err
+	}
+	found = found[min(max(q.Offset, 0), len(found)):]
+	if q.Limit > 0 && q.Limit < len(found) {
+		found = found[:q.Limit]
+	}
+	out := make([]store.Row, len(found))
+	for i, r := range found {
+		out[i].Values = make(store.Values, len(fields)+len(q.Exprs))
+		if t.Seq {
+			out[i].Seq = r.seq
+		}
+		for _, f := range fields {
+			out[i].Values[f] = copyValue(r.vals[f])
+		}
+		for _, x := range q.Exprs {
+			out[i].Values[x.Name] = evalExpr(x.Text, func(name string) (any, bool) {
+				for _, c := range t.Columns {
+					if c.Name == name {
+						return r.vals[c.Field], true
+					}
+				}
+				return nil, false
+			})
+		}
+	}
+	return out, nil
 }
 
-// getter reads a field, or the Seq, of rows.
-func (t *table) getter(field string) (func(*row) any, error) {
-	if field == store.SeqField && t.Seq {
-		return func(r *row) any { return r.ord }, nil
+// order sorts found rows by q.OrderBy, ties in insert order, and with
+// q.After keeps those after it.
+func (t *table) order(found []row, q store.Select) ([]row, error) {
+	if err := store.CheckAfter(q); err != nil {
+		return nil, err
 	}
-	if t.cols[field] == nil {
-		return nil, t.noColumn(field)
+	keys := func(r row) []any {
+		k := make([]any, len(q.OrderBy))
+		for i, o := range q.OrderBy {
+			k[i] = r.get(o.Field)
+		}
+		return k
 	}
-	return func(r *row) any { return r.vals[field] }, nil
-}
-
-// find returns a company's rows that match conditions, in insert order.
-func (t *table) find(company string, conds []store.Cond) ([]*row, error) {
-	tests := make([]func(*row) bool, len(conds))
-	for i, c := range conds {
-		var err error
-		if tests[i], err = t.cond(c); err != nil {
+	for _, o := range q.OrderBy {
+		if _, err := t.value(o.Field, nil); err != nil { // an unknown field
 			return nil, err
 		}
 	}
-	var found []*row
-rows:
-	for _, r := range t.rows[t.company(company)] {
-		for _, test := range tests {
-			if !test(r) {
-				continue rows
-			}
-		}
-		found = append(found, r)
+	slices.SortFunc(found, func(a, b row) int {
+		return cmp.Or(orderCompare(q.OrderBy, keys(a), keys(b)), cmp.Compare(a.seq, b.seq))
+	})
+	if q.After != nil {
+		found = slices.DeleteFunc(found, func(r row) bool { return orderCompare(q.OrderBy, keys(r), q.After) <= 0 })
 	}
 	return found, nil
 }
 
-// cond compiles one condition, with SQL's NULL semantics.
-func (t *table) cond(c store.Cond) (func(*row) bool, error) {
-	get, err := t.getter(c.Field)
-	if err != nil {
-		return nil, err
+// orderCompare compares two rows' order-key values as orders sort them.
+func orderCompare(orders []store.Order, a, b []any) int {
+	for i, o := range orders {
+		n := compare(a[i], b[i])
+		if o.Desc || o.NullsLast && (a[i] == nil || b[i] == nil) {
+			n = -n // compare puts NULL first; NullsLast puts it last either way
+		}
+		if n != 0 {
+			return n
+		}
 	}
+	return 0
+}
+
+// split parts rows into new slices: those match refuses and those it
+// accepts.
+func split(rows []row, match func(row) bool) (kept, found []row) {
+	for _, r := range rows {
+		if match(r) {
+			found = append(found, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	return kept, found
+}
+
+// matcher compiles conditions into one test of rows.
+func (t *table) matcher(conds []store.Cond) (func(row) bool, error) {
+	tests := make([]func(row) bool, len(conds))
+	for i, c := range conds {
+		var err error
+		if tests[i], err = t.test(c); err != nil {
+			return nil, err
+		}
+	}
+	return func(r row) bool {
+		return !slices.ContainsFunc(tests, func(test func(row) bool) bool { return !test(r) })
+	}, nil
+}
+
+// test compiles one condition, with SQL's NULL semantics.
+func (t *table) test(c store.Cond) (func(row) bool, error) {
 	text, isText := c.Value.(string)
-	lower, args := strings.ToLower(text), c.Values
+	args := c.Values
 	switch c.Op {
 	case store.Eq, store.Lt, store.Le, store.Gt, store.Ge:
 		args = []any{c.Value}
@@ -267,32 +284,31 @@ func (t *table) cond(c store.Cond) (func(*row) bool, error) {
 	default:
 		return nil, fmt.Errorf("memstore: unknown condition operator %d on %s.%s", c.Op, t.Name, c.Field)
 	}
+	if _, err := t.value(c.Field, nil); err != nil { // an unknown field
+		return nil, err
+	}
 	list := make([]any, len(args))
 	for i, a := range args {
+		var err error
 		if list[i], err = t.value(c.Field, a); err != nil {
 			return nil, err
 		}
 	}
-	return func(r *row) bool {
-		v := get(r)
+	lower := strings.ToLower(text)
+	return func(r row) bool {
+		v := r.get(c.Field)
+		s, isText := v.(string)
 		switch c.Op {
 		case store.IsNull, store.NotNull:
 			return (v == nil) == (c.Op == store.IsNull)
 		case store.Contains:
-			s, ok := v.(string)
-			return ok && strings.Contains(strings.ToLower(s), lower)
+			return isText && strings.Contains(strings.ToLower(s), lower)
 		case store.Prefix:
-			s, ok := v.(string)
-			return ok && strings.HasPrefix(s, text)
-		case store.In, store.NotIn:
-			null := false // NOT IN (..., NULL) holds for no row with a value
-			for _, w := range list {
-				if v != nil && w != nil && compare(v, w) == 0 {
-					return c.Op == store.In
-				}
-				null = null || w == nil
-			}
-			return c.Op == store.NotIn && (v == nil || !null)
+			return isText && strings.HasPrefix(s, text)
+		case store.In:
+			return slices.ContainsFunc(list, func(w any) bool { return equal(v, w) })
+		case store.NotIn: // NOT IN (..., NULL) holds for no value
+			return v == nil || !slices.ContainsFunc(list, func(w any) bool { return w == nil || equal(v, w) })
 		}
 		if v == nil || list[0] == nil { // = nil is IS NULL; < NULL and the like never hold
 			return v == nil && list[0] == nil && c.Op == store.Eq
@@ -302,33 +318,32 @@ func (t *table) cond(c store.Cond) (func(*row) bool, error) {
 	}, nil
 }
 
+// equal reports whether two values of one column are equal, neither NULL.
+func equal(a, b any) bool { return a != nil && b != nil && compare(a, b) == 0 }
+
 // compare orders two values of one column: NULL first, text by code
-// point, numbers numerically, false before true, bytes bytewise, lists and
-// objects by their JSON text (as the SQL store keeps them).
+// point, numbers numerically, bytes bytewise, the rest (false before
+// true, lists, objects) by their JSON text, as the SQL store keeps them.
 func compare(a, b any) int {
-	if a == nil || b == nil {
-		return cmp.Compare(btoi(a != nil), btoi(b != nil))
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
 	}
 	switch x := a.(type) {
 	case string:
-		return strings.Compare(x, b.(string))
+		return cmp.Compare(x, b.(string))
 	case float64:
 		return cmp.Compare(x, b.(float64))
 	case int64:
 		return cmp.Compare(x, b.(int64))
-	case bool:
-		return cmp.Compare(btoi(x), btoi(b.(bool)))
 	case []byte:
 		return bytes.Compare(x, b.([]byte))
 	}
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return bytes.Compare(ja, jb)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
