@@ -61,8 +61,8 @@ func (p *Platform) record(company string, events []platform.Event) (first, last 
 
 // unrecord takes back the events first..last of a write that rolled back,
 // and their positions when no later write took positions after them.
-// memstore releases its write lock before it runs the OnRollback
-// functions, so a write that started meanwhile may have; then the
+// memstore runs the OnRollback functions before the next write starts,
+// so none has; a store that ran them later could have, and then the
 // positions stay unused. The caller holds the mutex.
 func (p *Platform) unrecord(company string, first, last int64) {
 	f := p.feeds[company]
