@@ -246,6 +246,9 @@ func escapeLike(s string) string {
 }
 
 // fromDB converts a value as the driver returns it into the column's type.
+// A value the driver already gives in that type is returned as it came:
+// boxing it again into an any would allocate once more for every value
+// of every row read.
 func fromDB(c *store.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -254,12 +257,15 @@ func fromDB(c *store.Column, v any) (any, error) {
 	case store.Number:
 		switch n := v.(type) {
 		case float64:
-			return n, nil
+			return v, nil
 		case int64:
 			return float64(n), nil
 		}
 		return strconv.ParseFloat(sqldb.AsText(v), 64)
 	case store.Int:
+		if _, ok := v.(int64); ok {
+			return v, nil
+		}
 		n, ok := sqldb.AsInt64(v)
 		if !ok {
 			return nil, fmt.Errorf("unexpected integer %T", v)
@@ -268,7 +274,7 @@ func fromDB(c *store.Column, v any) (any, error) {
 	case store.Bool:
 		switch b := v.(type) {
 		case bool:
-			return b, nil
+			return v, nil
 		case int64:
 			return b != 0, nil
 		}
@@ -299,6 +305,9 @@ func fromDB(c *store.Column, v any) (any, error) {
 			obj = map[string]string{}
 		}
 		return obj, nil
+	}
+	if _, ok := v.(string); ok {
+		return v, nil
 	}
 	return sqldb.AsText(v), nil
 }
