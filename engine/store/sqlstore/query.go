@@ -106,7 +106,12 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 			return nil, err
 		}
 		raw := scanned
-		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+4)}
+		// Room for the columns and one member more, as a caller may add
+		// (a key). A map's table holds more than it is sized for, up to a
+		// power of two, so a few members more rarely make it grow, while
+		// asking room for several doubled the table of many rows (a
+		// material line's 26 columns).
+		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
 			if !ok {
