@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"fieldapi/engine"
 	"fieldapi/runtime/etag"
@@ -87,7 +88,10 @@ func sendPage(c *Call, sr readshape.Request, req listquery.Request, page engine.
 	if err != nil {
 		return err
 	}
-	b := bytes.NewBuffer(make([]byte, 0, 4096*(len(page.Records)+1)))
+	b := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(b)
+	b.Reset()
+	b.Grow(4096 * (len(page.Records) + 1))
 	b.WriteString(`{"items":[`)
 	for i, rec := range page.Records {
 		if i > 0 {
@@ -101,4 +105,21 @@ func sendPage(c *Call, sr readshape.Request, req listquery.Request, page engine.
 	b.Write(rest[bytes.IndexByte(rest, ',')+1:]) // {"items":[],"nextCursor":…} past items
 	c.send(http.StatusOK, "application/json", b.Bytes())
 	return nil
+}
+
+// pageBuffers are the buffers pages are written into, kept for the next
+// page: a page of 50 tasks is some 150 kB, which made anew for each list
+// would be much of what the garbage collector then has to sweep. The
+// response writer copies what it is given, so a buffer is free again once
+// sent.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledPage is the largest buffer kept: the rare page of hundreds of
+// large records is left to the collector rather than held.
+const maxPooledPage = 1 << 20
+
+func putPageBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledPage {
+		pageBuffers.Put(b)
+	}
 }

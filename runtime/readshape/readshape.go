@@ -336,17 +336,20 @@ func object(b *bytes.Buffer, rec engine.Record, enc *recordjson.Record, view fun
 		b.Truncate(b.Len() - 2)
 		return nil
 	}
-	var body []byte
-	var err error
-	if enc != nil {
-		body, err = enc.Append(nil, rec)
-	} else {
-		body, err = json.Marshal(view(rec))
-	}
+	body, err := whole(rec, enc, view)
 	if err != nil {
 		return err
 	}
 	return project(b, body, keep, lines)
+}
+
+// whole is rec's read shape as JSON: written by enc, or else view(rec)
+// encoded.
+func whole(rec engine.Record, enc *recordjson.Record, view func(engine.Record) any) ([]byte, error) {
+	if enc != nil {
+		return enc.Append(nil, rec)
+	}
+	return json.Marshal(view(rec))
 }
 
 // encodeExpanded writes an expansion's value: null, one record, or a
