@@ -76,11 +76,14 @@ func names(list []string) jen.Code {
 // encoding/json writes the view: lists read and write a page without
 // building views.
 //
-//	// customerJSON writes a record as json.Marshal(viewCustomer(rec)) does.
-//	var customerJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+//	// taskJSON writes a record as json.Marshal(viewTask(rec)) does.
+//	var taskJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
 //		{Name: "Nr"},
 //		...
-//		{Kind: runtime.JSONLines, Lines: contactJSON, Name: "Contacts"},
+//		{Kind: runtime.JSONNumber, Name: "EstimatedTime"},
+//		...
+//		{Kind: runtime.JSONLines, Lines: materialJSON, Name: "Materials"},
+//		...
 //		{Name: "Modified"},
 //		{Kind: runtime.JSONObject, Name: "ExtraFields"},
 //	}}
