@@ -70,6 +70,41 @@ func viewAddress(rec engine.Record) Address {
 	}
 }
 
+// addressJSON writes a record as json.Marshal(viewAddress(rec)) does.
+var addressJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "OwnerType"},
+	{Name: "OwnerName"},
+	{Name: "CustomerNr"},
+	{Name: "SupplierNr"},
+	{Name: "ObjectNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Level",
+	},
+	{Name: "Status"},
+	{Name: "Name"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "MostImportant",
+	},
+	{Name: "AddressLine1"},
+	{Name: "AddressLine2"},
+	{Name: "PostalCode"},
+	{Name: "City"},
+	{Name: "State"},
+	{Name: "Country"},
+	{Name: "Phone"},
+	{Name: "Fax"},
+	{Name: "Email"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // AddressWrite is a camelCase request body of the addresses register (catalog/addresses.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type AddressWrite struct {
@@ -219,7 +254,8 @@ var addressReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: addressJSON,
+	Key:  "Id",
 }
 
 // listAddresses serves GET /v1/addresses.

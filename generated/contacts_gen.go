@@ -52,6 +52,29 @@ func viewContact(rec engine.Record) Contact {
 	}
 }
 
+// contactJSON writes a record as json.Marshal(viewContact(rec)) does.
+var contactJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "CustomerNr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Position"},
+	{Name: "Phone"},
+	{Name: "Mobile"},
+	{Name: "Fax"},
+	{Name: "Email"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "MostImportant",
+	},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // ContactWrite is a camelCase request body of the contacts register (catalog/contacts.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ContactWrite struct {
@@ -162,7 +185,8 @@ var contactReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: contactJSON,
+	Key:  "Id",
 }
 
 // listContacts serves GET /v1/contacts.

@@ -78,6 +78,53 @@ func viewContract(rec engine.Record) Contract {
 	}
 }
 
+// contractJSON writes a record as json.Marshal(viewContract(rec)) does.
+var contractJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "CustomerNr"},
+	{Name: "CustomerName"},
+	{Name: "CustomerRef"},
+	{Name: "CustomerOrderer"},
+	{Name: "StartDate"},
+	{Name: "StopDate"},
+	{Name: "LastGenerationDate"},
+	{Name: "GeneratedStartDate"},
+	{Name: "GeneratedStopDate"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "IsGenerated",
+	},
+	{Name: "Object1Nr"},
+	{Name: "Object1Name"},
+	{Name: "Object2Nr"},
+	{Name: "Object2Name"},
+	{Name: "Object3Nr"},
+	{Name: "Object3Name"},
+	{Name: "Object4Nr"},
+	{Name: "Object4Name"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: materialJSON,
+		Name:  "Materials",
+	},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: timeJSON,
+		Name:  "Times",
+	},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // ContractWrite is a camelCase request body of the contracts register (catalog/contracts.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ContractWrite struct {
@@ -258,7 +305,8 @@ var contractReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: contractJSON,
+	Key:  "Nr",
 	Lines: []runtime.LineList{{
 		Fields: materialReadShape.Fields,
 		Key:    "Id",

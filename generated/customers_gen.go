@@ -60,6 +60,33 @@ func viewCustomer(rec engine.Record) Customer {
 	}
 }
 
+// customerJSON writes a record as json.Marshal(viewCustomer(rec)) does.
+var customerJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "AddressLine1"},
+	{Name: "AddressLine2"},
+	{Name: "PostalCode"},
+	{Name: "City"},
+	{Name: "State"},
+	{Name: "Country"},
+	{Name: "Phone"},
+	{Name: "Fax"},
+	{Name: "Email"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // CustomerWrite is a camelCase request body of the customers register (catalog/customers.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type CustomerWrite struct {
@@ -220,6 +247,7 @@ var customerReadShape = runtime.ReadShape{
 			"Note",
 			"Modified",
 		},
+		JSON:  contactJSON,
 		Key:   "Id",
 		Lines: true,
 		Name:  "Contacts",
@@ -250,7 +278,8 @@ var customerReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: customerJSON,
+	Key:  "Nr",
 }
 
 // listCustomers serves GET /v1/customers.

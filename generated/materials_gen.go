@@ -74,6 +74,61 @@ func viewMaterial(rec engine.Record) Material {
 	}
 }
 
+// materialJSON writes a record as json.Marshal(viewMaterial(rec)) does.
+var materialJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "OwnerNr"},
+	{Name: "OwnerType"},
+	{Name: "ProductNr"},
+	{Name: "ProductName"},
+	{Name: "Unit"},
+	{Name: "Note"},
+	{Name: "UserSign"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Quantity",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "InvoiceQuantity",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Price",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "DiscountPct",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "Invoice",
+	},
+	{Name: "DeliveryDate"},
+	{Name: "SupplierNr"},
+	{Name: "PurchasePriceListNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "PurchasePrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "CostPerUnit",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "TotalCost",
+	},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Sign1By"},
+	{Name: "Sign1Date"},
+	{Name: "Sign2By"},
+	{Name: "Sign2Date"},
+	{Name: "Modified"},
+}}
+
 // MaterialWrite is a camelCase request body of the materials register (catalog/materials.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type MaterialWrite struct {
@@ -212,6 +267,7 @@ var materialReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  productJSON,
 		Key:   "Nr",
 		Name:  "Product",
 		Scope: "products:read",
@@ -248,7 +304,8 @@ var materialReadShape = runtime.ReadShape{
 		"Sign2Date",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: materialJSON,
+	Key:  "Id",
 }
 
 // listMaterials serves GET /v1/materials.

@@ -48,6 +48,30 @@ func viewObject1(rec engine.Record) Object1 {
 	}
 }
 
+// object1JSON writes a record as json.Marshal(viewObject1(rec)) does.
+var object1JSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "CustomerNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Level",
+	},
+	{Name: "ParentNr"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // Object1Write is a camelCase request body of the objects1 register (catalog/objects1.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object1Write struct {
@@ -158,7 +182,8 @@ var object1ReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: object1JSON,
+	Key:  "Nr",
 }
 
 // listObjects1 serves GET /v1/objects1.

@@ -48,6 +48,30 @@ func viewObject2(rec engine.Record) Object2 {
 	}
 }
 
+// object2JSON writes a record as json.Marshal(viewObject2(rec)) does.
+var object2JSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "CustomerNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Level",
+	},
+	{Name: "ParentNr"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // Object2Write is a camelCase request body of the objects2 register (catalog/objects2.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object2Write struct {
@@ -158,7 +182,8 @@ var object2ReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: object2JSON,
+	Key:  "Nr",
 }
 
 // listObjects2 serves GET /v1/objects2.

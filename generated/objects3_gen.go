@@ -48,6 +48,30 @@ func viewObject3(rec engine.Record) Object3 {
 	}
 }
 
+// object3JSON writes a record as json.Marshal(viewObject3(rec)) does.
+var object3JSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "CustomerNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Level",
+	},
+	{Name: "ParentNr"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // Object3Write is a camelCase request body of the objects3 register (catalog/objects3.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object3Write struct {
@@ -158,7 +182,8 @@ var object3ReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: object3JSON,
+	Key:  "Nr",
 }
 
 // listObjects3 serves GET /v1/objects3.

@@ -48,6 +48,30 @@ func viewObject4(rec engine.Record) Object4 {
 	}
 }
 
+// object4JSON writes a record as json.Marshal(viewObject4(rec)) does.
+var object4JSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "CustomerNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Level",
+	},
+	{Name: "ParentNr"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // Object4Write is a camelCase request body of the objects4 register (catalog/objects4.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type Object4Write struct {
@@ -158,7 +182,8 @@ var object4ReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: object4JSON,
+	Key:  "Nr",
 }
 
 // listObjects4 serves GET /v1/objects4.

@@ -62,6 +62,49 @@ func viewOrderLine(rec engine.Record) OrderLine {
 	}
 }
 
+// orderLineJSON writes a record as json.Marshal(viewOrderLine(rec)) does.
+var orderLineJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "OrderNr"},
+	{Name: "ProductNr"},
+	{Name: "ProductName"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Quantity",
+	},
+	{Name: "Unit"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Price",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "PurchasePrice",
+	},
+	{Name: "PriceListNr"},
+	{Name: "PurchasePriceListNr"},
+	{Name: "SupplierNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "DiscountPct",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "DiscountPrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "TotalPrice",
+	},
+	{Name: "DeliveryDate"},
+	{Name: "Note"},
+	{Name: "InternalNote"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Modified"},
+}}
+
 // OrderLineWrite is a camelCase request body of the orderlines register (catalog/orderlines.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type OrderLineWrite struct {
@@ -186,7 +229,8 @@ var orderLineReadShape = runtime.ReadShape{
 		"Custom3",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: orderLineJSON,
+	Key:  "Id",
 }
 
 // listOrderLines serves GET /v1/orderlines.

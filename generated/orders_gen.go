@@ -78,6 +78,46 @@ func viewOrder(rec engine.Record) Order {
 	}
 }
 
+// orderJSON writes a record as json.Marshal(viewOrder(rec)) does.
+var orderJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "CustomerNr"},
+	{Name: "CustomerName"},
+	{Name: "CustomerOrderer"},
+	{Name: "SupplierNr"},
+	{Name: "UserSign"},
+	{Name: "OrderDate"},
+	{Name: "DeliveryDate"},
+	{Name: "DeliveryName"},
+	{Name: "InternalNote"},
+	{Name: "Note"},
+	{Name: "DeliveryAddressLine1"},
+	{Name: "DeliveryAddressLine2"},
+	{Name: "DeliveryPostalCode"},
+	{Name: "DeliveryCity"},
+	{Name: "DeliveryState"},
+	{Name: "DeliveryCountry"},
+	{Name: "DeliveryAddressId"},
+	{Name: "PriceListNr"},
+	{Name: "CreatedBy"},
+	{Name: "CreatedDate"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: orderLineJSON,
+		Name:  "Lines",
+	},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // OrderWrite is a camelCase request body of the orders register (catalog/orders.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type OrderWrite struct {
@@ -285,6 +325,7 @@ var orderReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  customerJSON,
 		Key:   "Nr",
 		Name:  "Customer",
 		Scope: "customers:read",
@@ -323,7 +364,8 @@ var orderReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: orderJSON,
+	Key:  "Nr",
 	Lines: []runtime.LineList{{
 		Fields: orderLineReadShape.Fields,
 		Key:    "Id",

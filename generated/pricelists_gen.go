@@ -33,6 +33,23 @@ func viewPriceList(rec engine.Record) PriceList {
 	}
 }
 
+// priceListJSON writes a record as json.Marshal(viewPriceList(rec)) does.
+var priceListJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Name"},
+	{Name: "Status"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "HasMarkupPct",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "MarkupPct",
+	},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // priceListFilters are the query filters of GET /v1/pricelists.
 var priceListFilters = []runtime.Filter{
 	{Param: "includeArchived", Field: "Status", Kind: runtime.KindText, Match: runtime.Hides, Values: []string{"Archived"}},
@@ -49,7 +66,8 @@ var priceListReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Nr",
+	JSON: priceListJSON,
+	Key:  "Nr",
 }
 
 // listPriceLists serves GET /v1/pricelists.

@@ -52,6 +52,38 @@ func viewProduct(rec engine.Record) Product {
 	}
 }
 
+// productJSON writes a record as json.Marshal(viewProduct(rec)) does.
+var productJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "Unit"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "BasePrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "PurchasePrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "CostPrice",
+	},
+	{Name: "Barcode"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // ProductWrite is a camelCase request body of the products register (catalog/products.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ProductWrite struct {
@@ -183,7 +215,8 @@ var productReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: productJSON,
+	Key:  "Nr",
 }
 
 // listProducts serves GET /v1/products.

@@ -74,6 +74,40 @@ func viewProject(rec engine.Record) Project {
 	}
 }
 
+// projectJSON writes a record as json.Marshal(viewProject(rec)) does.
+var projectJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "CustomerNr"},
+	{Name: "CustomerName"},
+	{Name: "CustomerRef"},
+	{Name: "CustomerOrderer"},
+	{Name: "Owner"},
+	{Name: "PlanStartDate"},
+	{Name: "PlanStopDate"},
+	{Name: "Object1Nr"},
+	{Name: "Object1Name"},
+	{Name: "Object2Nr"},
+	{Name: "Object2Name"},
+	{Name: "Object3Nr"},
+	{Name: "Object3Name"},
+	{Name: "Object4Nr"},
+	{Name: "Object4Name"},
+	{Name: "CreatedBy"},
+	{Name: "CreatedDate"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // ProjectWrite is a camelCase request body of the projects register (catalog/projects.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ProjectWrite struct {
@@ -219,6 +253,7 @@ var projectReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  customerJSON,
 		Key:   "Nr",
 		Name:  "Customer",
 		Scope: "customers:read",
@@ -255,7 +290,8 @@ var projectReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: projectJSON,
+	Key:  "Nr",
 }
 
 // listProjects serves GET /v1/projects.

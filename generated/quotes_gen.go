@@ -86,6 +86,54 @@ func viewQuote(rec engine.Record) Quote {
 	}
 }
 
+// quoteJSON writes a record as json.Marshal(viewQuote(rec)) does.
+var quoteJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "CustomerNr"},
+	{Name: "CustomerName"},
+	{Name: "CustomerOrderer"},
+	{Name: "CustomerRef"},
+	{Name: "Description"},
+	{Name: "Note"},
+	{Name: "OwnerSign"},
+	{Name: "QuoteDate"},
+	{Name: "ValidUntilDate"},
+	{Name: "AcceptedDate"},
+	{Name: "PlanStartDate"},
+	{Name: "PlanStopDate"},
+	{Name: "PlanDateType"},
+	{Name: "Object1Nr"},
+	{Name: "Object1Name"},
+	{Name: "Object2Nr"},
+	{Name: "Object2Name"},
+	{Name: "Object3Nr"},
+	{Name: "Object3Name"},
+	{Name: "Object4Nr"},
+	{Name: "Object4Name"},
+	{Name: "CreatedBy"},
+	{Name: "CreatedDate"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: materialJSON,
+		Name:  "Materials",
+	},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: timeJSON,
+		Name:  "Times",
+	},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // QuoteWrite is a camelCase request body of the quotes register (catalog/quotes.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type QuoteWrite struct {
@@ -295,7 +343,8 @@ var quoteReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: quoteJSON,
+	Key:  "Nr",
 	Lines: []runtime.LineList{{
 		Fields: materialReadShape.Fields,
 		Key:    "Id",

@@ -48,6 +48,33 @@ func viewResource(rec engine.Record) Resource {
 	}
 }
 
+// resourceJSON writes a record as json.Marshal(viewResource(rec)) does.
+var resourceJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "ProductNr"},
+	{Name: "LogUnit"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "BasePrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "CostPrice",
+	},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // ResourceWrite is a camelCase request body of the resources register (catalog/resources.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ResourceWrite struct {
@@ -161,7 +188,8 @@ var resourceReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: resourceJSON,
+	Key:  "Nr",
 }
 
 // listResources serves GET /v1/resources.

@@ -52,6 +52,29 @@ func viewSupplierContact(rec engine.Record) SupplierContact {
 	}
 }
 
+// supplierContactJSON writes a record as json.Marshal(viewSupplierContact(rec)) does.
+var supplierContactJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "SupplierNr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Position"},
+	{Name: "Phone"},
+	{Name: "Mobile"},
+	{Name: "Fax"},
+	{Name: "Email"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "MostImportant",
+	},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // SupplierContactWrite is a camelCase request body of the suppliercontacts register (catalog/suppliercontacts.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type SupplierContactWrite struct {
@@ -162,7 +185,8 @@ var supplierContactReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: supplierContactJSON,
+	Key:  "Id",
 }
 
 // listSupplierContacts serves GET /v1/suppliercontacts.

@@ -60,6 +60,33 @@ func viewSupplier(rec engine.Record) Supplier {
 	}
 }
 
+// supplierJSON writes a record as json.Marshal(viewSupplier(rec)) does.
+var supplierJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Name"},
+	{Name: "Category"},
+	{Name: "AddressLine1"},
+	{Name: "AddressLine2"},
+	{Name: "PostalCode"},
+	{Name: "City"},
+	{Name: "State"},
+	{Name: "Country"},
+	{Name: "Phone"},
+	{Name: "Fax"},
+	{Name: "Email"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // SupplierWrite is a camelCase request body of the suppliers register (catalog/suppliers.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type SupplierWrite struct {
@@ -223,7 +250,8 @@ var supplierReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: supplierJSON,
+	Key:  "Nr",
 }
 
 // listSuppliers serves GET /v1/suppliers.

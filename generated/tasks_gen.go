@@ -102,6 +102,71 @@ func viewTask(rec engine.Record) Task {
 	}
 }
 
+// taskJSON writes a record as json.Marshal(viewTask(rec)) does.
+var taskJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Id"},
+	{Name: "Status"},
+	{Name: "CustomerNr"},
+	{Name: "CustomerName"},
+	{Name: "TaskText"},
+	{Name: "TaskNote"},
+	{Name: "ActionText"},
+	{Name: "ActionNote"},
+	{Name: "CustomerOrderer"},
+	{Name: "CustomerRef"},
+	{Name: "OwnerSign"},
+	{
+		Kind: runtime.JSONList,
+		Name: "UserSigns",
+	},
+	{
+		Kind: runtime.JSONObject,
+		Name: "AssigneeStatuses",
+	},
+	{Name: "PlanStartDate"},
+	{Name: "PlanStopDate"},
+	{Name: "PlanDateType"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "EstimatedTime",
+	},
+	{Name: "ProjectNr"},
+	{Name: "PriorityName"},
+	{Name: "PriceListNr"},
+	{Name: "Object1Nr"},
+	{Name: "Object1Name"},
+	{Name: "Object2Nr"},
+	{Name: "Object2Name"},
+	{Name: "Object3Nr"},
+	{Name: "Object3Name"},
+	{Name: "Object4Nr"},
+	{Name: "Object4Name"},
+	{Name: "CustomT1"},
+	{Name: "CustomT2"},
+	{Name: "CustomT3"},
+	{Name: "CustomA1"},
+	{Name: "CustomA2"},
+	{Name: "CustomA3"},
+	{Name: "CreatedBy"},
+	{Name: "CreatedDate"},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: materialJSON,
+		Name:  "Materials",
+	},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: timeJSON,
+		Name:  "Times",
+	},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // TaskWrite is a camelCase request body of the tasks register (catalog/tasks.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type TaskWrite struct {
@@ -431,6 +496,7 @@ var taskReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  customerJSON,
 		Key:   "Nr",
 		Name:  "Customer",
 		Scope: "customers:read",
@@ -467,6 +533,7 @@ var taskReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  projectJSON,
 		Key:   "Nr",
 		Name:  "Project",
 		Scope: "projects:read",
@@ -517,7 +584,8 @@ var taskReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: taskJSON,
+	Key:  "Nr",
 	Lines: []runtime.LineList{{
 		Fields: materialReadShape.Fields,
 		Key:    "Id",

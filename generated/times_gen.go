@@ -62,6 +62,52 @@ func viewTime(rec engine.Record) Time {
 	}
 }
 
+// timeJSON writes a record as json.Marshal(viewTime(rec)) does.
+var timeJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "OwnerNr"},
+	{Name: "OwnerType"},
+	{Name: "TimeType"},
+	{Name: "UserSign"},
+	{Name: "Spec"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Hours",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "InvoiceHours",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Price",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "DiscountPct",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "Invoice",
+	},
+	{Name: "ResourceNr"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "CostPerUnit",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "TotalCost",
+	},
+	{Name: "Date"},
+	{Name: "StopDate"},
+	{Name: "Sign1By"},
+	{Name: "Sign1Date"},
+	{Name: "Sign2By"},
+	{Name: "Sign2Date"},
+	{Name: "Modified"},
+}}
+
 // TimeWrite is a camelCase request body of the times register (catalog/times.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type TimeWrite struct {
@@ -201,7 +247,8 @@ var timeReadShape = runtime.ReadShape{
 		"Sign2Date",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: timeJSON,
+	Key:  "Id",
 }
 
 // listTimes serves GET /v1/times.

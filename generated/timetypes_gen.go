@@ -55,6 +55,52 @@ func viewTimeType(rec engine.Record) TimeType {
 	}
 }
 
+// timeTypeJSON writes a record as json.Marshal(viewTimeType(rec)) does.
+var timeTypeJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Name"},
+	{Name: "Status"},
+	{Name: "Unit"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "BasePrice",
+	},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "CostPrice",
+	},
+	{Name: "ProductNr"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "InternalType",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "ResourceType",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "BookingType",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "Summable",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "ShowInCalendar",
+	},
+	{Name: "Color"},
+	{
+		Kind: runtime.JSONList,
+		Name: "SpecOptions",
+	},
+	{Name: "DateType"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Modified"},
+}}
+
 // timeTypeFilters are the query filters of GET /v1/timetypes.
 var timeTypeFilters = []runtime.Filter{
 	{Param: "billable", Field: "InternalType", Kind: runtime.KindBool, Match: runtime.Equals, Negate: true},
@@ -83,7 +129,8 @@ var timeTypeReadShape = runtime.ReadShape{
 		"Custom3",
 		"Modified",
 	},
-	Key: "Name",
+	JSON: timeTypeJSON,
+	Key:  "Name",
 }
 
 // listTimeTypes serves GET /v1/timetypes.

@@ -43,6 +43,22 @@ func viewUser(rec engine.Record) User {
 	}
 }
 
+// userJSON writes a record as json.Marshal(viewUser(rec)) does.
+var userJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Sign"},
+	{Name: "Name"},
+	{Name: "Status"},
+	{Name: "Phone"},
+	{Name: "Mobile"},
+	{Name: "Email"},
+	{Name: "Custom1"},
+	{Name: "Custom2"},
+	{Name: "Custom3"},
+	{Name: "Custom4"},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // userFilters are the query filters of GET /v1/users.
 var userFilters = []runtime.Filter{
 	{Param: "name", Field: "Name", Kind: runtime.KindText, Match: runtime.Contains},
@@ -66,7 +82,8 @@ var userReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Sign",
+	JSON: userJSON,
+	Key:  "Sign",
 }
 
 // listUsers serves GET /v1/users.

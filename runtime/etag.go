@@ -22,13 +22,22 @@ func noneMatch(r *http.Request, version string) bool {
 }
 
 // sendRecord answers a read of one record: its ETag, and 304 without a
-// body when the client holds that version already.
-func (c *Call) sendRecord(rec engine.Record, view any) error {
+// body when the client holds that version already; else the record's
+// read shape (written by shape.JSON, or else its view encoded).
+func sendRecord[R any](c *Call, rec engine.Record, shape ReadShape, view func(engine.Record) R) error {
 	version := rec.Version()
 	c.W.Header().Set(HeaderETag, etag.Strong(version))
 	if noneMatch(c.R, version) {
 		c.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	return c.JSON(http.StatusOK, view)
+	if shape.JSON == nil {
+		return c.JSON(http.StatusOK, view(rec))
+	}
+	body, err := shape.JSON.Append(nil, rec)
+	if err != nil {
+		return err
+	}
+	c.send(http.StatusOK, "application/json", body)
+	return nil
 }

@@ -31,8 +31,8 @@ func List[R any](c *Call, register string, filters []Filter, shape ReadShape, vi
 	if err != nil {
 		return err
 	}
-	if sr.Shaped() {
-		return sendShapedPage(c, sr, req, page, view)
+	if sr.Shaped() || shape.JSON != nil {
+		return sendPage(c, sr, req, page, anyView(view))
 	}
 	return c.JSON(http.StatusOK, listquery.NewEnvelope(req, page, view))
 }
@@ -52,7 +52,7 @@ func Get[R any](c *Call, register string, shape ReadShape, view func(engine.Reco
 	if err != nil {
 		return err
 	}
-	return c.sendRecord(rec, view(rec))
+	return sendRecord(c, rec, shape, view)
 }
 
 // Create serves POST /v1/<register>: 201 with the record as written.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"fieldapi/engine"
 	"fieldapi/runtime/etag"
@@ -33,15 +34,15 @@ func shapedGet[R any](c *Call, shape ReadShape, view func(engine.Record) R, read
 	if err != nil {
 		return true, err
 	}
-	return true, c.sendShaped(sr, rec, view(rec))
+	return true, c.sendShaped(sr, rec, anyView(view))
 }
 
 // sendShaped answers a shaped read of one record. Its ETag is weak, of
 // the answer itself: If-None-Match answers 304 while the shaped answer is
 // unchanged, and a write refuses it (a write's If-Match takes the strong
 // ETag of the whole record).
-func (c *Call) sendShaped(sr readshape.Request, rec engine.Record, view any) error {
-	body, err := sr.Encode(view, rec)
+func (c *Call) sendShaped(sr readshape.Request, rec engine.Record, view func(engine.Record) any) error {
+	body, err := sr.Encode(rec, view)
 	if err != nil {
 		return err
 	}
@@ -74,10 +75,12 @@ func (c *Call) shapeOf(shape ReadShape) (readshape.Request, error) {
 	return readshape.Parse(query, shape, c.Scopes)
 }
 
-// sendShapedPage answers a shaped list: the envelope of every list, its
-// items shaped, written into one buffer (json.Marshal of the items as
+// sendPage answers a list whose items are written one by one: a shaped
+// list, or any list of a register whose read shape is written straight
+// from the record (ReadShape.JSON). It is the envelope of every list, its
+// items written into one buffer (json.Marshal of the items as
 // json.RawMessage would scan them all again).
-func sendShapedPage[R any](c *Call, sr readshape.Request, req listquery.Request, page engine.Page, view func(engine.Record) R) error {
+func sendPage(c *Call, sr readshape.Request, req listquery.Request, page engine.Page, view func(engine.Record) any) error {
 	bare := page // all but the records, which are encoded below: the cursor's sort values, the total and whether it is estimated
 	bare.Records = nil
 	env := listquery.NewEnvelope(req, bare, func(engine.Record) struct{} { return struct{}{} })
@@ -85,13 +88,16 @@ func sendShapedPage[R any](c *Call, sr readshape.Request, req listquery.Request,
 	if err != nil {
 		return err
 	}
-	b := bytes.NewBuffer(make([]byte, 0, 4096*(len(page.Records)+1)))
+	b := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(b)
+	b.Reset()
+	b.Grow(4096 * (len(page.Records) + 1))
 	b.WriteString(`{"items":[`)
 	for i, rec := range page.Records {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := sr.EncodeTo(b, view(rec), rec); err != nil {
+		if err := sr.EncodeTo(b, rec, view); err != nil {
 			return err
 		}
 	}
@@ -99,4 +105,21 @@ func sendShapedPage[R any](c *Call, sr readshape.Request, req listquery.Request,
 	b.Write(rest[bytes.IndexByte(rest, ',')+1:]) // {"items":[],"nextCursor":…} past items
 	c.send(http.StatusOK, "application/json", b.Bytes())
 	return nil
+}
+
+// pageBuffers are the buffers pages are written into, kept for the next
+// page: a page of 50 tasks is some 150 kB, which made anew for each list
+// would be much of what the garbage collector then has to sweep. The
+// response writer copies what it is given, so a buffer is free again once
+// sent.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledPage is the largest buffer kept: the rare page of hundreds of
+// large records is left to the collector rather than held.
+const maxPooledPage = 1 << 20
+
+func putPageBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledPage {
+		pageBuffers.Put(b)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/readshape"
+	"fieldapi/runtime/recordjson"
 )
 
 // The names below are used through package runtime by the generated code,
@@ -146,6 +147,25 @@ type (
 // MaxExpandedLines is how many lines an expanded line list may carry per
 // record (readshape.MaxExpandedLines).
 const MaxExpandedLines = readshape.MaxExpandedLines
+
+// Records written as JSON straight from the engine record: package
+// recordjson.
+type (
+	// RecordJSON is a register's read shape as written (recordjson.Record).
+	RecordJSON = recordjson.Record
+	// JSONMember is one member of it (recordjson.Member).
+	JSONMember = recordjson.Member
+)
+
+// How a JSONMember is read from the record (recordjson.Kind).
+const (
+	JSONText   = recordjson.Text
+	JSONNumber = recordjson.Number
+	JSONBool   = recordjson.Bool
+	JSONList   = recordjson.List
+	JSONObject = recordjson.Object
+	JSONLines  = recordjson.Lines
+)
 
 // Observing requests: package observe.
 type (

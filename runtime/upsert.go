@@ -88,7 +88,7 @@ func GetBy[R any](c *Call, register string, by KeyParam, shape ReadShape, view f
 	if err != nil {
 		return err
 	}
-	return c.sendRecord(rec, view(rec))
+	return sendRecord(c, rec, shape, view)
 }
 
 // keyValue is the path's key, which must be a value a record can be

@@ -27,6 +27,7 @@ const (
 //
 //	type Customer struct{ ... }                      // recordStruct
 //	func viewCustomer(rec engine.Record) Customer    // viewFunc
+//	var customerJSON = &runtime.RecordJSON{...}      // jsonVar
 //	type CustomerWrite struct{ ... }                 // writeStruct         with a body
 //	func (w *CustomerWrite) DecodeField(...) error   // decodeFieldMethod   with a body
 //	func (w *CustomerWrite) Input() engine.Input     // inputMethod         with a body
@@ -59,6 +60,7 @@ func registerFile(r *model.Register, pkgPath string) *jen.File {
 	}
 	emit(recordStruct)
 	emit(viewFunc)
+	emit(jsonVar)
 	if r.Body != nil {
 		emitBody(f, r.Body)
 	}

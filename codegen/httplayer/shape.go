@@ -18,7 +18,8 @@ import (
 //		Key:    "Nr",
 //		Fields: []string{"Nr", ...},
 //		Lines:  []runtime.LineList{{Name: "Materials", Key: "Id", Fields: materialReadShape.Fields}, ...},
-//		Expand: []runtime.Expansion{{Name: "Customer", Scope: "customers:read", ...}},
+//		Expand: []runtime.Expansion{{Name: "Customer", Scope: "customers:read", ..., JSON: customerJSON}},
+//		JSON:   taskJSON,
 //	}
 func readShapeVar(f *jen.File, r *model.Register) {
 	dict := jen.Dict{
@@ -36,6 +37,7 @@ func readShapeVar(f *jen.File, r *model.Register) {
 		}
 		dict[jen.Id("Lines")] = jen.Index().Qual(runtimePkg, "LineList").Values(lines...)
 	}
+	dict[jen.Id("JSON")] = jen.Id(r.JSONVar)
 	if len(r.Expansions) > 0 {
 		var expand []jen.Code
 		for _, x := range r.Expansions {
@@ -47,6 +49,7 @@ func readShapeVar(f *jen.File, r *model.Register) {
 				jen.Id("Fields"): names(of.ReadNames()),
 				jen.Id("View"): jen.Func().Params(jen.Id("rec").Qual(enginePkg, "Record")).Any().Block(
 					jen.Return(jen.Id(of.ViewFunc).Call(jen.Id("rec")))),
+				jen.Id("JSON"): jen.Id(of.JSONVar),
 			}
 			if x.Lines() {
 				d[jen.Id("Lines")] = jen.True()
@@ -66,4 +69,49 @@ func names(list []string) jen.Code {
 		values[i] = jen.Line().Lit(n)
 	}
 	return jen.Index().String().Values(append(values, jen.Line())...)
+}
+
+// jsonVar emits the read shape as package recordjson writes it straight
+// from a record, member for member as the view (viewFunc) reads it and
+// encoding/json writes the view: lists read and write a page without
+// building views.
+//
+//	// taskJSON writes a record as json.Marshal(viewTask(rec)) does.
+//	var taskJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+//		{Name: "Nr"},
+//		...
+//		{Kind: runtime.JSONNumber, Name: "EstimatedTime"},
+//		...
+//		{Kind: runtime.JSONLines, Lines: materialJSON, Name: "Materials"},
+//		...
+//		{Name: "Modified"},
+//		{Kind: runtime.JSONObject, Name: "ExtraFields"},
+//	}}
+func jsonVar(f *jen.File, r *model.Register) {
+	member := func(name string, kind string, lines string) jen.Code {
+		d := jen.Dict{jen.Id("Name"): jen.Lit(name)}
+		if kind != "JSONText" {
+			d[jen.Id("Kind")] = jen.Qual(runtimePkg, kind)
+		}
+		if lines != "" {
+			d[jen.Id("Lines")] = jen.Id(lines)
+		}
+		return jen.Line().Values(d)
+	}
+	var members []jen.Code
+	for _, fd := range r.Fields {
+		members = append(members, member(fd.Name, "JSON"+recordAccessor(fd.Type), ""))
+	}
+	for _, l := range r.ReadLines {
+		members = append(members, member(l.ReadName, "JSONLines", l.Of.JSONVar))
+	}
+	members = append(members, member("Modified", "JSONText", ""))
+	if r.ExtraFields {
+		members = append(members, member("ExtraFields", "JSONObject", ""))
+	}
+	members = append(members, jen.Line())
+	f.Commentf("%s writes a record as json.Marshal(%s(rec)) does.", r.JSONVar, r.ViewFunc)
+	f.Var().Id(r.JSONVar).Op("=").Op("&").Qual(runtimePkg, "RecordJSON").Values(jen.Dict{
+		jen.Id("Members"): jen.Index().Qual(runtimePkg, "JSONMember").Values(members...),
+	})
 }

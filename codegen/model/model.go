@@ -75,6 +75,7 @@ type Register struct {
 	Lookups []*Lookup // the lookup keys, each a second way to address a record
 
 	ReadShapeVar string       // customerReadShape: what fields= and expand= may name (shape.go)
+	JSONVar      string       // customerJSON: the read shape written straight from a record (shape.go)
 	Expansions   []*Expansion // the relations a read may expand
 
 	Names *RegisterNames // its constants in the engine's names package (names.go)

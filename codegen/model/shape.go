@@ -16,6 +16,7 @@ func (x *Expansion) Lines() bool { return x.Line != nil }
 // completeShape sets the names of what fields= and expand= may name.
 func (r *Register) completeShape(byName map[string]*Register) {
 	r.ReadShapeVar = Unexported(r.RecordType) + "ReadShape"
+	r.JSONVar = Unexported(r.RecordType) + "JSON"
 	for _, cx := range r.Register.Expansions() {
 		r.Expansions = append(r.Expansions, &Expansion{Expansion: cx, Of: byName[cx.Register], Const: r.RecordType + "Expand" + cx.Name})
 	}

@@ -18,6 +18,7 @@ import (
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/fieldname"
 	"fieldapi/runtime/problem"
+	"fieldapi/runtime/recordjson"
 	"fieldapi/runtime/textcheck"
 )
 
@@ -33,6 +34,9 @@ type Shape struct {
 	Fields []string    // the members of the read shape, PascalCase, in order
 	Lines  []LineList  // the line lists among Fields, whose lines fields= may narrow
 	Expand []Expansion // the relations a read may expand, in catalog order
+	// JSON writes a record's read shape straight from the record; nil:
+	// the view of each record is encoded.
+	JSON *recordjson.Record
 }
 
 // LineList is a line list the read shape carries (a member of Fields):
@@ -53,6 +57,7 @@ type Expansion struct {
 	Key    string   // the expanded register's key
 	Fields []string // the expanded register's read shape
 	View   func(engine.Record) any
+	JSON   *recordjson.Record // as Shape.JSON, for the expanded register
 }
 
 // Request is a parsed fields= and expand=.
@@ -61,6 +66,7 @@ type Request struct {
 	keep   []string            // top-level members answered; nil: all
 	nested map[string][]string // per expansion asked or line list narrowed: its members answered; nil: all
 	expand []*Expansion        // as asked
+	json   *recordjson.Record  // the register's Shape.JSON
 }
 
 // Shaped reports whether the request shapes its answer.
@@ -72,7 +78,7 @@ func (sr Request) Shaped() bool { return sr.Engine.Shaped() }
 // asked (Customer.Name) or names a field of a line list's lines
 // (Materials.ProductNr).
 func Parse(values url.Values, rs Shape, scopes []string) (Request, error) {
-	var sr Request
+	sr := Request{json: rs.JSON}
 	for _, name := range []string{engine.FieldsParam, engine.ExpandParam} {
 		if vs := values[name]; len(vs) > 1 {
 			return sr, problem.InvalidParameter(name, "given more than once")
@@ -278,19 +284,20 @@ func commaList(param, value string) ([]string, error) {
 	return items, nil
 }
 
-// Encode renders one record shaped: its view with only the members kept,
-// then each expansion asked, shaped the same way.
-func (sr Request) Encode(view any, rec engine.Record) (json.RawMessage, error) {
+// Encode renders one record shaped: its read shape (Shape.JSON, or else
+// its view) with only the members kept, then each expansion asked, shaped
+// the same way.
+func (sr Request) Encode(rec engine.Record, view func(engine.Record) any) (json.RawMessage, error) {
 	var b bytes.Buffer
-	err := sr.EncodeTo(&b, view, rec)
+	err := sr.EncodeTo(&b, rec, view)
 	return b.Bytes(), err
 }
 
 // EncodeTo is Encode into b, which a list's items share: each record is
 // written in place, not marshalled apart and copied.
-func (sr Request) EncodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
+func (sr Request) EncodeTo(b *bytes.Buffer, rec engine.Record, view func(engine.Record) any) error {
 	start := b.Len()
-	if err := object(b, view, sr.keep, sr.Engine.Lines); err != nil {
+	if err := object(b, rec, sr.json, view, sr.keep, sr.Engine.Lines); err != nil {
 		return err
 	}
 	for _, x := range sr.expand {
@@ -307,30 +314,49 @@ func (sr Request) EncodeTo(b *bytes.Buffer, view any, rec engine.Record) error {
 	return nil
 }
 
-// object writes the JSON object of view without its closing brace,
-// keeping only the members named in keep (all when keep is nil), and of
-// the line lists in lines only the lines' members named there.
-func object(b *bytes.Buffer, view any, keep []string, lines map[string][]string) error {
+// object writes the JSON object of rec's read shape without its closing
+// brace, keeping only the members named in keep (all when keep is nil),
+// and of the line lists in lines only the lines' members named there. The
+// read shape is written by enc, or else is view(rec) encoded.
+func object(b *bytes.Buffer, rec engine.Record, enc *recordjson.Record, view func(engine.Record) any, keep []string, lines map[string][]string) error {
+	if keep == nil && enc != nil {
+		// Appended in place: the bytes past b's length are the buffer's own.
+		body, err := enc.Append(b.AvailableBuffer(), rec)
+		if err != nil {
+			return err
+		}
+		b.Write(body[:len(body)-1])
+		return nil
+	}
 	if keep == nil {
 		// Encoded in place as json.Marshal would ("}\n" at the end).
-		if err := json.NewEncoder(b).Encode(view); err != nil {
+		if err := json.NewEncoder(b).Encode(view(rec)); err != nil {
 			return err
 		}
 		b.Truncate(b.Len() - 2)
 		return nil
 	}
-	body, err := json.Marshal(view)
+	body, err := whole(rec, enc, view)
 	if err != nil {
 		return err
 	}
 	return project(b, body, keep, lines)
 }
 
+// whole is rec's read shape as JSON: written by enc, or else view(rec)
+// encoded.
+func whole(rec engine.Record, enc *recordjson.Record, view func(engine.Record) any) ([]byte, error) {
+	if enc != nil {
+		return enc.Append(nil, rec)
+	}
+	return json.Marshal(view(rec))
+}
+
 // encodeExpanded writes an expansion's value: null, one record, or a
 // list of lines, each as its register's own read shows it.
 func (sr Request) encodeExpanded(b *bytes.Buffer, x *Expansion, value any) error {
 	one := func(rec engine.Record) error {
-		if err := object(b, x.View(rec), sr.nested[x.Name], nil); err != nil {
+		if err := object(b, rec, x.JSON, x.View, sr.nested[x.Name], nil); err != nil {
 			return err
 		}
 		b.WriteByte('}')

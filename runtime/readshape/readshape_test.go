@@ -17,6 +17,9 @@ var lineShape = Shape{Key: "Nr", Fields: []string{"Nr", "Name"}, Expand: []Expan
 	View: func(rec engine.Record) any { return map[string]any{"Id": rec["Id"], "Note": rec["Note"]} },
 }}}
 
+// viewOf is a view that answers v whatever the record.
+func viewOf(v any) func(engine.Record) any { return func(engine.Record) any { return v } }
+
 // TestExpandedLinesAreCapped: an expanded line list of more than
 // MaxExpandedLines lines is refused, naming expand; at the cap it is
 // answered whole, each line shaped.
@@ -33,7 +36,7 @@ func TestExpandedLinesAreCapped(t *testing.T) {
 		return recs
 	}
 	view := map[string]any{"Nr": "1", "Name": "A"}
-	body, err := sr.Encode(view, engine.Record{"Parts": lines(MaxExpandedLines)})
+	body, err := sr.Encode(engine.Record{"Parts": lines(MaxExpandedLines)}, viewOf(view))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func TestExpandedLinesAreCapped(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil || got.Nr != "1" || got.Name != nil || len(got.Parts) != MaxExpandedLines || len(got.Parts[0]) != 2 {
 		t.Fatalf("at the cap: %s (%v)", body, err)
 	}
-	_, err = sr.Encode(view, engine.Record{"Parts": lines(MaxExpandedLines + 1)})
+	_, err = sr.Encode(engine.Record{"Parts": lines(MaxExpandedLines + 1)}, viewOf(view))
 	if p, ok := err.(*problem.Problem); !ok || p.Status != 400 || !strings.Contains(p.Detail, `"expand"`) {
 		t.Fatalf("over the cap: %v; want a 400 naming expand", err)
 	}
@@ -83,7 +86,7 @@ func TestLineFieldsNarrowLines(t *testing.T) {
 		`null`: `{"Nr":"1","Rows":null}`,
 	} {
 		view := map[string]json.RawMessage{"Nr": json.RawMessage(`"1"`), "Name": json.RawMessage(`"A"`), "Rows": json.RawMessage(rowsJSON)}
-		body, err := sr.Encode(view, engine.Record{})
+		body, err := sr.Encode(engine.Record{}, viewOf(view))
 		if err != nil || string(body) != want {
 			t.Errorf("Rows %s: %s (%v); want %s", rowsJSON, body, err, want)
 		}

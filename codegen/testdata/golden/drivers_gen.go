@@ -27,6 +27,17 @@ func viewDriver(rec engine.Record) Driver {
 	}
 }
 
+// driverJSON writes a record as json.Marshal(viewDriver(rec)) does.
+var driverJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Name"},
+	{
+		Kind: runtime.JSONBool,
+		Name: "Active",
+	},
+	{Name: "Modified"},
+}}
+
 // driverFilters are the query filters of GET /v1/drivers.
 var driverFilters = []runtime.Filter{
 	{Param: "active", Field: "Active", Kind: runtime.KindBool, Match: runtime.Equals},
@@ -40,7 +51,8 @@ var driverReadShape = runtime.ReadShape{
 		"Active",
 		"Modified",
 	},
-	Key: "Nr",
+	JSON: driverJSON,
+	Key:  "Nr",
 }
 
 // listDrivers serves GET /v1/drivers.

@@ -34,6 +34,20 @@ func viewService(rec engine.Record) Service {
 	}
 }
 
+// serviceJSON writes a record as json.Marshal(viewService(rec)) does.
+var serviceJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Id"},
+	{Name: "VehicleNr"},
+	{Name: "Date"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Cost",
+	},
+	{Name: "Origin"},
+	{Name: "Note"},
+	{Name: "Modified"},
+}}
+
 // ServiceWrite is a camelCase request body of the services register (catalog/services.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type ServiceWrite struct {
@@ -112,6 +126,7 @@ var serviceReadShape = runtime.ReadShape{
 			"Modified",
 			"ExtraFields",
 		},
+		JSON:  vehicleJSON,
 		Key:   "Nr",
 		Name:  "Vehicle",
 		Scope: "vehicles:read",
@@ -128,7 +143,8 @@ var serviceReadShape = runtime.ReadShape{
 		"Note",
 		"Modified",
 	},
-	Key: "Id",
+	JSON: serviceJSON,
+	Key:  "Id",
 }
 
 // listServices serves GET /v1/services.

@@ -52,6 +52,45 @@ func viewVehicle(rec engine.Record) Vehicle {
 	}
 }
 
+// vehicleJSON writes a record as json.Marshal(viewVehicle(rec)) does.
+var vehicleJSON = &runtime.RecordJSON{Members: []runtime.JSONMember{
+	{Name: "Nr"},
+	{Name: "Status"},
+	{Name: "Plate"},
+	{Name: "Vin"},
+	{Name: "DriverNr"},
+	{Name: "DriverName"},
+	{Name: "InspectionDate"},
+	{Name: "RegisteredDate"},
+	{Name: "Fuel"},
+	{
+		Kind: runtime.JSONNumber,
+		Name: "Mileage",
+	},
+	{
+		Kind: runtime.JSONBool,
+		Name: "Electric",
+	},
+	{
+		Kind: runtime.JSONList,
+		Name: "Equipment",
+	},
+	{
+		Kind: runtime.JSONObject,
+		Name: "Settings",
+	},
+	{
+		Kind:  runtime.JSONLines,
+		Lines: serviceJSON,
+		Name:  "Services",
+	},
+	{Name: "Modified"},
+	{
+		Kind: runtime.JSONObject,
+		Name: "ExtraFields",
+	},
+}}
+
 // VehicleWrite is a camelCase request body of the vehicles register (catalog/vehicles.yaml).
 // Only the fields present are written; null leaves a field untouched and "" clears it.
 type VehicleWrite struct {
@@ -268,7 +307,8 @@ var vehicleReadShape = runtime.ReadShape{
 		"Modified",
 		"ExtraFields",
 	},
-	Key: "Nr",
+	JSON: vehicleJSON,
+	Key:  "Nr",
 	Lines: []runtime.LineList{{
 		Fields: serviceReadShape.Fields,
 		Key:    "Id",

@@ -106,7 +106,12 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 			return nil, err
 		}
 		raw := scanned
-		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+4)}
+		// Room for the columns and one member more, as a caller may add
+		// (a key). A map's table holds more than it is sized for, up to a
+		// power of two, so a few members more rarely make it grow, while
+		// asking room for several doubled the table of many rows (a
+		// material line's 26 columns).
+		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
 			if !ok {
@@ -246,6 +251,9 @@ func escapeLike(s string) string {
 }
 
 // fromDB converts a value as the driver returns it into the column's type.
+// A value the driver already gives in that type is returned as it came:
+// boxing it again into an any would allocate once more for every value
+// of every row read.
 func fromDB(c *store.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -254,12 +262,15 @@ func fromDB(c *store.Column, v any) (any, error) {
 	case store.Number:
 		switch n := v.(type) {
 		case float64:
-			return n, nil
+			return v, nil
 		case int64:
 			return float64(n), nil
 		}
 		return strconv.ParseFloat(sqldb.AsText(v), 64)
 	case store.Int:
+		if _, ok := v.(int64); ok {
+			return v, nil
+		}
 		n, ok := sqldb.AsInt64(v)
 		if !ok {
 			return nil, fmt.Errorf("unexpected integer %T", v)
@@ -268,7 +279,7 @@ func fromDB(c *store.Column, v any) (any, error) {
 	case store.Bool:
 		switch b := v.(type) {
 		case bool:
-			return b, nil
+			return v, nil
 		case int64:
 			return b != 0, nil
 		}
@@ -299,6 +310,9 @@ func fromDB(c *store.Column, v any) (any, error) {
 			obj = map[string]string{}
 		}
 		return obj, nil
+	}
+	if _, ok := v.(string); ok {
+		return v, nil
 	}
 	return sqldb.AsText(v), nil
 }
