@@ -89,3 +89,30 @@ func TestUnsupportedNumber(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAsEncodingJSON: any text and any finite number write what
+// encoding/json writes for the view (go test -fuzz FuzzAsEncodingJSON
+// ./runtime/recordjson; the seeds run with go test).
+func FuzzAsEncodingJSON(f *testing.F) {
+	f.Add("plain", 1.5)
+	f.Add("<&>\u2028\x00\xff", 1e21)
+	f.Add("\"\\\t", -9.99e-7)
+	f.Fuzz(func(t *testing.T, s string, n float64) {
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return
+		}
+		rec := engine.Record{"Nr": s, "Price": n, "Tags": []string{s}, "Extra": map[string]string{s: s},
+			"Lines": []engine.Record{{"Id": s, "Qty": n}}}
+		want, err := json.Marshal(viewPart(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := partJSON.Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%q, %v:\n got %s\nwant %s", s, n, got, want)
+		}
+	})
+}
