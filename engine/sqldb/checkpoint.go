@@ -21,6 +21,7 @@ type walCheckpointer struct {
 	db      *DB
 	commits atomic.Int64
 	running atomic.Bool
+	closing atomic.Bool    // Close has begun: no checkpoint starts any more
 	done    sync.WaitGroup // the checkpoint running, for Close (and tests) to wait on
 }
 
@@ -32,7 +33,7 @@ const checkpointEvery = 32
 // committed counts one commit, starting a checkpoint when one is due.
 // A nil checkpointer (PostgreSQL) does nothing.
 func (c *walCheckpointer) committed() {
-	if c == nil || c.commits.Add(1)%checkpointEvery != 0 || !c.running.CompareAndSwap(false, true) {
+	if c == nil || c.commits.Add(1)%checkpointEvery != 0 || c.closing.Load() || !c.running.CompareAndSwap(false, true) {
 		return
 	}
 	c.done.Add(1)
@@ -48,6 +49,16 @@ func (c *walCheckpointer) committed() {
 // wait waits for the checkpoint running, if any.
 func (c *walCheckpointer) wait() {
 	if c != nil {
+		c.done.Wait()
+	}
+}
+
+// close stops new checkpoints and waits for the one running: the pool is
+// about to close (SQLite checkpoints the rest of the log as its last
+// connection closes).
+func (c *walCheckpointer) close() {
+	if c != nil {
+		c.closing.Store(true)
 		c.done.Wait()
 	}
 }

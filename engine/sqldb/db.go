@@ -94,7 +94,7 @@ func (db *DB) Close() error {
 	if db.health != nil {
 		db.health.close()
 	}
-	db.wal.wait()
+	db.wal.close()
 	return db.pool.Close()
 }
 
