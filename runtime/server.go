@@ -172,6 +172,7 @@ type Server struct {
 	limits  *ratelimit.Limits
 	routes  []Route      // every route served, built-in ones first
 	handler http.Handler // the routes inside the observing and HTTP-convention layers
+	pages   pageBuffers  // the buffers list pages are written into
 }
 
 // NewServer builds the service over an engine and the generated API; the

@@ -88,9 +88,8 @@ func sendPage(c *Call, sr readshape.Request, req listquery.Request, page engine.
 	if err != nil {
 		return err
 	}
-	b := pageBuffers.Get().(*bytes.Buffer)
-	defer putPageBuffer(b)
-	b.Reset()
+	b := c.server.pages.get()
+	defer c.server.pages.put(b)
 	b.Grow(4096 * (len(page.Records) + 1))
 	b.WriteString(`{"items":[`)
 	for i, rec := range page.Records {
@@ -111,15 +110,25 @@ func sendPage(c *Call, sr readshape.Request, req listquery.Request, page engine.
 // page: a page of 50 tasks is some 150 kB, which made anew for each list
 // would be much of what the garbage collector then has to sweep. The
 // response writer copies what it is given, so a buffer is free again once
-// sent.
-var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// sent. The zero value is ready to use.
+type pageBuffers struct{ pool sync.Pool }
 
 // maxPooledPage is the largest buffer kept: the rare page of hundreds of
 // large records is left to the collector rather than held.
 const maxPooledPage = 1 << 20
 
-func putPageBuffer(b *bytes.Buffer) {
+// get returns an empty buffer.
+func (p *pageBuffers) get() *bytes.Buffer {
+	if b, ok := p.pool.Get().(*bytes.Buffer); ok {
+		b.Reset()
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+// put keeps b for a later page unless it grew past maxPooledPage.
+func (p *pageBuffers) put(b *bytes.Buffer) {
 	if b.Cap() <= maxPooledPage {
-		pageBuffers.Put(b)
+		p.pool.Put(b)
 	}
 }
