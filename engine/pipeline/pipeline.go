@@ -12,6 +12,7 @@
 //   - registers: the catalog's registers as stored, the tables they need
 //     (Schema) and how a row is read back as a record;
 //   - permissions: whether a signature may read or write a register;
+//   - settings: a company's settings (its time zone), kept briefly;
 //   - read: lists, gets, shaped and expanded reads, change logs;
 //   - write: creates, updates, upserts, lines and actions with every
 //     check, reference, number series and rule hook, the change log,
@@ -20,7 +21,8 @@
 //     bulk loads).
 //
 // Each uses only packages listed before it: write uses read, both use
-// registers and permissions; importer uses registers only.
+// registers, permissions and settings; importer uses registers and
+// settings.
 package pipeline
 
 import (
@@ -34,6 +36,7 @@ import (
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/pipeline/settings"
 	"fieldapi/engine/pipeline/write"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
@@ -85,11 +88,12 @@ func New(cat *catalog.Catalog, ruleSet *rules.Set, st store.Store, p platform.Pl
 	}
 	perms := permissions.New(cat, st, cacheTTL, opt.Now)
 	extra := extrafields.New(cacheTTL, opt.Now)
+	companySettings := settings.New(cacheTTL, opt.Now)
 	reads := read.New(st, regs, ruleSet, perms, extra)
 	writes := write.New(write.Config{Catalog: cat, Registers: regs, Rules: ruleSet, Store: st, Platform: p,
-		Reads: reads, Permissions: perms, Extra: extra, Now: opt.Now, NoEvents: opt.NoEvents})
+		Reads: reads, Permissions: perms, Extra: extra, Settings: companySettings, Now: opt.Now, NoEvents: opt.NoEvents})
 	return &Engine{
-		Reads: reads, Writes: writes, Importer: importer.New(cat, regs, st, opt.Now),
+		Reads: reads, Writes: writes, Importer: importer.New(cat, regs, st, companySettings, opt.Now),
 		cat: cat, store: st, platform: p, perms: perms, opt: opt,
 	}, nil
 }
@@ -106,9 +110,9 @@ func (e *Engine) Ping(ctx context.Context) error { return e.store.Ping(ctx) }
 // Idempotency returns the store of write responses.
 func (e *Engine) Idempotency() engine.IdempotencyStore { return e.platform.Idempotency() }
 
-// cacheTTL is how long a signature's permissions and a company's
-// extra-field definitions are trusted: a change made in the engine's
-// administration shows within it.
+// cacheTTL is how long a signature's permissions, a company's extra-field
+// definitions and its settings are trusted: a change made in the engine's
+// administration (or by an import in another process) shows within it.
 const cacheTTL = 2 * time.Second
 
 // Now is the engine's clock as stored text (Modified), for modules.

@@ -2,6 +2,7 @@ package writerules
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,11 +83,28 @@ func testOrders(t *testing.T, s *suite) {
 func testCalendarSettings(t *testing.T, s *suite) {
 	im := s.Demo(t, "quotes.QuoteDate", "quotes.ValidUntilDate", "quotes.CustomerNr", "customers.Name")
 	ctx := context.Background()
+	validFor := func(q engine.Record) int {
+		t.Helper()
+		from, err1 := time.Parse(time.DateOnly, fmt.Sprint(q["QuoteDate"]))
+		until, err2 := time.Parse(time.DateOnly, fmt.Sprint(q["ValidUntilDate"]))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("quote dates %v and %v", q["QuoteDate"], q["ValidUntilDate"])
+		}
+		return int(until.Sub(from).Hours() / 24)
+	}
+	if days := validFor(s.MustCreateIn(t, kit.DemoAPI, "quotes", kit.Values(map[string]any{"CustomerNr": "1001"}))); days != 30 {
+		t.Errorf("demo's quote before a validity is set: valid for %d days; want 30", days)
+	}
 	err := im.Import(ctx, dataset.Company{ID: kit.DemoAPI.Company, Name: "demo", Batches: []dataset.Batch{{
 		Name: "enginetest.quote-validity", Settings: []dataset.Setting{{Name: "quotes.validityDays", Value: "14"}},
 	}}})
 	if err != nil {
 		t.Fatalf("Import of a setting: %v", err)
+	}
+	// The write before read the company's settings; an import in the same
+	// engine shows at once, without waiting for what it kept to expire.
+	if days := validFor(s.MustCreateIn(t, kit.DemoAPI, "quotes", kit.Values(map[string]any{"CustomerNr": "1001"}))); days != 14 {
+		t.Errorf("demo's quote right after quotes.validityDays 14 was imported: valid for %d days; want 14", days)
 	}
 	// 23:30 UTC: the next day in Stockholm (UTC+1 or +2), still today in UTC.
 	now := s.Clock.Now().UTC()

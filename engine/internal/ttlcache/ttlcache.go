@@ -77,3 +77,11 @@ func (c *Cache[V]) load(key string, now time.Time, load func() (V, error)) (V, e
 	c.entries[key] = entry[V]{value: v, expires: now.Add(c.ttl)}
 	return v, nil
 }
+
+// Forget drops the value cached under key: the next Get loads it. A load
+// already running when Forget is called may still store what it read.
+func (c *Cache[V]) Forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, key)
+}

@@ -15,6 +15,7 @@ import (
 	"fieldapi/engine/dataset"
 	"fieldapi/engine/extrafields"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/pipeline/settings"
 	"fieldapi/engine/store"
 )
 
@@ -27,6 +28,8 @@ import (
 // one transaction, each at most once (see dataset.Batch); afterwards each
 // number series of the company is moved past the highest key in use.
 func (e *Importer) Import(ctx context.Context, c dataset.Company) error {
+	// The company's settings may have changed: the next write reads them.
+	defer e.settings.Forget(c.ID)
 	return e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.Upsert(ctx, registers.CompaniesTable, "", store.Values{"id": c.ID, "name": c.Name}, []string{"id"}, nil); err != nil {
 			return err
@@ -47,14 +50,16 @@ type Importer struct {
 	cat       *catalog.Catalog
 	store     store.Store
 	registers registers.Set
+	settings  *settings.Cache // forgets the settings an import writes
 	now       func() time.Time
 	importers []RecordImporter // the modules' parts of Import
 }
 
 // New makes the importer of a catalog's registers over a store, stamping
-// what it writes with the clock's time.
-func New(cat *catalog.Catalog, regs registers.Set, st store.Store, now func() time.Time) *Importer {
-	return &Importer{cat: cat, store: st, registers: regs, now: now}
+// what it writes with the clock's time; the writes' cache of settings
+// forgets the companies it imports.
+func New(cat *catalog.Catalog, regs registers.Set, st store.Store, cache *settings.Cache, now func() time.Time) *Importer {
+	return &Importer{cat: cat, store: st, registers: regs, settings: cache, now: now}
 }
 
 // RecordImporter writes what a dataset record keeps beside its fields (its

@@ -24,7 +24,7 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 	}
 	lr := e.registers[l.Register]
 	w := e.newWriter(s)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in) },
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in, true) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			owner, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {

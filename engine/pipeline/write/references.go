@@ -23,9 +23,11 @@ import (
 
 // prefetch reads the records the input of a write names in its reference
 // fields, its lines' included, into the writer's cache: one query per
-// referenced register, however many lines there are. A key it misses
-// (one a rule or a default computes) is read when asked for.
-func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.Input) error {
+// referenced register, however many lines there are; with the
+// signature's user for the fields it is the default of, when the write
+// may create (defaults apply to creates only). A key it misses (one a
+// rule or a default computes) is read when asked for.
+func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
 	wanted := map[string][]string{} // refCache name → keys
 	targets := map[string]refTarget{}
 	add := func(t refTarget, key string) {
@@ -55,7 +57,7 @@ func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.
 					add(t, key)
 				}
 			}
-			if r.Reg.Defaults[f.Name] == "$sign" {
+			if mayCreate && r.Reg.Defaults[f.Name] == "$sign" {
 				add(t, w.s.Sign)
 			}
 		}

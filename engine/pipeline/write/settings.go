@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"time"
 	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
-
-	"fieldapi/engine/pipeline/registers"
-	"fieldapi/engine/store"
 )
 
 // The company's settings and calendar, as defaults and rules read them.
@@ -21,17 +18,12 @@ import (
 const settingTimeZone = "timezone"
 
 // setting reads one setting of the writer's company; ok is false when the
-// company has none. A write reads the company's settings once.
+// company has none. A write takes the company's settings once, from the
+// engine's short cache of them (package settings).
 func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
 	if w.settings == nil {
-		rows, err := w.reader().Select(ctx, store.Select{Table: registers.SettingsTable, Company: w.s.Company})
-		if err != nil {
+		if w.settings, err = w.e.settings.Of(ctx, w.reader(), w.s.Company); err != nil {
 			return "", false, err
-		}
-		w.settings = make(map[string]string, len(rows))
-		for _, row := range rows {
-			name, _ := row.Values["name"].(string)
-			w.settings[name], _ = row.Values["value"].(string)
 		}
 	}
 	value, ok = w.settings[name]

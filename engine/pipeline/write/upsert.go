@@ -65,7 +65,7 @@ func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 		receipt.Render = nil
 	}
 	register := r.Reg.Name
-	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
+	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in, true) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			current, seq, err := e.reads.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
 			if errors.Is(err, engine.ErrNotFound) {

@@ -23,6 +23,7 @@ import (
 	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/pipeline/settings"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/rules"
 	"fieldapi/engine/store"
@@ -39,6 +40,7 @@ type Writes struct {
 	reads     *read.Reads
 	perms     *permissions.Checker
 	extra     *extrafields.Definitions // by company and register
+	settings  *settings.Cache
 	now       func() time.Time
 	noEvents  bool
 }
@@ -54,6 +56,7 @@ type Config struct {
 	Reads       *read.Reads       // how a write reads whole records
 	Permissions *permissions.Checker
 	Extra       *extrafields.Definitions
+	Settings    *settings.Cache
 	Now         func() time.Time // the clock
 	NoEvents    bool             // record no events (only to measure what recording costs)
 }
@@ -61,7 +64,7 @@ type Config struct {
 // New makes the write side.
 func New(c Config) *Writes {
 	return &Writes{cat: c.Catalog, store: c.Store, platform: c.Platform, rules: c.Rules, registers: c.Registers,
-		reads: c.Reads, perms: c.Permissions, extra: c.Extra, now: c.Now, noEvents: c.NoEvents}
+		reads: c.Reads, perms: c.Permissions, extra: c.Extra, settings: c.Settings, now: c.Now, noEvents: c.NoEvents}
 }
 
 // Create writes a new record and its lines in one transaction, renders the
@@ -77,7 +80,7 @@ func (e *Writes) Create(ctx context.Context, s engine.Session, register string, 
 	}
 	w := e.newWriter(s)
 	w.likeCreates.register, w.likeCreates.n = register, engine.LikeWrites(ctx)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in, true) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			c, err := w.create(ctx, r, in, nil, nil)
 			if err != nil {
@@ -99,7 +102,7 @@ func (e *Writes) Update(ctx context.Context, s engine.Session, register, key str
 		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 	}
 	w := e.newWriter(s)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in) },
+	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in, false) },
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			after, changed, err := w.update(ctx, r, key, in)
 			if err != nil {
@@ -237,11 +240,13 @@ func (w *Writer) reader() store.Reader {
 }
 
 // readAhead reads, before the transaction, what a write of the input on r
-// will read: the records its references name and the company's settings.
-// Records are never deleted, so what it finds still stands at the commit;
-// a lookup copies the referenced record as it was just before the write.
-func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input) error {
-	if err := w.prefetch(ctx, r, in); err != nil {
+// will read: the records its references name (with the signature's user,
+// which $sign defaults name, when the write may create) and the company's
+// settings. Records are never deleted, so what it finds still stands at
+// the commit; a lookup copies the referenced record as it was just before
+// the write.
+func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
+	if err := w.prefetch(ctx, r, in, mayCreate); err != nil {
 		return err
 	}
 	_, _, err := w.setting(ctx, settingTimeZone)
