@@ -123,7 +123,9 @@ func TestStatementsPerUpdate(t *testing.T) {
 			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
 			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 200}, nil }}
 			created, err := e.Create(ctx, s, "tasks", taskInput("to be changed", "4001", "4025"), engine.Receipt{
-				Render: func(rec engine.Record) (engine.Response, error) { return engine.Response{Status: 201, Body: []byte(rec["Nr"].(string))}, nil }})
+				Render: func(rec engine.Record) (engine.Response, error) {
+					return engine.Response{Status: 201, Body: []byte(rec["Nr"].(string))}, nil
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
