@@ -86,6 +86,13 @@ type Tx interface {
 	// which do): a store that promises neither need hold no lock for them
 	// while the transaction runs.
 	NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error)
+	// NextFreeNumber takes the next number of a company's series, as
+	// NextNumbers(…, 1) does, and reports whether it is free: whether no
+	// row of the company in table holds it, as decimal text, in the text
+	// column of field (a key given by hand may have used it). One
+	// statement where the store can: a create takes and checks its number
+	// on every call.
+	NextFreeNumber(ctx context.Context, company, series, table, field string) (n int64, free bool, err error)
 	// AlignNumbers moves a series so that its next number is at least next.
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
 	// ReturnNumbers gives back numbers of a series this transaction took

@@ -160,14 +160,9 @@ func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string,
 		return w.numbers.take(ctx, w, r, want)
 	}
 	for {
-		numbers, err := w.tx.NextNumbers(ctx, w.s.Company, r.Reg.Name, 1)
-		if err != nil {
-			return "", err
-		}
-		key := strconv.FormatInt(numbers[0], 10)
-		taken, err := w.keyExists(ctx, r, key)
-		if err != nil || !taken {
-			return key, err
+		n, free, err := w.tx.NextFreeNumber(ctx, w.s.Company, r.Reg.Name, r.Reg.Name, r.Key.Name)
+		if err != nil || free {
+			return strconv.FormatInt(n, 10), err
 		}
 	}
 }

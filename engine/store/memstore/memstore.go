@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -256,6 +257,18 @@ func (tx *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([
 	}
 	first, err := tx.series(company, series, func(first int64) int64 { return first + int64(n) })
 	return store.Consecutive(first, n), err
+}
+
+// NextFreeNumber takes the series' next number and looks for it among
+// the keys of table's field.
+func (tx *Tx) NextFreeNumber(ctx context.Context, company, series, table, field string) (int64, bool, error) {
+	numbers, err := tx.NextNumbers(ctx, company, series, 1)
+	if err != nil {
+		return 0, false, err
+	}
+	used, err := tx.Count(ctx, store.Select{Table: table, Company: company,
+		Where: []store.Cond{store.Equal(field, strconv.FormatInt(numbers[0], 10))}})
+	return numbers[0], used == 0, err
 }
 
 // AlignNumbers moves a series up so that its next number is at least next.

@@ -73,6 +73,44 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 	return store.Consecutive(first, n), err
 }
 
+// NextFreeNumber takes the series' next number and checks it is no key
+// of table's field in the company, in one statement: on SQLite the
+// check is in the RETURNING of the series' upsert, on PostgreSQL beside
+// the sequence's nextval.
+func (t *Tx) NextFreeNumber(ctx context.Context, company, series, table, field string) (int64, bool, error) {
+	tb, err := t.s.table(table)
+	if err != nil {
+		return 0, false, err
+	}
+	column, c, err := tb.column(field)
+	if err != nil {
+		return 0, false, err
+	}
+	used := func(number string) string {
+		if c != nil && c.Type == store.Text {
+			number = `CAST(` + number + ` AS TEXT)`
+		}
+		return `EXISTS (SELECT 1 FROM ` + tb.name + ` WHERE "company" = ? AND ` + column + ` = ` + number + `)`
+	}
+	var next struct {
+		N    int64 `db:"n"`
+		Used bool  `db:"used"`
+	}
+	if t.s.db.Dialect().Postgres() {
+		seq, err := t.sequence(ctx, company, series)
+		if err != nil {
+			return 0, false, err
+		}
+		err = sqldb.Get(ctx, t.tx, &next, `SELECT "next"."n", `+used(`"next"."n"`)+` AS "used"
+			FROM (SELECT nextval(CAST(? AS regclass)) AS "n") AS "next"`, company, seq)
+		return next.N, !next.Used, err
+	}
+	err = sqldb.Get(ctx, t.tx, &next, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 2)
+		ON CONFLICT ("company", "register") DO UPDATE SET "next" = "number_series"."next" + 1
+		RETURNING "next" - 1 AS "n", `+used(`"number_series"."next" - 1`)+` AS "used"`, company, series, company)
+	return next.N, !next.Used, err
+}
+
 // AlignNumbers moves the series' next number up to next, never down.
 func (t *Tx) AlignNumbers(ctx context.Context, company, series string, next int64) error {
 	if t.s.db.Dialect().Postgres() {

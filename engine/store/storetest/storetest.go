@@ -445,6 +445,28 @@ func numberSeries(t *testing.T, s store.Store) {
 	if !slices.Equal(got, []int64{100, 10}) {
 		t.Fatalf("after aligning: %v, want [100 10]", got)
 	}
+
+	// NextFreeNumber takes a number as NextNumbers does, and tells whether
+	// a row of the company holds it as its key: 101 was given by hand.
+	write(t, s, func(ctx context.Context, tx store.Tx) error {
+		_, err := tx.Insert(ctx, itemsTable, acme, []store.Values{{"Code": "101"}})
+		return err
+	})
+	type taken struct {
+		n    int64
+		free bool
+	}
+	var takes []taken
+	for _, company := range []string{acme, acme, other} {
+		write(t, s, func(ctx context.Context, tx store.Tx) error {
+			n, free, err := tx.NextFreeNumber(ctx, company, "tasks", itemsTable, "Code")
+			takes = append(takes, taken{n, free})
+			return err
+		})
+	}
+	if want := []taken{{101, false}, {102, true}, {2, true}}; !slices.Equal(takes, want) {
+		t.Fatalf("NextFreeNumber: %v, want %v (acme's 101 is a key, other's 2 is not)", takes, want)
+	}
 }
 
 func countedTables(t *testing.T, s store.Store) {
