@@ -35,6 +35,9 @@ import (
 // is sequenced later and gets a higher position. A reader sequences
 // before it reads, so it sees every event committed before its call.
 
+// outboxTable is the queue the writes record their events in.
+const outboxTable = "event_outbox"
+
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
 
 // record writes a write's events to the outbox, in order, in one row:
@@ -85,12 +88,16 @@ func (p *Platform) sequence(ctx context.Context, company string) error {
 		return err
 	}
 	for _, c := range companies {
-		if err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
-			_, err := sequenceCompany(ctx, tx, c)
+		var taken int
+		if err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) (err error) {
+			_, taken, err = sequenceCompany(ctx, tx, c)
 			return err
 		}); err != nil {
 			return err
 		}
+		// The outbox is a queue table: what the sequencer deleted is
+		// vacuumed away now and then (a vacuum that fails loses nothing).
+		_ = p.outbox.Deleted(ctx, taken)
 	}
 	return nil
 }
@@ -108,28 +115,28 @@ const maxEventRows = 500
 
 // sequenceCompany moves the company's events from the outbox to the feed,
 // in the order they were recorded, with the positions after the last, and
-// returns the company's last position. The company's counter row stays
-// locked until the transaction ends.
-func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
-	last, err := lockCounter(ctx, tx, company)
+// returns the company's last position and how many outbox rows it took.
+// The company's counter row stays locked until the transaction ends.
+func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last int64, taken int, err error) {
+	last, err = lockCounter(ctx, tx, company)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// Under the lock: the events committed until now, each taken by this
 	// sequencer alone (another waits for the lock, then finds them gone).
 	var pending []outboxRow
 	if err := sqldb.Select(ctx, tx, &pending, `DELETE FROM "event_outbox" WHERE "company" = ? RETURNING "seq", "events"`, company); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if len(pending) == 0 {
-		return last, nil
+		return last, 0, nil
 	}
 	slices.SortFunc(pending, func(a, b outboxRow) int { return cmp.Compare(a.Seq, b.Seq) })
 	var events []platform.Recorded
 	for _, row := range pending {
 		var written []platform.Recorded
 		if err := json.Unmarshal([]byte(row.Events), &written); err != nil {
-			return 0, fmt.Errorf("sqlplatform: outbox row %d: %w", row.Seq, err)
+			return 0, 0, fmt.Errorf("sqlplatform: outbox row %d: %w", row.Seq, err)
 		}
 		events = append(events, written...)
 	}
@@ -141,7 +148,7 @@ func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (int64, 
 			ev.Position = last
 			payload, err := json.Marshal(ev)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			rows[i] = "(" + sqldb.Placeholders(8) + ")"
 			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
@@ -149,11 +156,11 @@ func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (int64, 
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "events"
 			("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
 			VALUES `+strings.Join(rows, ", "), args...); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	_, err = sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company)
-	return last, err
+	return last, len(pending), err
 }
 
 // lockCounter locks the company's event counter row until the

@@ -39,8 +39,9 @@ type Options struct {
 // Platform is a platform.Platform on one SQL database. It is safe for
 // concurrent use.
 type Platform struct {
-	db  *sqldb.DB
-	now func() time.Time
+	db     *sqldb.DB
+	now    func() time.Time
+	outbox *sqldb.Sweeper // vacuums the outbox rows the sequencer deletes (PostgreSQL)
 }
 
 var _ platform.Platform = (*Platform)(nil)
@@ -50,7 +51,7 @@ func New(db *sqldb.DB, opt Options) *Platform {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Platform{db: db, now: opt.Now}
+	return &Platform{db: db, now: opt.Now, outbox: db.Sweeper(outboxTable)}
 }
 
 // Keys stores API keys and tokens.

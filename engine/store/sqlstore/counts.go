@@ -34,6 +34,9 @@ var ownTables = []struct{ name, ddl string }{
 		"n" BIGINT NOT NULL)`},
 }
 
+// countDeltasTable is the queue of count changes the merges empty.
+const countDeltasTable = "record_count_deltas"
+
 // ownIndexes are the indexes of the store's own tables.
 var ownIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS "record_count_deltas_company" ON "record_count_deltas" ("company", "register")`,
@@ -261,12 +264,12 @@ func (s *Store) noteDeltas(ctx context.Context, n int) {
 // DELETE removes the rows it saw, which no other removes as well), and
 // writes go on inserting deltas meanwhile.
 func (s *Store) mergeCounts(ctx context.Context) error {
-	return s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
-		var deltas []struct {
-			Company  string `db:"company"`
-			Register string `db:"register"`
-			N        int64  `db:"n"`
-		}
+	var deltas []struct {
+		Company  string `db:"company"`
+		Register string `db:"register"`
+		N        int64  `db:"n"`
+	}
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		if err := sqldb.Select(ctx, tx, &deltas, `DELETE FROM "record_count_deltas" RETURNING "company", "register", "n"`); err != nil {
 			return err
 		}
@@ -292,6 +295,10 @@ func (s *Store) mergeCounts(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.deltas.Deleted(ctx, len(deltas))
 }
 
 // counted reads a company's count of a table: its row and its deltas.

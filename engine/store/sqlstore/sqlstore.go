@@ -25,8 +25,9 @@ type Store struct {
 	db        *sqldb.DB
 	schema    *store.Schema
 	tables    map[string]*table
-	unmerged  atomic.Int64 // delta rows of the counts written since the last merge (counts.go)
-	sequences sync.Map     // names of the PostgreSQL sequences of number series known to exist (counts.go)
+	unmerged  atomic.Int64   // delta rows of the counts written since the last merge (counts.go)
+	deltas    *sqldb.Sweeper // vacuums the delta rows the merges delete (PostgreSQL)
+	sequences sync.Map       // names of the PostgreSQL sequences of number series known to exist (counts.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -36,7 +37,7 @@ func New(db *sqldb.DB, schema *store.Schema) (*Store, error) {
 	if err := schema.Check(); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, schema: schema, tables: map[string]*table{}}
+	s := &Store{db: db, schema: schema, tables: map[string]*table{}, deltas: db.Sweeper(countDeltasTable)}
 	for _, t := range schema.Tables {
 		for _, own := range ownTables {
 			if t.Name == own.name {
