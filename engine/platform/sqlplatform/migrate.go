@@ -138,6 +138,43 @@ func (p *Platform) Migrate(ctx context.Context) error {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
 		}
+		if d.Postgres() {
+			return compressWithLZ4(ctx, tx)
+		}
 		return nil
 	})
+}
+
+// lz4Columns hold events and stored responses, which PostgreSQL
+// compresses when a row passes about 2 kB (an event of a task with three
+// lines is 2.5 kB). Its default, pglz, took 78 µs of the database's time
+// per event in the feed and 68 µs per outbox row, more than inserting a
+// task; lz4 takes 28 and 34 µs, for some 13 % more space.
+var lz4Columns = []struct{ table, column string }{
+	{"events", "payload"}, {"event_outbox", "events"}, {"webhook_deliveries", "payload"}, {"idempotency", "body"},
+}
+
+// compressWithLZ4 sets lz4Columns to lz4 where the server has it (built
+// with lz4, PostgreSQL 14 or later) and they are not yet. Values already
+// stored stay as they were compressed.
+func compressWithLZ4(ctx context.Context, tx *sqldb.Tx) error {
+	var available bool
+	if err := sqldb.Get(ctx, tx, &available, `SELECT EXISTS (SELECT 1 FROM pg_settings
+		WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`); err != nil || !available {
+		return err
+	}
+	for _, c := range lz4Columns {
+		var lz4 bool
+		if err := sqldb.Get(ctx, tx, &lz4, `SELECT attcompression = 'l' FROM pg_attribute
+			WHERE attrelid = to_regclass(?) AND attname = ?`, sqldb.Quote(c.table), c.column); err != nil {
+			return fmt.Errorf("compression of %s.%s: %w", c.table, c.column, err)
+		}
+		if lz4 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+sqldb.Quote(c.table)+` ALTER COLUMN `+sqldb.Quote(c.column)+` SET COMPRESSION lz4`); err != nil {
+			return fmt.Errorf("compress %s.%s with lz4: %w", c.table, c.column, err)
+		}
+	}
+	return nil
 }
