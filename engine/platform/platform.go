@@ -14,10 +14,12 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"fieldapi/engine"
 	"fieldapi/engine/store"
+	"fieldapi/internal/jsontext"
 )
 
 // Platform is the service's own state.
@@ -107,8 +109,40 @@ type Actor struct {
 	Sign     string `json:"sign"`
 }
 
-// Payload is the event's JSON as delivered, byte for byte.
-func (e Event) Payload() ([]byte, error) { return json.Marshal(e) }
+// Payload is the event's JSON as delivered, byte for byte: json.Marshal
+// of the Event, written by hand (every write pays for its events' JSON in
+// its transaction, and reflection over the record was a twentieth of a
+// create's time).
+func (e Event) Payload() ([]byte, error) {
+	b := make([]byte, 0, 1024)
+	b = jsontext.AppendString(append(b, `{"id":`...), e.ID)
+	b = strconv.AppendInt(append(b, `,"position":`...), e.Position, 10)
+	b = jsontext.AppendString(append(b, `,"type":`...), e.Type)
+	b = jsontext.AppendString(append(b, `,"occurredAt":`...), e.OccurredAt)
+	b = jsontext.AppendString(append(b, `,"company":`...), e.Company)
+	b = jsontext.AppendString(append(b, `,"register":`...), e.Register)
+	b = jsontext.AppendString(append(b, `,"key":`...), e.Key)
+	b = jsontext.AppendString(append(b, `,"actor":{"clientId":`...), e.Actor.ClientID)
+	b = jsontext.AppendString(append(b, `,"sign":`...), e.Actor.Sign)
+	b = append(b, `},"changedFields":`...)
+	if e.ChangedFields == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, name := range e.ChangedFields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsontext.AppendString(b, name)
+		}
+		b = append(b, ']')
+	}
+	b, err := e.Data.AppendJSON(append(b, `,"data":`...))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
 
 // PingType is the type of the message POST /v1/webhooks/{id}/test sends.
 const PingType = "webhook.ping"

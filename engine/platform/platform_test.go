@@ -40,3 +40,38 @@ func TestRecordedIsAnEvent(t *testing.T) {
 		t.Errorf("positioned later:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// eventAsMarshal is an Event without its methods: encoding/json writes it
+// by reflection, as Payload once did.
+type eventAsMarshal platform.Event
+
+// checkPayload fails the test unless Payload writes what json.Marshal
+// writes for the event.
+func checkPayload(t *testing.T, ev platform.Event) {
+	t.Helper()
+	want, wantErr := json.Marshal(eventAsMarshal(ev))
+	got, err := ev.Payload()
+	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
+		t.Errorf("Payload:\n got %s (%v)\nwant %s (%v)", got, err, want, wantErr)
+	}
+}
+
+// TestPayloadAsMarshal: the hand-written payload is json.Marshal's, for
+// events with and without changed fields and data.
+func TestPayloadAsMarshal(t *testing.T) {
+	checkPayload(t, platform.Event{})
+	checkPayload(t, platform.Event{ID: "evt_1", Position: 42, Type: "task.created", OccurredAt: "2026-11-25T10:00:00Z",
+		Company: "demo", Register: "tasks", Key: "10001", Actor: platform.Actor{ClientID: "c<1>", Sign: "API"},
+		ChangedFields: []string{}, Data: engine.Record{"Nr": "10001", "Materials": []engine.Record{{"Id": "3", "Quantity": 2.0}}}})
+}
+
+// FuzzPayloadAsMarshal: any text in any field, any position and number
+// (go test -fuzz FuzzPayloadAsMarshal ./engine/platform).
+func FuzzPayloadAsMarshal(f *testing.F) {
+	f.Add("evt_1", int64(7), "<&>\u2028\xff", 1.5)
+	f.Fuzz(func(t *testing.T, id string, position int64, s string, n float64) {
+		checkPayload(t, platform.Event{ID: id, Position: position, Type: s, OccurredAt: s, Company: s, Register: s, Key: s,
+			Actor: platform.Actor{ClientID: s, Sign: id}, ChangedFields: []string{s, id},
+			Data: engine.Record{s: n, "Lines": []engine.Record{{id: s}}}})
+	})
+}

@@ -8,12 +8,11 @@ package recordjson
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"fieldapi/engine"
+	"fieldapi/internal/jsontext"
 )
 
 // Kind is how a member is read from the record, as the view's accessor of
@@ -67,11 +66,11 @@ func (m Member) append(b []byte, v any) ([]byte, error) {
 	switch m.Kind {
 	case Text:
 		if s, ok := v.(string); ok {
-			return appendString(b, s), nil
+			return jsontext.AppendString(b, s), nil
 		}
 	case Number:
 		if f, ok := v.(float64); ok {
-			return appendFloat(b, f)
+			return jsontext.AppendFloat(b, f)
 		}
 	case Bool:
 		if t, ok := v.(bool); ok {
@@ -90,7 +89,7 @@ func (m Member) append(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, s)
+			b = jsontext.AppendString(b, s)
 		}
 		return append(b, ']'), nil
 	case Object:
@@ -133,87 +132,9 @@ func appendObject(b []byte, obj map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsontext.AppendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, obj[k])
+		b = jsontext.AppendString(b, obj[k])
 	}
 	return append(b, '}')
-}
-
-// appendFloat writes a float64 as encoding/json does: like %g, but with
-// the ES6 exponent cutoffs and no padded exponent.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 is written e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
-}
-
-const hex = "0123456789abcdef"
-
-// appendString writes a JSON string as encoding/json does (HTML escaped,
-// as json.Marshal escapes): <, > and & and control characters as \u00XX
-// (but \b \f \n \r \t), invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
