@@ -2,8 +2,11 @@ package sqldb
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"testing"
+	"time"
 )
 
 // TestSweeperKeepsAQueueTableSmall: rows that pass through a queue table
@@ -11,14 +14,16 @@ import (
 // few passes when its sweeper is told of the deletes, where PostgreSQL
 // without autovacuum (this project's CI server runs without) keeps every
 // dead row: 40 passes of 1,000 rows, some 5 MB. The table is read back
-// as the merges read it, by a DELETE of every row.
+// as the merges read it, by a DELETE of every row. It runs in a database
+// of its own: a vacuum removes no row a transaction still running in the
+// same database may see, and other packages' tests run beside it.
 func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
 	dsn := os.Getenv(postgresEnv)
 	if dsn == "" {
 		t.Skipf("%s is not set: the sweeper does nothing on SQLite", postgresEnv)
 	}
 	ctx := context.Background()
-	db := open(t, dsn, Options{})
+	db := open(t, ownDatabase(t, dsn), Options{})
 	const table = "sweeper_test_queue"
 	exec := func(query string) {
 		t.Helper()
@@ -45,4 +50,23 @@ func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
 	if size > 1<<20 {
 		t.Errorf("%s holds %d kB after 40 passes of 1,000 rows; want at most 1 MB (a few passes' dead rows)", table, size/1024)
 	}
+}
+
+// ownDatabase creates a database for the test on the server of dsn, drops
+// it when the test ends, and returns its address.
+func ownDatabase(t *testing.T, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin := open(t, dsn, Options{})
+	name := fmt.Sprintf("sqldb_test_%d", time.Now().UnixNano())
+	if _, err := admin.pool.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Skipf("cannot create a database of the test's own: %v", err)
+	}
+	t.Cleanup(func() { _, _ = admin.pool.ExecContext(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`) })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }
