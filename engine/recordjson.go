@@ -44,14 +44,7 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(b, "null"...), nil
 		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(b, s)
-		}
-		return append(b, ']'), nil
+		return jsontext.AppendStrings(b, v), nil
 	case map[string]string:
 		if v == nil {
 			return append(b, "null"...), nil

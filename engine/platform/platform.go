@@ -128,14 +128,7 @@ func (e Event) Payload() ([]byte, error) {
 	if e.ChangedFields == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i, name := range e.ChangedFields {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(b, name)
-		}
-		b = append(b, ']')
+		b = jsontext.AppendStrings(b, e.ChangedFields)
 	}
 	b, err := e.Data.AppendJSON(append(b, `,"data":`...))
 	if err != nil {

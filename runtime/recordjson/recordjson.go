@@ -84,14 +84,7 @@ func (m Member) append(b []byte, v any) ([]byte, error) {
 		if list == nil { // a nil slice the record holds reads as null
 			break
 		}
-		b = append(b, '[')
-		for i, s := range list {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(b, s)
-		}
-		return append(b, ']'), nil
+		return jsontext.AppendStrings(b, list), nil
 	case Object:
 		obj, ok := v.(map[string]string)
 		if !ok {
