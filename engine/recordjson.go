@@ -49,15 +49,7 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(b, "null"...), nil
 		}
-		b = append(b, '{')
-		for i, k := range sortedKeys(v) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsontext.AppendString(b, k), ':')
-			b = jsontext.AppendString(b, v[k])
-		}
-		return append(b, '}'), nil
+		return jsontext.AppendStringMap(b, v), nil
 	case Record:
 		return v.AppendJSON(b)
 	case []Record:

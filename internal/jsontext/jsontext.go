@@ -7,6 +7,7 @@ package jsontext
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -101,4 +102,24 @@ func AppendStrings(b []byte, list []string) []byte {
 		b = AppendString(b, s)
 	}
 	return append(b, ']')
+}
+
+// AppendStringMap appends a map of strings as a JSON object as
+// encoding/json writes it: names in byte order (a nil map too: whether
+// that is null is the caller's).
+func AppendStringMap(b []byte, m map[string]string) []byte {
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(AppendString(b, name), ':')
+		b = AppendString(b, m[name])
+	}
+	return append(b, '}')
 }

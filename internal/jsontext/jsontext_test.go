@@ -19,6 +19,16 @@ func FuzzAsEncodingJSON(f *testing.F) {
 		if got := AppendString(nil, s); string(got) != string(want) {
 			t.Errorf("AppendString(%q) = %s; encoding/json writes %s", s, got, want)
 		}
+		m := map[string]string{s: s, "a" + s: "", "": s}
+		want, _ = json.Marshal(m)
+		if got := AppendStringMap(nil, m); string(got) != string(want) {
+			t.Errorf("AppendStringMap(%q) = %s; encoding/json writes %s", m, got, want)
+		}
+		list := []string{s, "", s}
+		want, _ = json.Marshal(list)
+		if got := AppendStrings(nil, list); string(got) != string(want) {
+			t.Errorf("AppendStrings(%q) = %s; encoding/json writes %s", list, got, want)
+		}
 		if math.IsNaN(n) || math.IsInf(n, 0) {
 			if _, err := AppendFloat(nil, n); err == nil {
 				t.Errorf("AppendFloat(%v) wrote a number; encoding/json refuses it", n)

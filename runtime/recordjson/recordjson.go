@@ -8,7 +8,6 @@ package recordjson
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"fieldapi/engine"
@@ -93,7 +92,7 @@ func (m Member) append(b []byte, v any) ([]byte, error) {
 		if obj == nil {
 			break
 		}
-		return appendObject(b, obj), nil
+		return jsontext.AppendStringMap(b, obj), nil
 	case Lines:
 		lines, _ := v.([]engine.Record) // none: [] (runtime.Views is never nil)
 		b = append(b, '[')
@@ -111,23 +110,4 @@ func (m Member) append(b []byte, v any) ([]byte, error) {
 		return nil, fmt.Errorf("recordjson: %s: unknown kind %d", m.Name, m.Kind)
 	}
 	return append(b, "null"...), nil
-}
-
-// appendObject writes a map as encoding/json does: keys in byte order.
-func appendObject(b []byte, obj map[string]string) []byte {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsontext.AppendString(b, k)
-		b = append(b, ':')
-		b = jsontext.AppendString(b, obj[k])
-	}
-	return append(b, '}')
 }
