@@ -1,6 +1,7 @@
 package sqlplatform
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -40,33 +41,46 @@ const outboxTable = "event_outbox"
 
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
 
-// record writes a write's events to the outbox, in order, in one row:
-// the events' payloads (platform.Event.Payload) without positions yet, as
-// a JSON array. One row keeps a write's events together: they get
-// consecutive positions.
+// record writes a write's events to the outbox, in order, one row each:
+// the event's payload (platform.Event.Payload) cut where its position
+// goes, the columns the feed keeps beside it, and the write's first
+// event's id, which keeps the write's events together. The sequencer so
+// moves events to the feed in SQL, without reading them back.
 func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
-	if len(events) == 0 {
-		return nil
-	}
-	// The array is joined by hand: each payload is json.Marshal's compact
-	// text already, which json.Marshal of the list would scan and copy
-	// again (an atomic batch's hundreds of events).
-	var batch strings.Builder
-	batch.WriteByte('[')
-	for i, ev := range events {
-		ev.Position = 0
-		payload, err := ev.Payload()
-		if err != nil {
+	for chunk := range slices.Chunk(events, maxEventRows) {
+		args := make([]any, 0, 9*len(chunk))
+		for _, ev := range chunk {
+			ev.Position = 0
+			payload, err := ev.Payload()
+			if err != nil {
+				return err
+			}
+			head, tail, err := cutPosition(payload)
+			if err != nil {
+				return err
+			}
+			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, head, tail)
+		}
+		row := "(" + sqldb.Placeholders(9) + ", '')"
+		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_outbox"
+			("company", "write_id", "id", "type", "register", "record_key", "occurred_at", "head", "tail", "events")
+			VALUES `+strings.Repeat(row+", ", len(chunk)-1)+row, args...); err != nil {
 			return err
 		}
-		if i > 0 {
-			batch.WriteByte(',')
-		}
-		batch.Write(payload)
 	}
-	batch.WriteByte(']')
-	_, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_outbox" ("company", "events") VALUES (?, ?)`, company, batch.String())
-	return err
+	return nil
+}
+
+// cutPosition cuts a payload written with position 0 around the 0. The
+// first match is the event's own: the id comes first, and `,"` cannot
+// occur inside a JSON string, where every quote is escaped.
+func cutPosition(payload []byte) (head, tail string, err error) {
+	const key = `,"position":`
+	i := bytes.Index(payload, []byte(key+`0,`))
+	if i < 0 {
+		return "", "", fmt.Errorf("sqlplatform: no position in the event payload %.40q", payload)
+	}
+	return string(payload[:i+len(key)]), string(payload[i+len(key)+1:]), nil
 }
 
 // sequence moves the events committed to the outbox to the feed, with
@@ -90,7 +104,7 @@ func (p *Platform) sequence(ctx context.Context, company string) error {
 	for _, c := range companies {
 		var taken int
 		if err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) (err error) {
-			_, taken, err = sequenceCompany(ctx, tx, c)
+			_, taken, err = p.sequenceCompany(ctx, tx, c)
 			return err
 		}); err != nil {
 			return err
@@ -102,34 +116,82 @@ func (p *Platform) sequence(ctx context.Context, company string) error {
 	return nil
 }
 
-// outboxRow is a write's events, recorded and not yet in the feed; Seq
-// orders the writes.
+// outboxRow is a write's events as versions before per-event rows
+// recorded them, not yet in the feed; Seq orders the writes.
 type outboxRow struct {
 	Seq    int64  `db:"seq"`
 	Events string `db:"events"`
 }
 
-// maxEventRows bounds the rows of one INSERT into the feed (8 parameters
-// each, well under SQLite's and PostgreSQL's limits).
+// maxEventRows bounds the rows of one INSERT of events (9 parameters each
+// at most, well under SQLite's and PostgreSQL's limits).
 const maxEventRows = 500
 
 // sequenceCompany moves the company's events from the outbox to the feed,
 // in the order they were recorded, with the positions after the last, and
 // returns the company's last position and how many outbox rows it took.
 // The company's counter row stays locked until the transaction ends.
-func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last int64, taken int, err error) {
+func (p *Platform) sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last int64, taken int, err error) {
 	last, err = lockCounter(ctx, tx, company)
 	if err != nil {
 		return 0, 0, err
 	}
-	// Under the lock: the events committed until now, each taken by this
-	// sequencer alone (another waits for the lock, then finds them gone).
-	var pending []outboxRow
-	if err := sqldb.Select(ctx, tx, &pending, `DELETE FROM "event_outbox" WHERE "company" = ? RETURNING "seq", "events"`, company); err != nil {
+	last, legacy, err := sequenceArrays(ctx, tx, company, last)
+	if err != nil {
 		return 0, 0, err
 	}
-	if len(pending) == 0 {
-		return last, 0, nil
+	moved, err := p.moveToFeed(ctx, tx, company, last)
+	if err != nil || legacy+moved == 0 {
+		return last, legacy + moved, err
+	}
+	last += int64(moved)
+	_, err = sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company)
+	return last, legacy + moved, err
+}
+
+// moveToFeed moves the outbox's events (rows with an id) to the feed in
+// one statement, numbered in the order they were recorded after last,
+// each payload given its position where position_at says, and returns how
+// many it moved. Under the lock these are the events committed so far:
+// on PostgreSQL the DELETE takes exactly the rows the INSERT moves (one
+// snapshot); on SQLite nothing else commits while this holds the write lock.
+func (p *Platform) moveToFeed(ctx context.Context, tx *sqldb.Tx, company string, last int64) (int, error) {
+	move := func(numbered string) string {
+		return `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
+			SELECT "company", "pos", "id", "type", "register", "record_key", "occurred_at", "head" || CAST("pos" AS TEXT) || "tail"
+			FROM (` + numbered + `) AS "numbered"`
+	}
+	if p.db.Dialect().Postgres() {
+		// Writes recording at once may take interleaved seq values: a
+		// write's events stay together, in order, numbered by the write's
+		// first row, then by row.
+		const numbered = `SELECT *, ? + row_number() OVER (ORDER BY "write_seq", "seq") AS "pos"
+			FROM (SELECT *, min("seq") OVER (PARTITION BY "write_id") AS "write_seq" FROM "taken") AS "writes"`
+		var moved int
+		err := sqldb.Get(ctx, tx, &moved, `WITH "taken" AS (DELETE FROM "event_outbox" WHERE "company" = ? AND "id" IS NOT NULL RETURNING *),
+			"moved" AS (`+move(numbered)+` RETURNING 1)
+			SELECT count(*) FROM "moved"`, company, last)
+		return moved, err
+	}
+	// SQLite: one writer at a time, so a write's rows have consecutive seq.
+	const taken = `"event_outbox" WHERE "company" = ? AND "id" IS NOT NULL`
+	moved, err := sqldb.ExecAffected(ctx, tx, move(`SELECT *, ? + row_number() OVER (ORDER BY "seq") AS "pos" FROM `+taken), last, company)
+	if err != nil || moved == 0 {
+		return int(moved), err
+	}
+	_, err = sqldb.Exec(ctx, tx, `DELETE FROM `+taken, company)
+	return int(moved), err
+}
+
+// sequenceArrays moves the outbox rows versions before per-event rows
+// wrote (no id; events holds a JSON array of payloads) to the feed, after
+// last, and returns the new last position and how many rows it took. A
+// database upgraded with such rows waiting, or beside a process of such a
+// version, still has them.
+func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int64) (int64, int, error) {
+	var pending []outboxRow
+	if err := sqldb.Select(ctx, tx, &pending, `DELETE FROM "event_outbox" WHERE "company" = ? AND "id" IS NULL RETURNING "seq", "events"`, company); err != nil {
+		return 0, 0, err
 	}
 	slices.SortFunc(pending, func(a, b outboxRow) int { return cmp.Compare(a.Seq, b.Seq) })
 	var events []platform.Recorded
@@ -142,25 +204,28 @@ func sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last in
 	}
 	for chunk := range slices.Chunk(events, maxEventRows) {
 		args := make([]any, 0, 8*len(chunk))
-		rows := make([]string, len(chunk))
-		for i, ev := range chunk {
+		for _, ev := range chunk {
 			last++
 			ev.Position = last
 			payload, err := json.Marshal(ev)
 			if err != nil {
 				return 0, 0, err
 			}
-			rows[i] = "(" + sqldb.Placeholders(8) + ")"
 			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
 		}
+		rows := strings.Repeat("("+sqldb.Placeholders(8)+"), ", len(chunk)-1) + "(" + sqldb.Placeholders(8) + ")"
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "events"
 			("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-			VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			VALUES `+rows, args...); err != nil {
 			return 0, 0, err
 		}
 	}
-	_, err = sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company)
-	return last, len(pending), err
+	if len(pending) > 0 {
+		if _, err := sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company); err != nil {
+			return 0, 0, err
+		}
+	}
+	return last, len(pending), nil
 }
 
 // lockCounter locks the company's event counter row until the

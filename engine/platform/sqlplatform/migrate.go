@@ -3,6 +3,7 @@ package sqlplatform
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"fieldapi/engine/sqldb"
 )
@@ -49,7 +50,8 @@ var tables = []struct{ name, ddl string }{
 	{"event_outbox", `CREATE TABLE IF NOT EXISTS "event_outbox" (
 		{seq},
 		"company" TEXT NOT NULL,
-		"events" TEXT NOT NULL)`},
+		"events" TEXT NOT NULL)`}, // and addedColumns' ones
+
 	{"event_counters", `CREATE TABLE IF NOT EXISTS "event_counters" (
 		"company" TEXT PRIMARY KEY,
 		"last" BIGINT NOT NULL,
@@ -91,6 +93,22 @@ var tables = []struct{ name, ddl string }{
 		"error" TEXT NOT NULL)`},
 }
 
+// addedColumns are columns added to the tables above since; Migrate adds
+// those a database lacks. An event_outbox row with an id holds one event,
+// its payload cut around the position in head and tail ("events" empty);
+// one without, written before, a JSON array of them in "events"
+// (sequenceArrays).
+var addedColumns = []struct{ table, column, ddl string }{
+	{"event_outbox", "write_id", "TEXT"},
+	{"event_outbox", "id", "TEXT"},
+	{"event_outbox", "type", "TEXT"},
+	{"event_outbox", "register", "TEXT"},
+	{"event_outbox", "record_key", "TEXT"},
+	{"event_outbox", "occurred_at", "TEXT"},
+	{"event_outbox", "head", "TEXT"},
+	{"event_outbox", "tail", "TEXT"},
+}
+
 var indexes = []string{
 	`CREATE INDEX IF NOT EXISTS "api_tokens_client" ON "api_tokens" ("client_id")`,
 	`CREATE INDEX IF NOT EXISTS "idempotency_created" ON "idempotency" ("state", "created")`,
@@ -126,6 +144,9 @@ func (p *Platform) Migrate(ctx context.Context) error {
 				return fmt.Errorf("create %s: %w", t.name, err)
 			}
 		}
+		if err := addColumns(ctx, tx, d); err != nil {
+			return err
+		}
 		have, err := sqldb.Indexes(ctx, tx)
 		if err != nil {
 			return err
@@ -145,13 +166,34 @@ func (p *Platform) Migrate(ctx context.Context) error {
 	})
 }
 
+// addColumns adds the addedColumns a table lacks.
+func addColumns(ctx context.Context, tx *sqldb.Tx, d sqldb.Dialect) error {
+	have := map[string][]string{}
+	for _, c := range addedColumns {
+		if _, read := have[c.table]; !read {
+			var columns []string
+			if err := sqldb.Select(ctx, tx, &columns, d.ColumnsQuery(), c.table); err != nil {
+				return fmt.Errorf("columns of %s: %w", c.table, err)
+			}
+			have[c.table] = columns
+		}
+		if slices.Contains(have[c.table], c.column) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+sqldb.Quote(c.table)+` ADD COLUMN `+sqldb.Quote(c.column)+` `+c.ddl); err != nil {
+			return fmt.Errorf("add %s.%s: %w", c.table, c.column, err)
+		}
+	}
+	return nil
+}
+
 // lz4Columns hold events and stored responses, which PostgreSQL
 // compresses when a row passes about 2 kB (an event of a task with three
 // lines is 2.5 kB). Its default, pglz, took 78 µs of the database's time
 // per event in the feed and 68 µs per outbox row, more than inserting a
 // task; lz4 takes 28 and 34 µs, for some 13 % more space.
 var lz4Columns = []struct{ table, column string }{
-	{"events", "payload"}, {"event_outbox", "events"}, {"webhook_deliveries", "payload"}, {"idempotency", "body"},
+	{"events", "payload"}, {"event_outbox", "events"}, {"event_outbox", "tail"}, {"webhook_deliveries", "payload"}, {"idempotency", "body"},
 }
 
 // compressWithLZ4 sets lz4Columns to lz4 where the server has it (built

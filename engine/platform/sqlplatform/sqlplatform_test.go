@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fieldapi/engine"
+	"fieldapi/engine/platform"
 	"fieldapi/engine/platform/platformtest"
 	"fieldapi/engine/platform/sqlplatform"
 	"fieldapi/engine/sqldb"
@@ -123,6 +124,79 @@ func TestPendingRowsOfEarlierVersions(t *testing.T) {
 			}
 			if res, err := p.Idempotency().Claim(ctx, c); err != nil || res.State != engine.Replay || res.Response.Status != 422 {
 				t.Errorf("Claim after Complete = %v %d, %v; want Replay of 422", res.State, res.Response.Status, err)
+			}
+		})
+	}
+}
+
+// TestOutboxRowsOfEarlierVersions: a database whose outbox an earlier
+// version made (one row per write, its events as a JSON array) is
+// migrated, and the rows such a version left waiting come first into the
+// feed, in order, before the events written since, each payload the
+// event's own with its position, byte for byte.
+func TestOutboxRowsOfEarlierVersions(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.DSN(t)
+			db, err := sqldb.Open(ctx, dsn, sqldb.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			event := func(id, key string) platform.Event {
+				return platform.Event{ID: id, Type: "task.created", OccurredAt: "2026-11-28T10:00:00Z", Company: "c", Register: "tasks", Key: key,
+					Actor: platform.Actor{ClientID: "client", Sign: "API"}, Data: engine.Record{"Nr": key, "Note": "Åsa \"quoted\" <b>"}}
+			}
+			old := []platform.Event{event("evt_1", "1"), event("evt_2", "2")}
+			var array []string
+			for _, ev := range old {
+				payload, err := ev.Payload()
+				if err != nil {
+					t.Fatal(err)
+				}
+				array = append(array, string(payload))
+			}
+			err = db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
+				if _, err := sqldb.Exec(ctx, q, db.Dialect().DDL(`CREATE TABLE "event_outbox" ({seq}, "company" TEXT NOT NULL, "events" TEXT NOT NULL)`)); err != nil {
+					return err
+				}
+				_, err := sqldb.Exec(ctx, q, `INSERT INTO "event_outbox" ("company", "events") VALUES ('c', ?)`, "["+strings.Join(array, ",")+"]")
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			records, p := open(t, dsn, sqlplatform.Options{})
+			// An id past ASCII: the payload is cut by bytes, SQL joins it by characters.
+			since := event("evt_ä€_3", "3")
+			err = records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+				w, err := p.Bind(tx)
+				if err != nil {
+					return err
+				}
+				return w.Record(ctx, "c", []platform.Event{since})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := p.Feed(ctx, "c", engine.EventQuery{Limit: 10}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append(old, since)
+			if len(page.Events) != len(want) {
+				t.Fatalf("feed holds %d events; want %d", len(page.Events), len(want))
+			}
+			for i, ev := range want {
+				ev.Position = int64(i + 1)
+				payload, err := ev.Payload()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := page.Events[i]; got.Position != ev.Position || got.ID != ev.ID || string(got.Payload) != string(payload) {
+					t.Errorf("event %d = %d %s %s\nwant %d %s %s", i, got.Position, got.ID, got.Payload, ev.Position, ev.ID, payload)
+				}
 			}
 		})
 	}

@@ -75,7 +75,7 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		// Events committed before the subscription are not its business:
 		// sequenced here, they all lie at or below its cursor.
-		cursor, _, err := sequenceCompany(ctx, tx, s.Company)
+		cursor, _, err := p.sequenceCompany(ctx, tx, s.Company)
 		if err != nil {
 			return err
 		}
