@@ -29,8 +29,13 @@ func storable(s string) string {
 	if !strings.ContainsAny(s, "\x00%") {
 		return s
 	}
-	return strings.NewReplacer("%", "%25", "\x00", "%00").Replace(s)
+	return escapeNUL.Replace(s)
 }
+
+// escapeNUL is storable's escape, built once: a Replacer builds its
+// tables on first use, which per call was a twentieth of a PATCH's
+// allocations.
+var escapeNUL = strings.NewReplacer("%", "%25", "\x00", "%00")
 
 // Claim looks the key up; it writes nothing.
 func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.ClaimResult, error) {

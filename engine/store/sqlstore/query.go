@@ -246,9 +246,11 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 }
 
 // escapeLike escapes the LIKE wildcards of a literal, with \ as escape.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// likeEscaper is escapeLike's Replacer, built once (it builds its tables
+// on first use).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // fromDB converts a value as the driver returns it into the column's type.
 // A value the driver already gives in that type is returned as it came:
