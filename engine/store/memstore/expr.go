@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -24,6 +25,10 @@ func evalExpr(text string, column func(name string) (any, bool)) string {
 // (which no rule takes).
 var tokens = regexp.MustCompile(`'(?:[^']|'')*'|"(?:[^"]|"")*"|\|\||[A-Za-z]+|\S`)
 
+// functions are the one-argument text functions, by name in upper case.
+var functions = map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
+	"TRIM": func(s string) string { return strings.Trim(s, " ") }}
+
 // parser reads an expression's tokens. A value is a *string, nil for
 // NULL; false says the text left the subset.
 type parser struct {
@@ -31,11 +36,21 @@ type parser struct {
 	column func(name string) (any, bool)
 }
 
+// next reads the next token, "" at the end.
+func (p *parser) next() string {
+	if len(p.tokens) == 0 {
+		return ""
+	}
+	tok := p.tokens[0]
+	p.tokens = p.tokens[1:]
+	return tok
+}
+
 // take reads the next token if it is tok.
 func (p *parser) take(tok string) bool {
 	ok := len(p.tokens) > 0 && p.tokens[0] == tok
 	if ok {
-		p.tokens = p.tokens[1:]
+		p.next()
 	}
 	return ok
 }
@@ -46,8 +61,7 @@ func (p *parser) concat() (*string, bool) {
 	for ok && p.take("||") {
 		var w *string
 		if w, ok = p.term(); v != nil && w != nil {
-			s := *v + *w
-			v = &s
+			v = new(*v + *w)
 		} else {
 			v = nil
 		}
@@ -57,70 +71,54 @@ func (p *parser) concat() (*string, bool) {
 
 // term is a literal, a column, NULL, a call or a parenthesized concat.
 func (p *parser) term() (*string, bool) {
-	if len(p.tokens) == 0 {
-		return nil, false
-	}
-	tok := p.tokens[0]
-	p.tokens = p.tokens[1:]
+	tok := p.next()
 	unquoted := func(q string) string { return strings.ReplaceAll(tok[1:len(tok)-1], q+q, q) }
 	switch {
 	case tok == "(":
 		v, ok := p.concat()
 		return v, ok && p.take(")")
 	case len(tok) > 1 && tok[0] == '\'':
-		s := unquoted("'")
-		return &s, true
+		return new(unquoted("'")), true
 	case len(tok) > 1 && tok[0] == '"':
 		v, ok := p.column(unquoted(`"`))
 		return text(v), ok
 	case strings.EqualFold(tok, "NULL"):
 		return nil, true
 	}
-	if !p.take("(") {
-		return nil, false
-	}
 	var args []*string
-	for len(args) == 0 || !p.take(")") { // one argument at least
-		if len(args) > 0 && !p.take(",") {
-			return nil, false
-		}
+	for more := p.take("("); more; more = p.take(",") {
 		v, ok := p.concat()
 		if !ok {
 			return nil, false
 		}
 		args = append(args, v)
 	}
-	if strings.EqualFold(tok, "COALESCE") {
-		for _, a := range args {
-			if a != nil {
-				return a, true
-			}
-		}
+	name := strings.ToUpper(tok)
+	f := functions[name]
+	switch {
+	case len(args) == 0 || !p.take(")"): // a call takes one argument at least
+		return nil, false
+	case name == "COALESCE":
+		return cmp.Or(args...), true // the first not NULL
+	case f == nil || len(args) != 1:
+		return nil, false
+	case args[0] == nil: // NULL in, NULL out
 		return nil, true
 	}
-	f := map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
-		"TRIM": func(s string) string { return strings.Trim(s, " ") }}[strings.ToUpper(tok)]
-	if f == nil || len(args) != 1 || args[0] == nil { // NULL in, NULL out
-		return nil, f != nil && len(args) == 1
-	}
-	s := f(*args[0])
-	return &s, true
+	return new(f(*args[0])), true
 }
 
 // text is a column's value as SQL text: nil for NULL, strings and bytes as
 // they are, the rest as JSON (numbers, true/false, lists, objects).
 func text(v any) *string {
-	var s string
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case string:
-		s = x
+		return &x
 	case []byte:
-		s = string(x)
-	default:
-		b, _ := json.Marshal(x)
-		s = string(b)
+		return new(string(x))
 	}
-	return &s
+	b, _ := json.Marshal(v)
+	return new(string(b))
 }

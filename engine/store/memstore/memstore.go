@@ -102,35 +102,37 @@ func (s *Store) Write(ctx context.Context, fn func(ctx context.Context, tx store
 	return err
 }
 
-// table returns a table and the state to read it in, or why a call cannot run.
-func (r reader) table(name string) (*table, *state, error) {
-	st := r.at.Load()
-	if st == nil {
-		return nil, nil, errEnded
+// find returns a table, the state to read it in and a company's rows of it
+// in two new slices: those where refuses and those it selects (all of
+// them when where is empty).
+func (r reader) find(name, company string, where []store.Cond) (t *table, st *state, kept, found []row, err error) {
+	if st = r.at.Load(); st == nil {
+		return nil, nil, nil, nil, errEnded
 	}
-	if t := r.tables[name]; t != nil {
-		return t, st, nil
+	if t = r.tables[name]; t == nil {
+		return nil, nil, nil, nil, fmt.Errorf("memstore: no table %q in the schema", name)
 	}
-	return nil, nil, fmt.Errorf("memstore: no table %q in the schema", name)
-}
-
-// find returns the table of a query and its rows that match the Where.
-func (r reader) find(q store.Select) (*table, []row, error) {
-	t, st, err := r.table(q.Table)
+	rows := st.rows[t.key(company)]
+	if len(where) == 0 { // a fast path for Insert and whole lists
+		return t, st, nil, slices.Clone(rows), nil
+	}
+	match, err := t.matcher(where)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	match, err := t.matcher(q.Where)
-	if err != nil {
-		return nil, nil, err
+	for _, r := range rows {
+		if match(r) {
+			found = append(found, r)
+		} else {
+			kept = append(kept, r)
+		}
 	}
-	_, found := split(st.rows[t.key(q.Company)], match)
-	return t, found, nil
+	return t, st, kept, found, nil
 }
 
 // Select reads rows.
 func (r reader) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
-	t, found, err := r.find(q)
+	t, _, _, found, err := r.find(q.Table, q.Company, q.Where)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +141,7 @@ func (r reader) Select(ctx context.Context, q store.Select) ([]store.Row, error)
 
 // Count counts the rows that match.
 func (r reader) Count(ctx context.Context, q store.Select) (int64, error) {
-	_, found, err := r.find(q)
+	_, _, _, found, err := r.find(q.Table, q.Company, q.Where)
 	return int64(len(found)), err
 }
 
@@ -165,65 +167,62 @@ func (tx *Tx) OnRollback(fn func()) {
 	}
 }
 
-// Insert adds rows, all or none of them.
+// Insert adds rows, all or none of them, each with the next seq, which
+// the row's SeqText columns hold when it leaves them empty.
 func (tx *Tx) Insert(ctx context.Context, table, company string, in []store.Values) ([]int64, error) {
-	t, st, err := tx.table(table)
+	t, st, _, rows, err := tx.find(table, company, nil)
 	if err != nil {
 		return nil, err
 	}
-	k := t.key(company)
-	rows, seqs := slices.Clip(st.rows[k]), make([]int64, len(in))
+	from, seqs := len(rows), make([]int64, len(in))
 	for i, vals := range in {
-		r, err := t.newRow(vals)
+		r, err := t.values(vals)
 		if err != nil {
 			return nil, err
 		}
+		t.last++
+		r[store.SeqField] = t.last
+		for _, c := range t.Columns {
+			if c.SeqText && r[c.Field] == nil {
+				r[c.Field] = store.SeqText(t.last)
+			}
+		}
 		if rows = append(rows, r); t.Seq {
-			seqs[i] = r.seq
+			seqs[i] = t.last
 		}
 	}
-	return seqs, t.put(st, k, rows, len(st.rows[k]))
+	return seqs, t.put(st, company, rows, from)
 }
 
 // Update sets columns of the matching rows, all or none of them.
 func (tx *Tx) Update(ctx context.Context, table, company string, where []store.Cond, set store.Values) (int64, error) {
-	t, st, err := tx.table(table)
-	if err != nil {
-		return 0, err
-	}
-	match, err := t.matcher(where)
+	t, st, kept, found, err := tx.find(table, company, where)
 	if err == nil {
 		set, err = t.values(set)
 	}
 	if err != nil {
 		return 0, err
 	}
-	k := t.key(company)
-	kept, found := split(st.rows[k], match)
 	for i := range found {
-		found[i].vals = maps.Clone(found[i].vals) // stored maps never change
-		maps.Copy(found[i].vals, set)
+		found[i] = maps.Clone(found[i]) // stored rows never change
+		maps.Copy(found[i], set)
 	}
-	return int64(len(found)), t.put(st, k, append(kept, found...), len(kept))
+	return int64(len(found)), t.put(st, company, append(kept, found...), len(kept))
 }
 
 // Upsert updates the row whose conflict columns (a unique index) hold
 // the row's values, setting its replace columns, or else inserts the row.
 func (tx *Tx) Upsert(ctx context.Context, table, company string, in store.Values, conflict, replace []string) error {
-	t, _, err := tx.table(table)
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(t.uniques, func(ix store.Index) bool {
-		return slices.Equal(slices.Sorted(slices.Values(ix.Fields)), slices.Sorted(slices.Values(conflict)))
+	conflict = slices.Sorted(slices.Values(conflict))
+	if t := tx.tables[table]; t != nil && !slices.ContainsFunc(t.uniques, func(ix store.Index) bool {
+		return slices.Equal(slices.Sorted(slices.Values(ix.Fields)), conflict)
 	}) {
 		return fmt.Errorf("memstore: table %s has no unique index on %v", t.Name, conflict)
 	}
-	var where []store.Cond
-	for _, f := range conflict {
-		where = append(where, store.OneOf(f, []any{in[f]})) // IN, not =: a NULL conflicts with nothing
+	where, set := make([]store.Cond, len(conflict)), store.Values{}
+	for i, f := range conflict {
+		where[i] = store.OneOf(f, []any{in[f]}) // IN, not =: a NULL conflicts with nothing
 	}
-	set := store.Values{}
 	for _, f := range replace {
 		set[f] = in[f]
 	}
@@ -236,17 +235,11 @@ func (tx *Tx) Upsert(ctx context.Context, table, company string, in store.Values
 
 // Delete removes the matching rows.
 func (tx *Tx) Delete(ctx context.Context, table, company string, where []store.Cond) (int64, error) {
-	t, st, err := tx.table(table)
+	t, st, kept, found, err := tx.find(table, company, where)
 	if err != nil {
 		return 0, err
 	}
-	match, err := t.matcher(where)
-	if err != nil {
-		return 0, err
-	}
-	k := t.key(company)
-	kept, found := split(st.rows[k], match)
-	return int64(len(found)), t.put(st, k, kept, len(kept))
+	return int64(len(found)), t.put(st, company, kept, len(kept))
 }
 
 // NextNumbers takes n consecutive numbers of a company's series; a

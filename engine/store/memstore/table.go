@@ -20,33 +20,19 @@ type table struct {
 	last    int64         // the newest row's seq: moved by the writer, kept by a rollback
 }
 
-// row is a stored row. A company's rows are in no order (reads sort them)
-// and a row's map never changes (a change makes a new one), so states
-// share rows.
-type row struct {
-	seq  int64        // insert order across the table: a Seq table's Seq
-	vals store.Values // by Field; an absent column is NULL
-}
+// row is a stored row: its columns by Field (an absent one is NULL) and,
+// under store.SeqField, its seq, the insert order across the table (a Seq
+// table's Seq), so conditions and orders read both alike. A company's rows
+// are in no order (reads sort them) and a row never changes (a change
+// makes a new one), so states share rows.
+type row = store.Values
 
 func newTable(st *store.Table) *table {
-	t := &table{Table: st}
-	if !st.Seq && len(st.Key) > 0 {
-		t.uniques = append(t.uniques, store.Index{Fields: st.Key, Unique: true})
+	uniques := slices.DeleteFunc(slices.Clone(st.Indexes), func(ix store.Index) bool { return !ix.Unique })
+	if len(st.Key) > 0 { // none in a Seq table (Schema.Check)
+		uniques = slices.Insert(uniques, 0, store.Index{Fields: st.Key, Unique: true})
 	}
-	for _, ix := range st.Indexes {
-		if ix.Unique {
-			t.uniques = append(t.uniques, ix)
-		}
-	}
-	return t
-}
-
-// get reads a field of the row, or its Seq.
-func (r row) get(field string) any {
-	if field == store.SeqField {
-		return r.seq
-	}
-	return r.vals[field]
+	return &table{Table: st, uniques: uniques}
 }
 
 // key is what a state keeps a company's rows of the table under.
@@ -59,22 +45,6 @@ func (t *table) key(company string) [2]string {
 
 func (t *table) noColumn(field string) error {
 	return fmt.Errorf("memstore: table %s has no column %q", t.Name, field)
-}
-
-// newRow makes a row of a caller's values, with the next seq, each
-// SeqText column it leaves empty holding that seq.
-func (t *table) newRow(in store.Values) (row, error) {
-	vals, err := t.values(in)
-	if err != nil {
-		return row{}, err
-	}
-	t.last++
-	for _, c := range t.Columns {
-		if c.SeqText && vals[c.Field] == nil {
-			vals[c.Field] = store.SeqText(t.last)
-		}
-	}
-	return row{seq: t.last, vals: vals}, nil
 }
 
 // values checks the values a caller passed and returns a copy of them.
@@ -129,31 +99,26 @@ func copyValue(v any) any {
 	return v
 }
 
-// put makes rows a company's rows (k) in st if those from from on, which
-// the call wrote, leave no NotNull column NULL and repeat no unique key.
-func (t *table) put(st *state, k [2]string, rows []row, from int) error {
+// put makes rows a company's rows in st if those from from on, which the
+// call wrote, leave no NotNull column NULL and repeat no unique key (in
+// SQL, NULLs never collide).
+func (t *table) put(st *state, company string, rows []row, from int) error {
 	for i, r := range rows[from:] {
 		for _, c := range t.Columns {
-			if c.NotNull && r.vals[c.Field] == nil {
+			if c.NotNull && r[c.Field] == nil {
 				return fmt.Errorf("memstore: %s.%s must not be NULL", t.Name, c.Field)
 			}
 		}
 		for _, ix := range t.uniques {
 			for j, other := range rows {
-				if j != from+i && sameKey(ix.Fields, r, other) {
+				if j != from+i && !slices.ContainsFunc(ix.Fields, func(f string) bool { return !equal(r[f], other[f]) }) {
 					return fmt.Errorf("memstore: %w", &store.DuplicateError{Table: t.Name, Index: ix.Name})
 				}
 			}
 		}
 	}
-	st.rows[k] = rows
+	st.rows[t.key(company)] = rows
 	return nil
-}
-
-// sameKey reports whether two rows hold equal values in fields, none of
-// them NULL (in SQL, NULLs never collide).
-func sameKey(fields []string, a, b row) bool {
-	return !slices.ContainsFunc(fields, func(f string) bool { return !equal(a.get(f), b.get(f)) })
 }
 
 // read returns the found rows a query asks for, as it reads them.
@@ -181,16 +146,16 @@ func (t *table) read(found []row, q store.Select) ([]store.Row, error) {
 	for i, r := range found {
 		out[i].Values = make(store.Values, len(fields)+len(q.Exprs))
 		if t.Seq {
-			out[i].Seq = r.seq
+			out[i].Seq = r[store.SeqField].(int64)
 		}
 		for _, f := range fields {
-			out[i].Values[f] = copyValue(r.vals[f])
+			out[i].Values[f] = copyValue(r[f])
 		}
 		for _, x := range q.Exprs {
 			out[i].Values[x.Name] = evalExpr(x.Text, func(name string) (any, bool) {
 				for _, c := range t.Columns {
 					if c.Name == name {
-						return r.vals[c.Field], true
+						return r[c.Field], true
 					}
 				}
 				return nil, false
@@ -206,32 +171,29 @@ func (t *table) order(found []row, q store.Select) ([]row, error) {
 	if err := store.CheckAfter(q); err != nil {
 		return nil, err
 	}
-	keys := func(r row) []any {
-		k := make([]any, len(q.OrderBy))
-		for i, o := range q.OrderBy {
-			k[i] = r.get(o.Field)
-		}
-		return k
-	}
-	for _, o := range q.OrderBy {
+	after := row{} // q.After by field
+	for i, o := range q.OrderBy {
 		if _, err := t.value(o.Field, nil); err != nil { // an unknown field
 			return nil, err
 		}
+		if q.After != nil {
+			after[o.Field] = q.After[i]
+		}
 	}
-	slices.SortFunc(found, func(a, b row) int {
-		return cmp.Or(orderCompare(q.OrderBy, keys(a), keys(b)), cmp.Compare(a.seq, b.seq))
-	})
+	byKeys := append(slices.Clip(q.OrderBy), store.Order{Field: store.SeqField})
+	slices.SortFunc(found, func(a, b row) int { return orderCompare(byKeys, a, b) })
 	if q.After != nil {
-		found = slices.DeleteFunc(found, func(r row) bool { return orderCompare(q.OrderBy, keys(r), q.After) <= 0 })
+		found = slices.DeleteFunc(found, func(r row) bool { return orderCompare(q.OrderBy, r, after) <= 0 })
 	}
 	return found, nil
 }
 
-// orderCompare compares two rows' order-key values as orders sort them.
-func orderCompare(orders []store.Order, a, b []any) int {
-	for i, o := range orders {
-		n := compare(a[i], b[i])
-		if o.Desc || o.NullsLast && (a[i] == nil || b[i] == nil) {
+// orderCompare compares two rows as orders sort them.
+func orderCompare(orders []store.Order, a, b row) int {
+	for _, o := range orders {
+		x, y := a[o.Field], b[o.Field]
+		n := compare(x, y)
+		if o.Desc || o.NullsLast && (x == nil || y == nil) {
 			n = -n // compare puts NULL first; NullsLast puts it last either way
 		}
 		if n != 0 {
@@ -239,19 +201,6 @@ func orderCompare(orders []store.Order, a, b []any) int {
 		}
 	}
 	return 0
-}
-
-// split parts rows into new slices: those match refuses and those it
-// accepts.
-func split(rows []row, match func(row) bool) (kept, found []row) {
-	for _, r := range rows {
-		if match(r) {
-			found = append(found, r)
-		} else {
-			kept = append(kept, r)
-		}
-	}
-	return kept, found
 }
 
 // matcher compiles conditions into one test of rows.
@@ -296,7 +245,7 @@ func (t *table) test(c store.Cond) (func(row) bool, error) {
 	}
 	lower := strings.ToLower(text)
 	return func(r row) bool {
-		v := r.get(c.Field)
+		v := r[c.Field]
 		s, isText := v.(string)
 		switch c.Op {
 		case store.IsNull, store.NotNull:
