@@ -9,3 +9,6 @@ func LZ4Columns() [][2]string {
 	}
 	return cols
 }
+
+// SetPruneChunk sets how many events PruneEvents deletes per transaction.
+func (p *Platform) SetPruneChunk(n int) { p.pruneChunk = n }

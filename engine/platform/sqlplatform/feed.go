@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -349,26 +350,50 @@ func typeCondition(types []string) (string, []any) {
 
 // PruneEvents deletes events recorded before the given time and notes,
 // per company, the last position pruned: a cursor below it has missed
-// events and answers engine.ErrCursorExpired.
+// events and answers engine.ErrCursorExpired. It deletes the oldest
+// first, in transactions of at most pruneChunk events found through the
+// occurred_at index, so it reads only what goes and never holds SQLite's
+// write lock long: over the whole feed, one statement held it for
+// seconds on a database of half a million events, stalling every write.
 func (p *Platform) PruneEvents(ctx context.Context, before time.Time) (int, error) {
 	if err := p.sequence(ctx, ""); err != nil { // an event is kept for the retention in the feed, not the outbox
 		return 0, err
 	}
-	var n int64
 	cut := sqldb.FormatTime(before)
-	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
-		// Only events past the mark move it: it never goes back, even when
-		// an event's time is earlier than one before it (clocks of two
-		// processes), which a cursor could otherwise slip through.
-		const pruned = ` FROM "events" WHERE "events"."company" = "event_counters"."company" AND "occurred_at" < ?
-			AND "position" > "event_counters"."pruned_through"`
-		if _, err := sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "pruned_through" = (SELECT MAX("position")`+pruned+`)
-			WHERE EXISTS (SELECT 1`+pruned+`)`, cut, cut); err != nil {
-			return err
+	pruned := 0
+	for {
+		var gone []struct {
+			Company  string `db:"company"`
+			Position int64  `db:"position"`
 		}
-		var err error
-		n, err = sqldb.ExecAffected(ctx, tx, `DELETE FROM "events" WHERE "occurred_at" < ?`, cut)
-		return err
-	})
-	return int(n), err
+		err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+			if err := sqldb.Select(ctx, tx, &gone, `DELETE FROM "events" WHERE ("company", "position") IN
+				(SELECT "company", "position" FROM "events" WHERE "occurred_at" < ? ORDER BY "occurred_at" LIMIT ?)
+				RETURNING "company", "position"`, cut, p.pruneChunk); err != nil {
+				return err
+			}
+			// A mark only moves forward, even past events whose time is
+			// earlier than one before them (clocks of two processes), which a
+			// cursor could otherwise slip through. Companies in order, so
+			// two processes pruning at once lock their rows in one order.
+			marks := map[string]int64{}
+			for _, g := range gone {
+				marks[g.Company] = max(marks[g.Company], g.Position)
+			}
+			for _, company := range slices.Sorted(maps.Keys(marks)) {
+				if _, err := sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "pruned_through" = ? WHERE "company" = ? AND "pruned_through" < ?`,
+					marks[company], company, marks[company]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return pruned, err
+		}
+		pruned += len(gone)
+		if len(gone) < p.pruneChunk {
+			return pruned, nil
+		}
+	}
 }

@@ -42,6 +42,8 @@ type Platform struct {
 	db     *sqldb.DB
 	now    func() time.Time
 	outbox *sqldb.Sweeper // vacuums the outbox rows the sequencer deletes (PostgreSQL)
+
+	pruneChunk int // events PruneEvents deletes per transaction at most
 }
 
 var _ platform.Platform = (*Platform)(nil)
@@ -51,7 +53,7 @@ func New(db *sqldb.DB, opt Options) *Platform {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Platform{db: db, now: opt.Now, outbox: db.Sweeper(outboxTable)}
+	return &Platform{db: db, now: opt.Now, outbox: db.Sweeper(outboxTable), pruneChunk: 5000}
 }
 
 // Keys stores API keys and tokens.

@@ -2,9 +2,11 @@ package sqlplatform_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldapi/engine"
 	"fieldapi/engine/platform"
@@ -197,6 +199,55 @@ func TestOutboxRowsOfEarlierVersions(t *testing.T) {
 				if got := page.Events[i]; got.Position != ev.Position || got.ID != ev.ID || string(got.Payload) != string(payload) {
 					t.Errorf("event %d = %d %s %s\nwant %d %s %s", i, got.Position, got.ID, got.Payload, ev.Position, ev.ID, payload)
 				}
+			}
+		})
+	}
+}
+
+// TestPruneInChunks: PruneEvents deletes more events than one chunk in
+// several transactions, every old one of every company, and leaves each
+// company's mark at its last pruned position.
+func TestPruneInChunks(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			clock := platformtest.NewClock()
+			records, p := open(t, b.DSN(t), sqlplatform.Options{Now: clock.Now})
+			p.SetPruneChunk(2)
+			record := func(company string, n int) {
+				t.Helper()
+				var events []platform.Event
+				for range n {
+					events = append(events, platform.Event{ID: platform.NewID("evt_"), Type: "task.created",
+						OccurredAt: platform.OccurredAt(clock.Now()), Company: company, Register: "tasks", Key: "1"})
+				}
+				err := records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+					w, err := p.Bind(tx)
+					if err != nil {
+						return err
+					}
+					return w.Record(ctx, company, events)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			record("a", 5)
+			record("b", 2)
+			cut := clock.Now().Add(time.Minute)
+			clock.Advance(time.Hour)
+			record("a", 1)
+			if n, err := p.PruneEvents(ctx, cut); err != nil || n != 7 {
+				t.Fatalf("PruneEvents = %d, %v; want 7", n, err)
+			}
+			if _, err := p.Feed(ctx, "a", engine.EventQuery{After: 4, Limit: 10}, nil); !errors.Is(err, engine.ErrCursorExpired) {
+				t.Errorf("company a's feed after 4: %v; want engine.ErrCursorExpired", err)
+			}
+			if page, err := p.Feed(ctx, "a", engine.EventQuery{After: 5, Limit: 10}, nil); err != nil || len(page.Events) != 1 || page.Events[0].Position != 6 {
+				t.Errorf("company a's feed after 5 = %+v, %v; want the event at 6", page.Events, err)
+			}
+			if _, err := p.Feed(ctx, "b", engine.EventQuery{After: 1, Limit: 10}, nil); !errors.Is(err, engine.ErrCursorExpired) {
+				t.Errorf("company b's feed after 1: %v; want engine.ErrCursorExpired", err)
 			}
 		})
 	}
