@@ -43,10 +43,13 @@ const outboxTable = "event_outbox"
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
 
 // record writes a write's events to the outbox, in order, one row each:
-// the event's payload (platform.Event.Payload) cut where its position
-// goes, the columns the feed keeps beside it, and the write's first
-// event's id, which keeps the write's events together. The sequencer so
-// moves events to the feed in SQL, without reading them back.
+// the event's payload (platform.Event.Payload, position 0) as a JSON
+// array of one, as versions before per-event rows wrote a write's events
+// (so those versions, running beside this one during an upgrade or after
+// a rollback, still sequence these rows); where in it the position's 0
+// stands, so the sequencer moves events to the feed in SQL without
+// reading them back; the columns the feed keeps beside the payload; and
+// the write's first event's id, which keeps the write's events together.
 func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
 	for chunk := range slices.Chunk(events, maxEventRows) {
 		args := make([]any, 0, 9*len(chunk))
@@ -56,15 +59,15 @@ func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform
 			if err != nil {
 				return err
 			}
-			head, tail, err := cutPosition(payload)
+			at, err := positionAt(payload)
 			if err != nil {
 				return err
 			}
-			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, head, tail)
+			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, "["+string(payload)+"]", at+1)
 		}
-		row := "(" + sqldb.Placeholders(9) + ", '')"
+		row := "(" + sqldb.Placeholders(9) + ")"
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_outbox"
-			("company", "write_id", "id", "type", "register", "record_key", "occurred_at", "head", "tail", "events")
+			("company", "write_id", "id", "type", "register", "record_key", "occurred_at", "events", "position_at")
 			VALUES `+strings.Repeat(row+", ", len(chunk)-1)+row, args...); err != nil {
 			return err
 		}
@@ -72,16 +75,17 @@ func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform
 	return nil
 }
 
-// cutPosition cuts a payload written with position 0 around the 0. The
+// positionAt is where the position's 0 stands in a payload written with
+// position 0, counted in characters from 1, as SQL's substr counts. The
 // first match is the event's own: the id comes first, and `,"` cannot
 // occur inside a JSON string, where every quote is escaped.
-func cutPosition(payload []byte) (head, tail string, err error) {
+func positionAt(payload []byte) (int, error) {
 	const key = `,"position":`
 	i := bytes.Index(payload, []byte(key+`0,`))
 	if i < 0 {
-		return "", "", fmt.Errorf("sqlplatform: no position in the event payload %.40q", payload)
+		return 0, fmt.Errorf("sqlplatform: no position in the event payload %.40q", payload)
 	}
-	return string(payload[:i+len(key)]), string(payload[i+len(key)+1:]), nil
+	return utf8.RuneCount(payload[:i+len(key)]) + 1, nil
 }
 
 // sequence moves the events committed to the outbox to the feed, with
@@ -159,7 +163,8 @@ func (p *Platform) sequenceCompany(ctx context.Context, tx *sqldb.Tx, company st
 func (p *Platform) moveToFeed(ctx context.Context, tx *sqldb.Tx, company string, last int64) (int, error) {
 	move := func(numbered string) string {
 		return `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-			SELECT "company", "pos", "id", "type", "register", "record_key", "occurred_at", "head" || CAST("pos" AS TEXT) || "tail"
+			SELECT "company", "pos", "id", "type", "register", "record_key", "occurred_at",
+				substr("events", 2, "position_at" - 2) || CAST("pos" AS TEXT) || substr("events", "position_at" + 1, length("events") - "position_at" - 1)
 			FROM (` + numbered + `) AS "numbered"`
 	}
 	if p.db.Dialect().Postgres() {

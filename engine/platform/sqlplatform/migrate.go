@@ -94,10 +94,9 @@ var tables = []struct{ name, ddl string }{
 }
 
 // addedColumns are columns added to the tables above since; Migrate adds
-// those a database lacks. An event_outbox row with an id holds one event,
-// its payload cut around the position in head and tail ("events" empty);
-// one without, written before, a JSON array of them in "events"
-// (sequenceArrays).
+// those a database lacks. An event_outbox row with an id holds one event
+// (record); one without, written before, a write's events, with no column
+// but "events" set (sequenceArrays).
 var addedColumns = []struct{ table, column, ddl string }{
 	{"event_outbox", "write_id", "TEXT"},
 	{"event_outbox", "id", "TEXT"},
@@ -105,8 +104,7 @@ var addedColumns = []struct{ table, column, ddl string }{
 	{"event_outbox", "register", "TEXT"},
 	{"event_outbox", "record_key", "TEXT"},
 	{"event_outbox", "occurred_at", "TEXT"},
-	{"event_outbox", "head", "TEXT"},
-	{"event_outbox", "tail", "TEXT"},
+	{"event_outbox", "position_at", "INTEGER"},
 }
 
 var indexes = []string{
@@ -193,7 +191,7 @@ func addColumns(ctx context.Context, tx *sqldb.Tx, d sqldb.Dialect) error {
 // per event in the feed and 68 µs per outbox row, more than inserting a
 // task; lz4 takes 28 and 34 µs, for some 13 % more space.
 var lz4Columns = []struct{ table, column string }{
-	{"events", "payload"}, {"event_outbox", "events"}, {"event_outbox", "tail"}, {"webhook_deliveries", "payload"}, {"idempotency", "body"},
+	{"events", "payload"}, {"event_outbox", "events"}, {"webhook_deliveries", "payload"}, {"idempotency", "body"},
 }
 
 // compressWithLZ4 sets lz4Columns to lz4 where the server has it (built

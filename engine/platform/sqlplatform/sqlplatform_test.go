@@ -2,6 +2,7 @@ package sqlplatform_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -199,6 +200,55 @@ func TestOutboxRowsOfEarlierVersions(t *testing.T) {
 				if got := page.Events[i]; got.Position != ev.Position || got.ID != ev.ID || string(got.Payload) != string(payload) {
 					t.Errorf("event %d = %d %s %s\nwant %d %s %s", i, got.Position, got.ID, got.Payload, ev.Position, ev.ID, payload)
 				}
+			}
+		})
+	}
+}
+
+// TestOutboxRowsReadableByEarlierVersions: a row this version writes is
+// what an earlier version reads from the outbox (a JSON array of a
+// write's events, each platform.Recorded), so one running beside it during
+// an upgrade, or after a rollback, still sequences it: given a position,
+// the event's payload is the one the feed gives, byte for byte.
+func TestOutboxRowsReadableByEarlierVersions(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			records, p := open(t, b.DSN(t), sqlplatform.Options{})
+			ev := platform.Event{ID: "evt_ü_1", Type: "task.updated", OccurredAt: "2026-11-28T10:00:00Z", Company: "c", Register: "tasks", Key: "7",
+				Actor: platform.Actor{ClientID: "client", Sign: "API"}, ChangedFields: []string{"Note"}, Data: engine.Record{"Nr": "7", "Note": "Åsa \"quoted\""}}
+			err := records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
+				w, err := p.Bind(tx)
+				if err != nil {
+					return err
+				}
+				return w.Record(ctx, "c", []platform.Event{ev})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []string
+			err = records.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+				return sqldb.Select(ctx, q, &rows, `SELECT "events" FROM "event_outbox" WHERE "company" = 'c'`)
+			})
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("outbox rows = %d, %v; want 1", len(rows), err)
+			}
+			var read []platform.Recorded
+			if err := json.Unmarshal([]byte(rows[0]), &read); err != nil || len(read) != 1 {
+				t.Fatalf("the row as an earlier version reads it: %d events, %v; want 1", len(read), err)
+			}
+			read[0].Position, ev.Position = 9, 9
+			got, err := json.Marshal(read[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ev.Payload()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("positioned by an earlier version:\n%s\nwant\n%s", got, want)
 			}
 		})
 	}
