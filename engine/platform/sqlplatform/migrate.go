@@ -3,6 +3,7 @@ package sqlplatform
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"fieldapi/engine/sqldb"
@@ -51,7 +52,6 @@ var tables = []struct{ name, ddl string }{
 		{seq},
 		"company" TEXT NOT NULL,
 		"events" TEXT NOT NULL)`}, // and addedColumns' ones
-
 	{"event_counters", `CREATE TABLE IF NOT EXISTS "event_counters" (
 		"company" TEXT PRIMARY KEY,
 		"last" BIGINT NOT NULL,
@@ -93,18 +93,20 @@ var tables = []struct{ name, ddl string }{
 		"error" TEXT NOT NULL)`},
 }
 
-// addedColumns are columns added to the tables above since; Migrate adds
-// those a database lacks. An event_outbox row with an id holds one event
-// (record); one without, written before, a write's events, with no column
-// but "events" set (sequenceArrays).
-var addedColumns = []struct{ table, column, ddl string }{
-	{"event_outbox", "write_id", "TEXT"},
-	{"event_outbox", "id", "TEXT"},
-	{"event_outbox", "type", "TEXT"},
-	{"event_outbox", "register", "TEXT"},
-	{"event_outbox", "record_key", "TEXT"},
-	{"event_outbox", "occurred_at", "TEXT"},
-	{"event_outbox", "position_at", "INTEGER"},
+// addedColumns are columns added to the tables above since, by table;
+// Migrate adds those a database lacks. An event_outbox row with an id
+// holds one event (record); one without, written before, a write's
+// events, with no column but "events" set (sequenceArrays).
+var addedColumns = map[string][]sqldb.ColumnDef{
+	"event_outbox": {
+		{Name: "write_id", Type: "TEXT"},
+		{Name: "id", Type: "TEXT"},
+		{Name: "type", Type: "TEXT"},
+		{Name: "register", Type: "TEXT"},
+		{Name: "record_key", Type: "TEXT"},
+		{Name: "occurred_at", Type: "TEXT"},
+		{Name: "position_at", Type: "INTEGER"},
+	},
 }
 
 var indexes = []string{
@@ -166,20 +168,13 @@ func (p *Platform) Migrate(ctx context.Context) error {
 
 // addColumns adds the addedColumns a table lacks.
 func addColumns(ctx context.Context, tx *sqldb.Tx, d sqldb.Dialect) error {
-	have := map[string][]string{}
-	for _, c := range addedColumns {
-		if _, read := have[c.table]; !read {
-			var columns []string
-			if err := sqldb.Select(ctx, tx, &columns, d.ColumnsQuery(), c.table); err != nil {
-				return fmt.Errorf("columns of %s: %w", c.table, err)
-			}
-			have[c.table] = columns
+	for _, table := range slices.Sorted(maps.Keys(addedColumns)) {
+		var existing []string
+		if err := sqldb.Select(ctx, tx, &existing, d.ColumnsQuery(), table); err != nil {
+			return fmt.Errorf("columns of %s: %w", table, err)
 		}
-		if slices.Contains(have[c.table], c.column) {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+sqldb.Quote(c.table)+` ADD COLUMN `+sqldb.Quote(c.column)+` `+c.ddl); err != nil {
-			return fmt.Errorf("add %s.%s: %w", c.table, c.column, err)
+		if err := sqldb.AddMissingColumns(ctx, tx, table, existing, addedColumns[table]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -171,18 +171,9 @@ func TestOutboxRowsOfEarlierVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 			records, p := open(t, dsn, sqlplatform.Options{})
-			// An id past ASCII: the payload is cut by bytes, SQL joins it by characters.
+			// An id past ASCII: where the position goes is counted in characters, as SQL counts them.
 			since := event("evt_ä€_3", "3")
-			err = records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-				w, err := p.Bind(tx)
-				if err != nil {
-					return err
-				}
-				return w.Record(ctx, "c", []platform.Event{since})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			recordEvents(t, records, p, "c", since)
 			page, err := p.Feed(ctx, "c", engine.EventQuery{Limit: 10}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -217,18 +208,9 @@ func TestOutboxRowsReadableByEarlierVersions(t *testing.T) {
 			records, p := open(t, b.DSN(t), sqlplatform.Options{})
 			ev := platform.Event{ID: "evt_ü_1", Type: "task.updated", OccurredAt: "2026-11-28T10:00:00Z", Company: "c", Register: "tasks", Key: "7",
 				Actor: platform.Actor{ClientID: "client", Sign: "API"}, ChangedFields: []string{"Note"}, Data: engine.Record{"Nr": "7", "Note": "Åsa \"quoted\""}}
-			err := records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-				w, err := p.Bind(tx)
-				if err != nil {
-					return err
-				}
-				return w.Record(ctx, "c", []platform.Event{ev})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			recordEvents(t, records, p, "c", ev)
 			var rows []string
-			err = records.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+			err := records.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 				return sqldb.Select(ctx, q, &rows, `SELECT "events" FROM "event_outbox" WHERE "company" = 'c'`)
 			})
 			if err != nil || len(rows) != 1 {
@@ -271,16 +253,7 @@ func TestPruneInChunks(t *testing.T) {
 					events = append(events, platform.Event{ID: platform.NewID("evt_"), Type: "task.created",
 						OccurredAt: platform.OccurredAt(clock.Now()), Company: company, Register: "tasks", Key: "1"})
 				}
-				err := records.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-					w, err := p.Bind(tx)
-					if err != nil {
-						return err
-					}
-					return w.Record(ctx, company, events)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				recordEvents(t, records, p, company, events...)
 			}
 			record("a", 5)
 			record("b", 2)
@@ -316,6 +289,22 @@ func TestBindRefusesAnotherStore(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "sqlstore") {
 		t.Errorf("Bind of a memstore transaction: %v; want a refusal naming the SQL store", err)
+	}
+}
+
+// recordEvents commits the company's events in one write of the record
+// store, through the platform's writes.
+func recordEvents(t *testing.T, records *sqlstore.Store, p *sqlplatform.Platform, company string, events ...platform.Event) {
+	t.Helper()
+	err := records.Write(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		w, err := p.Bind(tx)
+		if err != nil {
+			return err
+		}
+		return w.Record(ctx, company, events)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"fieldapi/engine/sqldb"
@@ -122,15 +121,12 @@ func (s *Store) migrateTable(ctx context.Context, tx *sqldb.Tx, t *table, have m
 			return err
 		}
 	} else {
-		for _, c := range t.allCols {
-			if slices.Contains(existing, c.Name) {
-				continue
-			}
-			// Added to rows that exist: nullable whatever the schema says.
-			alter := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", t.name, sqldb.Quote(c.Name), s.columnType(c))
-			if _, err := tx.ExecContext(ctx, alter); err != nil {
-				return err
-			}
+		columns := make([]sqldb.ColumnDef, len(t.allCols))
+		for i, c := range t.allCols {
+			columns[i] = sqldb.ColumnDef{Name: c.Name, Type: s.columnType(c)}
+		}
+		if err := sqldb.AddMissingColumns(ctx, tx, t.Name, existing, columns); err != nil {
+			return err
 		}
 	}
 	for _, ix := range t.Indexes {
