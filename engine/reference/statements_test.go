@@ -41,6 +41,20 @@ func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.Stm
 	return ctx, rows, err
 }
 
+// statementsSession is who the counted writes act as.
+var statementsSession = engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
+
+// onCountedEngines runs a test on the demo engine of each SQL database,
+// its statements counted.
+func onCountedEngines(t *testing.T, test func(t *testing.T, e *reference.Engine, counter *statementCounter)) {
+	for _, b := range sqlBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			e, counter := countedDemoEngine(t, b.DSN(t))
+			test(t, e, counter)
+		})
+	}
+}
+
 // countedDemoEngine is the engine on dsn with the demo data loaded, and the
 // counter of the statements it sends.
 func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementCounter) {
@@ -63,49 +77,45 @@ func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementC
 // free in the statement that takes it (13 with a query of its own).
 func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 	const perCreate = 12
-	for _, b := range sqlBackends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			e, counter := countedDemoEngine(t, b.DSN(t))
-			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
-			products := []string{"4001", "4002", "4004", "4011", "4018", "4025", "4026"}
-			create := func(lines int) int64 {
-				t.Helper()
-				in := engine.NewInput()
-				in.Values["CustomerNr"], in.Values["TaskText"] = "1001", fmt.Sprintf("%d lines", lines)
-				for i := range lines {
-					line := engine.NewInput()
-					line.Values["ProductNr"], line.Values["Quantity"] = products[i%len(products)], float64(i+1)
-					in.AddLine("materials", line)
-					times := engine.NewInput()
-					times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
-					in.AddLine("times", times)
-				}
-				create := func() error {
-					_, err := e.Create(ctx, s, "tasks", in, engine.Receipt{Render: func(engine.Record) (engine.Response, error) {
-						return engine.Response{Status: 201}, nil
-					}})
-					return err
-				}
-				if err := create(); err != nil { // the first create of a run warms the engine's caches
-					t.Fatal(err)
-				}
-				before := counter.n.Load()
-				if err := create(); err != nil {
-					t.Fatal(err)
-				}
-				return counter.n.Load() - before
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+		ctx, s := context.Background(), statementsSession
+		products := []string{"4001", "4002", "4004", "4011", "4018", "4025", "4026"}
+		create := func(lines int) int64 {
+			t.Helper()
+			in := engine.NewInput()
+			in.Values["CustomerNr"], in.Values["TaskText"] = "1001", fmt.Sprintf("%d lines", lines)
+			for i := range lines {
+				line := engine.NewInput()
+				line.Values["ProductNr"], line.Values["Quantity"] = products[i%len(products)], float64(i+1)
+				in.AddLine("materials", line)
+				times := engine.NewInput()
+				times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
+				in.AddLine("times", times)
 			}
-			one, three, twenty := create(1), create(3), create(20)
-			t.Logf("statements per task create: %d with 1 line of each list, %d with 3, %d with 20", one, three, twenty)
-			if one != three || three != twenty {
-				t.Errorf("statements per create: %d with 1 line of each list, %d with 3, %d with 20; want the same", one, three, twenty)
+			create := func() error {
+				_, err := e.Create(ctx, s, "tasks", in, engine.Receipt{Render: func(engine.Record) (engine.Response, error) {
+					return engine.Response{Status: 201}, nil
+				}})
+				return err
 			}
-			if one != perCreate {
-				t.Errorf("statements per task create: %d; want %d", one, perCreate)
+			if err := create(); err != nil { // the first create of a run warms the engine's caches
+				t.Fatal(err)
 			}
-		})
-	}
+			before := counter.n.Load()
+			if err := create(); err != nil {
+				t.Fatal(err)
+			}
+			return counter.n.Load() - before
+		}
+		one, three, twenty := create(1), create(3), create(20)
+		t.Logf("statements per task create: %d with 1 line of each list, %d with 3, %d with 20", one, three, twenty)
+		if one != three || three != twenty {
+			t.Errorf("statements per create: %d with 1 line of each list, %d with 3, %d with 20; want the same", one, three, twenty)
+		}
+		if one != perCreate {
+			t.Errorf("statements per task create: %d; want %d", one, perCreate)
+		}
+	})
 }
 
 // TestStatementsPerUpdate pins what a PATCH of a task's note sends,
@@ -117,36 +127,32 @@ func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 // from the engine's short cache of them: 10 when it read both each time.
 func TestStatementsPerUpdate(t *testing.T) {
 	const perUpdate = 8
-	for _, b := range sqlBackends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			e, counter := countedDemoEngine(t, b.DSN(t))
-			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
-			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 200}, nil }}
-			created, err := e.Create(ctx, s, "tasks", taskInput("to be changed", "4001", "4025"), engine.Receipt{
-				Render: func(rec engine.Record) (engine.Response, error) {
-					return engine.Response{Status: 201, Body: []byte(rec["Nr"].(string))}, nil
-				}})
-			if err != nil {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+		ctx, s := context.Background(), statementsSession
+		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 200}, nil }}
+		created, err := e.Create(ctx, s, "tasks", taskInput("to be changed", "4001", "4025"), engine.Receipt{
+			Render: func(rec engine.Record) (engine.Response, error) {
+				return engine.Response{Status: 201, Body: []byte(rec["Nr"].(string))}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nr := string(created.Body)
+		note := func(text string) int64 {
+			t.Helper()
+			in := engine.NewInput()
+			in.Values["TaskNote"] = text
+			before := counter.n.Load()
+			if _, err := e.Update(ctx, s, "tasks", nr, in, receipt); err != nil {
 				t.Fatal(err)
 			}
-			nr := string(created.Body)
-			note := func(text string) int64 {
-				t.Helper()
-				in := engine.NewInput()
-				in.Values["TaskNote"] = text
-				before := counter.n.Load()
-				if _, err := e.Update(ctx, s, "tasks", nr, in, receipt); err != nil {
-					t.Fatal(err)
-				}
-				return counter.n.Load() - before
-			}
-			note("warms the caches")
-			if n := note("counted"); n != perUpdate {
-				t.Errorf("statements per task update: %d; want %d", n, perUpdate)
-			}
-		})
-	}
+			return counter.n.Load() - before
+		}
+		note("warms the caches")
+		if n := note("counted"); n != perUpdate {
+			t.Errorf("statements per task update: %d; want %d", n, perUpdate)
+		}
+	})
 }
 
 // TestStatementsPerCreateInAtomic: the creates of an atomic batch share
@@ -154,47 +160,43 @@ func TestStatementsPerUpdate(t *testing.T) {
 // one statement each for their change-log rows and events, so a create in
 // a batch costs fewer statements than the same create alone.
 func TestStatementsPerCreateInAtomic(t *testing.T) {
-	for _, b := range sqlBackends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			e, counter := countedDemoEngine(t, b.DSN(t))
-			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
-			task := func() engine.Input {
-				in := taskInput("batched", "4001", "4025")
-				times := engine.NewInput()
-				times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
-				in.AddLine("times", times)
-				return in
-			}
-			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
-			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
-				t.Fatal(err)
-			}
-			before := counter.n.Load()
-			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
-				t.Fatal(err)
-			}
-			alone := counter.n.Load() - before
-			const n = 10
-			before = counter.n.Load()
-			_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
-				for range n {
-					if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
-						return engine.Response{}, err
-					}
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+		ctx, s := context.Background(), statementsSession
+		task := func() engine.Input {
+			in := taskInput("batched", "4001", "4025")
+			times := engine.NewInput()
+			times.Values["TimeType"], times.Values["Hours"] = "Normaltid", 1.5
+			in.AddLine("times", times)
+			return in
+		}
+		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
+		if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
+			t.Fatal(err)
+		}
+		before := counter.n.Load()
+		if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
+			t.Fatal(err)
+		}
+		alone := counter.n.Load() - before
+		const n = 10
+		before = counter.n.Load()
+		_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
+			for range n {
+				if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
+					return engine.Response{}, err
 				}
-				return engine.Response{Status: 200}, nil
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-			batched := float64(counter.n.Load()-before) / n
-			t.Logf("statements per task create with 3 lines: %d alone, %.1f in an atomic batch of %d", alone, batched, n)
-			if batched > float64(alone)*0.6 {
-				t.Errorf("a create in a batch costs %.1f statements, alone %d: want at most 60%%", batched, alone)
-			}
+			return engine.Response{Status: 200}, nil
 		})
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
+		batched := float64(counter.n.Load()-before) / n
+		t.Logf("statements per task create with 3 lines: %d alone, %.1f in an atomic batch of %d", alone, batched, n)
+		if batched > float64(alone)*0.6 {
+			t.Errorf("a create in a batch costs %.1f statements, alone %d: want at most 60%%", batched, alone)
+		}
+	})
 }
 
 // TestStatementsPerCreateInBatchOfLikeCreates pins what a task create
@@ -206,36 +208,32 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 // the batch's reads, change log and events are shared. Counted through
 // the driver on SQLite and PostgreSQL.
 func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
-	for _, b := range sqlBackends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			e, counter := countedDemoEngine(t, b.DSN(t))
-			s := engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
-			task := func() engine.Input { return taskInput("batched", "4001", "4025", "4002") }
-			receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
-			if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
-				t.Fatal(err)
-			}
-			const n = 50
-			before := counter.n.Load()
-			_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
-				for i := range n {
-					if _, err := e.Create(engine.WithLikeWrites(ctx, n-i), s, "tasks", task(), receipt); err != nil {
-						return engine.Response{}, err
-					}
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+		ctx, s := context.Background(), statementsSession
+		task := func() engine.Input { return taskInput("batched", "4001", "4025", "4002") }
+		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
+		if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
+			t.Fatal(err)
+		}
+		const n = 50
+		before := counter.n.Load()
+		_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
+			for i := range n {
+				if _, err := e.Create(engine.WithLikeWrites(ctx, n-i), s, "tasks", task(), receipt); err != nil {
+					return engine.Response{}, err
 				}
-				return engine.Response{Status: 200}, nil
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-			batched := float64(counter.n.Load()-before) / n
-			t.Logf("statements per task create with 3 lines in an atomic batch of %d like creates: %.2f", n, batched)
-			if batched > 3.3 {
-				t.Errorf("a create in a batch of like creates costs %.2f statements: want at most 3.3 (3, and the batch's shared ones)", batched)
-			}
+			return engine.Response{Status: 200}, nil
 		})
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
+		batched := float64(counter.n.Load()-before) / n
+		t.Logf("statements per task create with 3 lines in an atomic batch of %d like creates: %.2f", n, batched)
+		if batched > 3.3 {
+			t.Errorf("a create in a batch of like creates costs %.2f statements: want at most 3.3 (3, and the batch's shared ones)", batched)
+		}
+	})
 }
 
 // taskInput is a task of demo's customer 1001 with the text given and a
