@@ -41,6 +41,7 @@ type DB struct {
 	opt     Options
 	health  *healthProbe     // PostgreSQL: marks a server that stops answering; nil on SQLite
 	writers *writerGate      // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
+	queue   *writeQueue      // SQLite: write transactions commit in groups; nil on PostgreSQL
 	wal     *walCheckpointer // SQLite: checkpoints the write-ahead log beside the writes; nil on PostgreSQL
 }
 
@@ -80,6 +81,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", dsn, err)
 	}
 	db.writers = newWriterGate(opt.BusyTimeout)
+	db.queue = &writeQueue{}
 	db.wal = &walCheckpointer{db: db}
 	return db, nil
 }
@@ -144,11 +146,9 @@ func (db *DB) Autocommit(ctx context.Context, fn func(ctx context.Context, q Que
 // unreachable (503, safe to retry), never a "may have written" timeout.
 func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
 	return db.call(ctx, func(ctx context.Context) error {
-		leave, err := db.writers.enter(ctx)
-		if err != nil {
-			return nothingWritten(err)
+		if db.queue != nil {
+			return db.queue.write(ctx, fn, db.runGroup)
 		}
-		defer leave()
 		sqlTx, err := db.pool.BeginTxx(ctx, nil)
 		if err != nil {
 			return nothingWritten(err)
@@ -163,7 +163,6 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			tx.undo()
 			return err
 		}
-		db.wal.committed()
 		return nil
 	})
 }

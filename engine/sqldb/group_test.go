@@ -1,0 +1,229 @@
+package sqldb
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"fieldapi/engine"
+)
+
+// groupDB is a SQLite database with the table "t" ("k" unique) and a
+// write holding the lead of the write queue until release is closed, so
+// the writes a test starts meanwhile queue and then run as one group,
+// once that write (a group of its own, "lead") has committed.
+func groupDB(t *testing.T) (db *DB, release chan struct{}, leader chan error) {
+	t.Helper()
+	db = open(t, "sqlite:"+filepath.Join(t.TempDir(), "group.db"), Options{})
+	if err := db.Write(context.Background(), func(ctx context.Context, tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE "t" ("k" TEXT PRIMARY KEY)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release, leader = make(chan struct{}), make(chan error, 1)
+	running := make(chan struct{})
+	go func() {
+		leader <- db.Write(context.Background(), func(ctx context.Context, tx *Tx) error {
+			close(running)
+			<-release
+			return insertKey(ctx, tx, "lead")
+		})
+	}()
+	<-running
+	return db, release, leader
+}
+
+func insertKey(ctx context.Context, tx *Tx, k string) error {
+	_, err := Exec(ctx, tx, `INSERT INTO "t" ("k") VALUES (?)`, k)
+	return err
+}
+
+// startWrites starts one Write per fn, each after the one before has
+// queued, and returns their answers' channels in the same order.
+func startWrites(t *testing.T, db *DB, fns ...func(ctx context.Context, tx *Tx) error) []chan error {
+	t.Helper()
+	answers := make([]chan error, len(fns))
+	for i, fn := range fns {
+		answers[i] = make(chan error, 1)
+		go func() { answers[i] <- db.Write(context.Background(), fn) }()
+		waitQueued(db, i+1)
+	}
+	return answers
+}
+
+// waitQueued waits until n writes wait in the queue behind the leader.
+func waitQueued(db *DB, n int) {
+	for {
+		db.queue.mu.Lock()
+		queued := len(db.queue.waiting)
+		db.queue.mu.Unlock()
+		if queued >= n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+func storedKeys(t *testing.T, db *DB) []string {
+	t.Helper()
+	var keys []string
+	if err := db.Read(context.Background(), func(ctx context.Context, q Querier) error {
+		return Select(ctx, q, &keys, `SELECT "k" FROM "t" ORDER BY "k"`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestGroupedWritesStayApart: writes that queued behind another commit in
+// one transaction, and each is still all or nothing: one that fails (its
+// own error, a unique key taken by a write before it in the group) leaves
+// nothing and runs its OnRollback functions, and the others commit.
+func TestGroupedWritesStayApart(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	refused := errors.New("refused")
+	undone := map[string]bool{}
+	var seenOutside []string
+	answers := startWrites(t, db,
+		func(ctx context.Context, tx *Tx) error {
+			tx.OnRollback(func() { undone["a"] = true })
+			return insertKey(ctx, tx, "a")
+		},
+		func(ctx context.Context, tx *Tx) error {
+			tx.OnRollback(func() { undone["b"] = true })
+			if err := insertKey(ctx, tx, "b"); err != nil {
+				return err
+			}
+			return refused
+		},
+		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "a") },
+		func(ctx context.Context, tx *Tx) error {
+			// Another connection sees none of the group yet: it commits
+			// after this write, as one.
+			seenOutside = storedKeys(t, db)
+			return insertKey(ctx, tx, "c")
+		},
+	)
+	close(release)
+	if err := <-leader; err != nil {
+		t.Fatalf("the leading write: %v", err)
+	}
+	if err := <-answers[0]; err != nil {
+		t.Errorf("write a: %v", err)
+	}
+	if err := <-answers[1]; !errors.Is(err, refused) {
+		t.Errorf("the write that refused: %v; want its own error", err)
+	}
+	if err := <-answers[2]; err == nil {
+		t.Errorf("the write of a key the group's write a took: no error")
+	}
+	if err := <-answers[3]; err != nil {
+		t.Errorf("write c: %v", err)
+	}
+	if got, want := storedKeys(t, db), []string{"a", "c", "lead"}; !slices.Equal(got, want) {
+		t.Errorf("stored keys %v; want %v", got, want)
+	}
+	if !slices.Equal(seenOutside, []string{"lead"}) {
+		t.Errorf("a reader saw %v before the group committed; want [lead] alone: the writes commit together", seenOutside)
+	}
+	if !undone["b"] || undone["a"] {
+		t.Errorf("OnRollback ran for %v; want the refused write's only", undone)
+	}
+}
+
+// TestGroupTransactionEndedByAWrite: when a write's failure ends the
+// shared transaction itself (as SQLite does when it interrupts a
+// statement past its deadline), the writes it held answer engine.ErrBusy,
+// safe to retry, and nothing of the group stays.
+func TestGroupTransactionEndedByAWrite(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	answers := startWrites(t, db,
+		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "a") },
+		func(ctx context.Context, tx *Tx) error {
+			_, err := tx.Tx.ExecContext(ctx, `ROLLBACK`)
+			return err
+		},
+		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "c") },
+	)
+	close(release)
+	if err := <-leader; err != nil {
+		t.Fatalf("the leading write: %v", err)
+	}
+	for name, answer := range map[string]chan error{"a": answers[0], "c": answers[2]} {
+		if err := <-answer; !errors.Is(err, engine.ErrBusy) {
+			t.Errorf("write %s in the ended transaction: %v; want engine.ErrBusy", name, err)
+		}
+	}
+	if err := <-answers[1]; err == nil {
+		t.Errorf("the write that ended the transaction: no error")
+	}
+	if got, want := storedKeys(t, db), []string{"lead"}; !slices.Equal(got, want) {
+		t.Errorf("stored keys %v; want %v", got, want)
+	}
+}
+
+// TestGroupedWritePanics: a write that panics in a group another call
+// runs panics in its own call; the group's other writes commit.
+func TestGroupedWritePanics(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		_ = db.Write(context.Background(), func(ctx context.Context, tx *Tx) error {
+			if err := insertKey(ctx, tx, "p"); err != nil {
+				return err
+			}
+			panic("write p")
+		})
+	}()
+	waitQueued(db, 1)
+	answers := startWrites(t, db, func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "a") })
+	close(release)
+	if p := <-panicked; p != "write p" {
+		t.Errorf("the panicking write's call recovered %v; want its panic", p)
+	}
+	if err := <-leader; err != nil {
+		t.Errorf("the leading write: %v", err)
+	}
+	if err := <-answers[0]; err != nil {
+		t.Errorf("write a: %v", err)
+	}
+	if got, want := storedKeys(t, db), []string{"a", "lead"}; !slices.Equal(got, want) {
+		t.Errorf("stored keys %v; want %v", got, want)
+	}
+}
+
+// TestQueuedWriteGivesUp: a write whose caller gives up while it waits
+// in the queue leaves it and never runs.
+func TestQueuedWriteGivesUp(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := false
+	answer := make(chan error, 1)
+	go func() {
+		answer <- db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+			ran = true
+			return insertKey(ctx, tx, "late")
+		})
+	}()
+	waitQueued(db, 1)
+	cancel()
+	if err := <-answer; !errors.Is(err, context.Canceled) {
+		t.Errorf("the write given up: %v; want context.Canceled", err)
+	}
+	close(release)
+	if err := <-leader; err != nil {
+		t.Errorf("the leading write: %v", err)
+	}
+	if got, want := storedKeys(t, db), []string{"lead"}; ran || !slices.Equal(got, want) {
+		t.Errorf("stored keys %v, the given-up write ran: %v; want %v and not run", got, ran, want)
+	}
+}
