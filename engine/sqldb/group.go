@@ -33,7 +33,7 @@ type writeQueue struct {
 }
 
 // maxGroup bounds a group: its writes wait for each other's.
-const maxGroup = 32
+const maxGroup = 16
 
 type queuedWrite struct {
 	ctx   context.Context
