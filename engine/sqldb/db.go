@@ -2,11 +2,11 @@
 // or PostgreSQL from a DSN, a pool of prepared statements, write
 // transactions that reuse them, the call budget (statement timeout),
 // driver faults turned into the engine's errors (busy, unreachable,
-// timeout), PostgreSQL's health probe and SQLite's writer gate. It holds
-// no table and no business rule: engine/store/sqlstore keeps the records
-// on it, engine/platform/sqlplatform the service's own state, and both
-// write in one transaction when a write and its receipt must commit
-// together.
+// timeout), PostgreSQL's health probe, SQLite's writer gate and group
+// commit. It holds no table and no business rule: engine/store/sqlstore
+// keeps the records on it, engine/platform/sqlplatform the service's own
+// state, and both write in one transaction when a write and its receipt
+// must commit together.
 //
 // All SQL is written with ? placeholders and rebound for the dialect,
 // with every identifier double-quoted. Times are stored as fixed-width

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// writerGate queues this process's SQLite writes in Go: its transactions
-// and the idempotency claims written beside them. SQLite has one writer
+// writerGate queues this process's SQLite writes in Go: its write groups
+// (group.go) and the statements written outside a transaction
+// (Autocommit). SQLite has one writer
 // and every transaction here takes the write lock up front
 // (_txlock=immediate); without the gate the others poll for it in
 // SQLite's busy handler, which sleeps between tries (1 ms growing to
