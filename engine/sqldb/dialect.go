@@ -59,11 +59,16 @@ func parseDSN(dsn string, busyTimeout time.Duration) (Dialect, string, error) {
 		// temp_store(MEMORY) keeps a statement's journal (what undoes a
 		// multi-row INSERT that fails half-way inside a transaction) in
 		// memory: on disk it cost a write per page the statement changed.
+		// cache_size(-1024) keeps 1 MiB of pages per connection rather than
+		// SQLite's 2 MB: the operating system caches the file anyway, and
+		// under 64 clients reading pages of 50 tasks the pool's ten caches
+		// were a sixth of the process's memory (peak RSS 142, 138 → 121,
+		// 120 MB; reads and writes the same within the noise).
 		sep := "?"
 		if strings.Contains(path, "?") {
 			sep = "&"
 		}
-		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(0)&_txlock=immediate",
+		params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-1024)&_txlock=immediate",
 			busyTimeout.Milliseconds())
 		return sqliteDialect, path + sep + params, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):

@@ -479,3 +479,20 @@ func TestWALCheckpointedBesideTheWrites(t *testing.T) {
 			checkpointEvery, got, before, checkpointEvery, rowBytes)
 	}
 }
+
+// TestSQLitePageCacheBounded: every connection of a SQLite pool keeps at
+// most 1 MiB of pages (the pragma is in the DSN; SQLite ignores a pragma
+// it does not know, so only reading it back shows it took).
+func TestSQLitePageCacheBounded(t *testing.T) {
+	t.Parallel()
+	db := open(t, "sqlite:"+filepath.Join(t.TempDir(), "cache.db"), Options{})
+	var kib int
+	if err := db.Read(context.Background(), func(ctx context.Context, q Querier) error {
+		return q.QueryRowxContext(ctx, `PRAGMA cache_size`).Scan(&kib)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if kib != -1024 {
+		t.Errorf("PRAGMA cache_size = %d; want -1024 (1 MiB)", kib)
+	}
+}
