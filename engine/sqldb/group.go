@@ -151,11 +151,11 @@ func (db *DB) runGroup(group []*queuedWrite) {
 	alone := len(group) == 1
 	var held []*queuedWrite // the writes the transaction holds
 	for i, w := range group {
-		w.tx = &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect}
+		w.tx = &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: !alone}
 		if err := db.runInGroup(ctx, w, alone); err != nil {
-			// The transaction ended with w (SQLite rolls a transaction
-			// back when a statement is interrupted, as when a deadline
-			// passes): the writes it held and those after w wrote nothing.
+			// The transaction ended with w (a statement interrupted
+			// outside Tx's methods, a full disk): the writes it held
+			// and those after w wrote nothing.
 			_ = sqlTx.Rollback()
 			lost := wrapFault(errBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))
 			for j := len(held) - 1; j >= 0; j-- {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"fieldapi/engine"
 )
@@ -48,9 +49,7 @@ func startWrites(t *testing.T, db *DB, fns ...func(ctx context.Context, tx *Tx) 
 	t.Helper()
 	answers := make([]chan error, len(fns))
 	for i, fn := range fns {
-		answers[i] = make(chan error, 1)
-		go func() { answers[i] <- db.Write(context.Background(), fn) }()
-		waitQueued(db, i+1)
+		answers[i] = startWrite(db, context.Background(), fn, i+1)
 	}
 	return answers
 }
@@ -226,4 +225,51 @@ func TestQueuedWriteGivesUp(t *testing.T) {
 	if got, want := storedKeys(t, db), []string{"lead"}; ran || !slices.Equal(got, want) {
 		t.Errorf("stored keys %v, the given-up write ran: %v; want %v and not run", got, ran, want)
 	}
+}
+
+// TestGroupedWritePastItsDeadline: a write of a group whose deadline
+// passes inside a long statement is not interrupted (SQLite would roll
+// the whole group's transaction back, the other writes with it): the
+// statement ends, the write's next statement fails, the write rolls back
+// to its savepoint and answers that it wrote nothing, and the group's
+// other writes commit.
+func TestGroupedWritePastItsDeadline(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	slow, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	a := startWrite(db, context.Background(), func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "a") }, 1)
+	late := startWrite(db, slow, func(ctx context.Context, tx *Tx) error {
+		// Runs past the deadline: its rows are written one by one.
+		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE "n"("i") AS (SELECT 1 UNION ALL SELECT "i" + 1 FROM "n" WHERE "i" < 100000)
+			INSERT INTO "t" ("k") SELECT 'slow' || "i" FROM "n"`); err != nil {
+			return err
+		}
+		<-ctx.Done() // whatever this machine's speed: the next statement starts past it
+		return insertKey(ctx, tx, "late")
+	}, 2)
+	c := startWrite(db, context.Background(), func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "c") }, 3)
+	close(release)
+	if err := <-leader; err != nil {
+		t.Fatalf("the leading write: %v", err)
+	}
+	if err := <-late; !errors.Is(err, engine.ErrBusy) {
+		t.Errorf("the write past its deadline: %v; want engine.ErrBusy (it wrote nothing)", err)
+	}
+	for name, answer := range map[string]chan error{"a": a, "c": c} {
+		if err := <-answer; err != nil {
+			t.Errorf("write %s in the group: %v", name, err)
+		}
+	}
+	if got, want := storedKeys(t, db), []string{"a", "c", "lead"}; !slices.Equal(got, want) {
+		t.Errorf("stored %d keys (%v…); want %v", len(got), got[:min(len(got), 4)], want)
+	}
+}
+
+// startWrite starts one Write on ctx once queued writes wait before it.
+func startWrite(db *DB, ctx context.Context, fn func(ctx context.Context, tx *Tx) error, queued int) chan error {
+	answer := make(chan error, 1)
+	go func() { answer <- db.Write(ctx, fn) }()
+	waitQueued(db, queued)
+	return answer
 }

@@ -142,6 +142,21 @@ type Tx struct {
 	pool     *pool
 	Dialect  Dialect
 	rollback []func() // OnRollback
+	grouped  bool     // shares its transaction with other writes (group.go)
+}
+
+// statementContext is the context a statement of the transaction runs
+// on. In a write group, a deadline that passes while a statement runs
+// does not interrupt it: SQLite rolls the whole transaction back when it
+// interrupts a write, and with it the group's other writes. The
+// statement runs to its end, and the write's next statement, started past
+// the deadline, fails before it runs (database/sql checks the context
+// first), so the write still ends at its deadline, one statement late.
+func (t *Tx) statementContext(ctx context.Context) context.Context {
+	if t.grouped && ctx.Err() == nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // OnRollback registers fn to run if the transaction does not commit.
@@ -161,6 +176,7 @@ func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 
 // QueryContext runs a cached statement in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -178,6 +194,7 @@ func (t *Tx) QueryxContext(ctx context.Context, query string, args ...any) (*sql
 
 // QueryRowxContext runs a cached statement in the transaction for one row.
 func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return (&sqlx.Stmt{Stmt: s, Mapper: t.Mapper}).QueryRowxContext(ctx, args...)
 	}
@@ -186,6 +203,7 @@ func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *s
 
 // ExecContext runs a cached statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
