@@ -141,31 +141,36 @@ func (db *DB) runGroup(group []*queuedWrite) {
 	ctx := context.WithoutCancel(group[0].ctx)
 	leave, _ := db.writers.enter(ctx)
 	defer leave()
+	for len(group) > 0 {
+		group = db.runTransaction(ctx, group)
+	}
+}
+
+// runTransaction runs writes in one transaction and commits it. Should
+// the transaction end before the last has run (a write's failure ended
+// it: a full disk, a statement interrupted outside Tx's methods), the
+// writes it held answer engine.ErrBusy, having written nothing, and the
+// writes not run yet are returned, to run in a transaction of their own.
+func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun []*queuedWrite) {
 	sqlTx, err := db.pool.BeginTxx(ctx, nil)
 	if err != nil {
 		for _, w := range group {
 			w.err = nothingWritten(err)
 		}
-		return
+		return nil
 	}
 	alone := len(group) == 1
 	var held []*queuedWrite // the writes the transaction holds
 	for i, w := range group {
 		w.tx = &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: !alone}
 		if err := db.runInGroup(ctx, w, alone); err != nil {
-			// The transaction ended with w (a statement interrupted
-			// outside Tx's methods, a full disk): the writes it held
-			// and those after w wrote nothing.
 			_ = sqlTx.Rollback()
 			lost := wrapFault(errBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))
 			for j := len(held) - 1; j >= 0; j-- {
 				held[j].tx.undo()
 				held[j].err = lost
 			}
-			for _, other := range group[i+1:] {
-				other.err = lost
-			}
-			return
+			return group[i+1:]
 		}
 		if w.err == nil {
 			held = append(held, w)
@@ -173,18 +178,19 @@ func (db *DB) runGroup(group []*queuedWrite) {
 	}
 	if len(held) == 0 {
 		_ = sqlTx.Rollback()
-		return
+		return nil
 	}
 	if err := sqlTx.Commit(); err != nil {
 		for i := len(held) - 1; i >= 0; i-- {
 			held[i].tx.undo()
 			held[i].err = err
 		}
-		return
+		return nil
 	}
 	for range held {
 		db.wal.committed()
 	}
+	return nil
 }
 
 // runInGroup runs one write of a group inside a savepoint (none when it
