@@ -119,6 +119,8 @@ func TestMetricsScrapeCountsTheCallsMade(t *testing.T) {
 		is.True(strings.Contains(text, "fieldapi_http_requests_in_flight 0"))
 		is.True(strings.Contains(text, `fieldapi_engine_faults_total{kind="busy"} 0`))
 		is.True(strings.Contains(text, "fieldapi_db_open_connections"))
+		is.True(strings.Contains(text, "fieldapi_db_write_groups_total"))
+		is.True(strings.Contains(text, "fieldapi_db_grouped_writes_total"))
 		is.True(strings.Contains(text, "go_goroutines"))
 		is.True(strings.Contains(text, "process_cpu_seconds_total"))
 		is.True(!strings.Contains(text, nr+`"`)) // record keys never become labels

@@ -5,7 +5,6 @@
 package metrics
 
 import (
-	"database/sql"
 	"net/http"
 	"net/http/pprof"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"fieldapi/engine/sqldb"
 	"fieldapi/runtime"
 )
 
@@ -123,24 +123,26 @@ func RegisterProcess(reg prometheus.Registerer) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
-// RegisterDBPool registers the database pool's statistics, read from stats
-// at each scrape.
-func RegisterDBPool(reg prometheus.Registerer, stats func() sql.DBStats) {
-	gauge := func(name, help string, value func(sql.DBStats) float64) prometheus.Collector {
+// RegisterDBPool registers the database's statistics (its pool's, and
+// SQLite's write groups), read from stats at each scrape.
+func RegisterDBPool(reg prometheus.Registerer, stats func() sqldb.Stats) {
+	gauge := func(name, help string, value func(sqldb.Stats) float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: "db", Name: name, Help: help},
 			func() float64 { return value(stats()) })
 	}
-	counter := func(name, help string, value func(sql.DBStats) float64) prometheus.Collector {
+	counter := func(name, help string, value func(sqldb.Stats) float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Subsystem: "db", Name: name, Help: help},
 			func() float64 { return value(stats()) })
 	}
 	reg.MustRegister(
-		gauge("max_open_connections", "Most connections the pool may open (--max-open-conns).", func(s sql.DBStats) float64 { return float64(s.MaxOpenConnections) }),
-		gauge("open_connections", "Connections open, in use or idle.", func(s sql.DBStats) float64 { return float64(s.OpenConnections) }),
-		gauge("in_use_connections", "Connections in use by a call.", func(s sql.DBStats) float64 { return float64(s.InUse) }),
-		gauge("idle_connections", "Idle connections.", func(s sql.DBStats) float64 { return float64(s.Idle) }),
-		counter("wait_count_total", "Times a call waited for a free connection.", func(s sql.DBStats) float64 { return float64(s.WaitCount) }),
-		counter("wait_duration_seconds_total", "Time calls spent waiting for a free connection.", func(s sql.DBStats) float64 { return s.WaitDuration.Seconds() }),
+		gauge("max_open_connections", "Most connections the pool may open (--max-open-conns).", func(s sqldb.Stats) float64 { return float64(s.MaxOpenConnections) }),
+		gauge("open_connections", "Connections open, in use or idle.", func(s sqldb.Stats) float64 { return float64(s.OpenConnections) }),
+		gauge("in_use_connections", "Connections in use by a call.", func(s sqldb.Stats) float64 { return float64(s.InUse) }),
+		gauge("idle_connections", "Idle connections.", func(s sqldb.Stats) float64 { return float64(s.Idle) }),
+		counter("wait_count_total", "Times a call waited for a free connection.", func(s sqldb.Stats) float64 { return float64(s.WaitCount) }),
+		counter("wait_duration_seconds_total", "Time calls spent waiting for a free connection.", func(s sqldb.Stats) float64 { return s.WaitDuration.Seconds() }),
+		counter("write_groups_total", "SQLite: write transactions committed, each a group of one or more writes (0 on PostgreSQL).", func(s sqldb.Stats) float64 { return float64(s.WriteGroups) }),
+		counter("grouped_writes_total", "SQLite: writes those transactions committed; divided by write_groups_total, the mean group.", func(s sqldb.Stats) float64 { return float64(s.GroupedWrites) }),
 	)
 }
 

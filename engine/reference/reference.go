@@ -8,7 +8,6 @@ package reference
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -166,10 +165,11 @@ func (e *Engine) Close() error {
 	return e.closeAll()
 }
 
-// DBStats reports the SQL pool's statistics, for metrics; zero on memory.
-func (e *Engine) DBStats() sql.DBStats {
+// DBStats reports the SQL database's statistics, for metrics; zero on
+// memory.
+func (e *Engine) DBStats() sqldb.Stats {
 	if e.db == nil {
-		return sql.DBStats{}
+		return sqldb.Stats{}
 	}
 	return e.db.Stats()
 }

@@ -108,8 +108,23 @@ func (db *DB) Ping(ctx context.Context) error {
 	})
 }
 
-// Stats reports the pool's statistics, for metrics.
-func (db *DB) Stats() sql.DBStats { return db.pool.Stats() }
+// Stats are the database's statistics, for metrics.
+type Stats struct {
+	sql.DBStats // the pool's
+	// SQLite's write queue (group.go): the transactions it committed and
+	// the writes they held, whose ratio is the mean group. Zero on
+	// PostgreSQL.
+	WriteGroups, GroupedWrites int64
+}
+
+// Stats reports the database's statistics, for metrics.
+func (db *DB) Stats() Stats {
+	s := Stats{DBStats: db.pool.Stats()}
+	if db.queue != nil {
+		s.WriteGroups, s.GroupedWrites = db.queue.groups.Load(), db.queue.grouped.Load()
+	}
+	return s
+}
 
 // Querier is what reads and writes run on: the pool or a transaction.
 type Querier = sqlx.ExtContext

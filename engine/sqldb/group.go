@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // writeQueue commits SQLite's write transactions in groups: the writes
@@ -30,6 +31,8 @@ type writeQueue struct {
 	mu      sync.Mutex
 	waiting []*queuedWrite
 	leading bool // a group runs or is about to
+
+	groups, grouped atomic.Int64 // transactions committed, the writes they held (Stats)
 }
 
 // maxGroup bounds a group: its writes wait for each other's.
@@ -187,6 +190,8 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 		}
 		return nil
 	}
+	db.queue.groups.Add(1)
+	db.queue.grouped.Add(int64(len(held)))
 	for range held {
 		db.wal.committed()
 	}

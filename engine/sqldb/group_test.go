@@ -133,6 +133,11 @@ func TestGroupedWritesStayApart(t *testing.T) {
 	if !undone["b"] || undone["a"] {
 		t.Errorf("OnRollback ran for %v; want the refused write's only", undone)
 	}
+	// The table's creation and the leading write were groups of one; the
+	// four queued writes one group, of which two committed.
+	if st := db.Stats(); st.WriteGroups != 3 || st.GroupedWrites != 4 {
+		t.Errorf("Stats: %d groups, %d writes; want 3 groups of 4 writes", st.WriteGroups, st.GroupedWrites)
+	}
 }
 
 // TestGroupTransactionEndedByAWrite: when a write's failure ends the
