@@ -164,11 +164,18 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 		if db.queue != nil {
 			return db.queue.write(ctx, fn, db.runGroup)
 		}
-		sqlTx, err := db.pool.BeginTxx(ctx, nil)
+		// The transaction runs on a connection held here, so ReadEach
+		// can send a batch on it inside the transaction.
+		conn, err := db.pool.Connx(ctx)
 		if err != nil {
 			return nothingWritten(err)
 		}
-		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect}
+		defer conn.Close()
+		sqlTx, err := conn.BeginTxx(ctx, nil)
+		if err != nil {
+			return nothingWritten(err)
+		}
+		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, conn: conn.Conn}
 		if err := fn(ctx, tx); err != nil {
 			_ = tx.Rollback()
 			tx.undo()

@@ -141,8 +141,9 @@ type Tx struct {
 	*sqlx.Tx
 	pool     *pool
 	Dialect  Dialect
-	rollback []func() // OnRollback
-	grouped  bool     // shares its transaction with other writes (group.go)
+	rollback []func()  // OnRollback
+	grouped  bool      // shares its transaction with other writes (group.go)
+	conn     *sql.Conn // PostgreSQL: the transaction's connection, for ReadEach's batches; nil on SQLite
 }
 
 // statementContext is the context a statement of the transaction runs

@@ -60,6 +60,32 @@ type Reader interface {
 	Counted(ctx context.Context, table, company string) (int64, error)
 }
 
+// EachSelector is a Reader that can run several independent selects
+// together: the SQL store sends PostgreSQL them in one round trip.
+type EachSelector interface {
+	// SelectEach returns the rows of each query, in order.
+	SelectEach(ctx context.Context, qs []Select) ([][]Row, error)
+}
+
+// SelectEach runs independent selects on r: together when r is an
+// EachSelector, else one after the other. The pipeline reads what it can
+// ask at once (a record's line lists and extra fields, a write's
+// references) through it.
+func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
+	if each, ok := r.(EachSelector); ok && len(qs) > 1 {
+		return each.SelectEach(ctx, qs)
+	}
+	out := make([][]Row, len(qs))
+	for i, q := range qs {
+		rows, err := r.Select(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = rows
+	}
+	return out, nil
+}
+
 // Tx is one write transaction.
 type Tx interface {
 	Reader

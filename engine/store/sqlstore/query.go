@@ -13,15 +13,37 @@ import (
 
 // selectRows runs a Select on q. inTx allows ForUpdate.
 func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Select, inTx bool) ([]store.Row, error) {
-	t, err := s.table(sel.Table)
+	built, err := s.buildSelect(sel, inTx)
 	if err != nil {
 		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, q.Rebind(built.query.SQL), built.query.Args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return built.scan(rows)
+}
+
+// builtSelect is a Select as SQL, and how to read its rows.
+type builtSelect struct {
+	query sqldb.Query // with ? placeholders
+	t     *table
+	cols  []*store.Column
+	exprs []store.Expr
+}
+
+// buildSelect writes a Select's SQL. inTx allows ForUpdate.
+func (s *Store) buildSelect(sel store.Select, inTx bool) (builtSelect, error) {
+	t, err := s.table(sel.Table)
+	if err != nil {
+		return builtSelect{}, err
 	}
 	cols := t.allCols
 	list := t.allSQL
 	if sel.Columns != nil {
 		if cols, list, err = t.selectList(sel.Columns); err != nil {
-			return nil, err
+			return builtSelect{}, err
 		}
 	}
 	var b strings.Builder
@@ -36,12 +58,12 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 	b.WriteString(t.name)
 	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
 	if err != nil {
-		return nil, err
+		return builtSelect{}, err
 	}
 	if sel.After != nil {
 		b.WriteString(map[bool]string{true: " AND ", false: " WHERE "}[t.Company || len(sel.Where) > 0])
 		if args, err = t.keyset(&b, sel, args); err != nil {
-			return nil, err
+			return builtSelect{}, err
 		}
 	}
 	if len(sel.OrderBy) > 0 {
@@ -49,7 +71,7 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 		for i, o := range sel.OrderBy {
 			col, _, err := t.column(o.Field)
 			if err != nil {
-				return nil, err
+				return builtSelect{}, err
 			}
 			if i > 0 {
 				b.WriteString(", ")
@@ -79,13 +101,14 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 	if sel.ForUpdate && inTx {
 		b.WriteString(s.db.Dialect().ForUpdate())
 	}
-	rows, err := q.QueryxContext(ctx, q.Rebind(b.String()), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	return builtSelect{query: sqldb.Query{SQL: b.String(), Args: args}, t: t, cols: cols, exprs: sel.Exprs}, nil
+}
+
+// scan reads the rows of a built Select.
+func (bs builtSelect) scan(rows sqldb.Rows) ([]store.Row, error) {
+	t, cols := bs.t, bs.cols
 	var out []store.Row
-	width := len(cols) + len(sel.Exprs)
+	width := len(cols) + len(bs.exprs)
 	if t.Seq {
 		width++
 	}
@@ -111,7 +134,7 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 		// power of two, so a few members more rarely make it grow, while
 		// asking room for several doubled the table of many rows (a
 		// material line's 26 columns).
-		row := store.Row{Values: make(store.Values, len(cols)+len(sel.Exprs)+1)}
+		row := store.Row{Values: make(store.Values, len(cols)+len(bs.exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
 			if !ok {
@@ -126,7 +149,7 @@ func (s *Store) selectRows(ctx context.Context, q sqldb.Querier, sel store.Selec
 			}
 			row.Values[c.Field] = v
 		}
-		for i, x := range sel.Exprs {
+		for i, x := range bs.exprs {
 			row.Values[x.Name] = sqldb.AsText(raw[len(cols)+i])
 		}
 		out = append(out, row)

@@ -30,7 +30,10 @@ type Store struct {
 	sequences sync.Map       // names of the PostgreSQL sequences of number series known to exist (counts.go)
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store        = (*Store)(nil)
+	_ store.EachSelector = (*Store)(nil)
+)
 
 // New keeps schema's tables on db. Migrate creates what is missing.
 func New(db *sqldb.DB, schema *store.Schema) (*Store, error) {
@@ -67,6 +70,37 @@ func (s *Store) Select(ctx context.Context, q store.Select) ([]store.Row, error)
 		return err
 	})
 	return rows, err
+}
+
+// SelectEach reads independent selects outside a transaction, under one
+// call budget: PostgreSQL is sent them in one round trip.
+func (s *Store) SelectEach(ctx context.Context, qs []store.Select) ([][]store.Row, error) {
+	return s.selectEach(ctx, qs, false, s.db.ReadEach)
+}
+
+// selectEach runs selects through readEach, a ReadEach of the database or
+// of a transaction (inTx: ForUpdate holds).
+func (s *Store) selectEach(ctx context.Context, qs []store.Select, inTx bool,
+	readEach func(ctx context.Context, queries []sqldb.Query, read func(i int, rows sqldb.Rows) error) error) ([][]store.Row, error) {
+	built := make([]builtSelect, len(qs))
+	queries := make([]sqldb.Query, len(qs))
+	for i, q := range qs {
+		var err error
+		if built[i], err = s.buildSelect(q, inTx); err != nil {
+			return nil, err
+		}
+		queries[i] = built[i].query
+	}
+	out := make([][]store.Row, len(qs))
+	err := readEach(ctx, queries, func(i int, rows sqldb.Rows) error {
+		var err error
+		out[i], err = built[i].scan(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Count counts rows outside a transaction.
@@ -122,7 +156,10 @@ type Tx struct {
 	created []string           // sequences of number series it created (counts.go)
 }
 
-var _ store.Tx = (*Tx)(nil)
+var (
+	_ store.Tx           = (*Tx)(nil)
+	_ store.EachSelector = (*Tx)(nil)
+)
 
 // SQL is the transaction's database transaction, for state kept in the
 // same database that must commit with the write (engine/platform/sqlplatform).
@@ -131,6 +168,12 @@ func (t *Tx) SQL() *sqldb.Tx { return t.tx }
 // Select reads rows in the transaction.
 func (t *Tx) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
 	return t.s.selectRows(ctx, t.tx, q, true)
+}
+
+// SelectEach reads independent selects in the transaction: PostgreSQL is
+// sent them in one round trip.
+func (t *Tx) SelectEach(ctx context.Context, qs []store.Select) ([][]store.Row, error) {
+	return t.s.selectEach(ctx, qs, true, t.tx.ReadEach)
 }
 
 // Count counts rows in the transaction.

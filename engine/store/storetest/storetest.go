@@ -13,9 +13,10 @@
 // types, every condition operator, orders, limits, Seq order, columns
 // holding the Seq as text (SeqText), the company confinement, unique
 // indexes, upserts, updates and deletes, transactions that roll back
-// (OnRollback included), number series and the row counts of Counted
-// tables. The whole engine's suite, engine/enginetest, runs the
-// pipeline on a store and checks the API's behaviour on top.
+// (OnRollback included), number series, the row counts of Counted
+// tables and independent selects run together (store.SelectEach). The
+// whole engine's suite, engine/enginetest, runs the pipeline on a store
+// and checks the API's behaviour on top.
 package storetest
 
 import (
@@ -115,6 +116,7 @@ var tests = []struct {
 	{"estimates", estimates},
 	{"keyset walks", keysetWalks},
 	{"seq as text", seqAsText},
+	{"select each", selectEach},
 }
 
 const acme, other = "acme", "other"

@@ -1,0 +1,135 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+)
+
+// Query is one statement of ReadEach, with ? placeholders.
+type Query struct {
+	SQL  string
+	Args []any
+}
+
+// Rows are the rows one query of ReadEach returns. *sql.Rows is Rows.
+type Rows interface {
+	Columns() ([]string, error)
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ReadEach runs independent reads outside a transaction, under one call
+// budget, and hands each query's rows to read, in order. PostgreSQL is
+// sent them all at once, in one round trip (a pgx batch) where one each
+// cost a network wait and a wake-up of both processes; SQLite, in
+// process, runs them one after the other. A failing query, or read's
+// error, ends the call.
+func (db *DB) ReadEach(ctx context.Context, queries []Query, read func(i int, rows Rows) error) error {
+	return db.Read(ctx, func(ctx context.Context, q Querier) error {
+		if db.dialect.postgres && len(queries) > 1 {
+			conn, err := db.pool.Conn(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			if sent, err := sendBatch(ctx, conn, queries, read); sent {
+				return err
+			}
+		}
+		return readOneByOne(ctx, db.pool, queries, read)
+	})
+}
+
+// ReadEach runs independent reads in the transaction as DB.ReadEach does
+// outside one: PostgreSQL is sent them in one round trip.
+func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, rows Rows) error) error {
+	if t.conn != nil && len(queries) > 1 {
+		if sent, err := sendBatch(ctx, t.conn, queries, read); sent {
+			return err
+		}
+	}
+	return readOneByOne(ctx, t, queries, read)
+}
+
+// readOneByOne runs the queries of ReadEach one after the other.
+func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i int, rows Rows) error) error {
+	for i, query := range queries {
+		rows, err := q.QueryContext(ctx, q.Rebind(query.SQL), query.Args...)
+		if err != nil {
+			return err
+		}
+		err = read(i, rows)
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sendBatch runs the queries as one pgx batch on conn (in the transaction
+// open on it, if any). It reports false, having sent nothing, when the
+// connection is not pgx's own (a wrapped driver: tests that count
+// statements, tracing).
+func sendBatch(ctx context.Context, conn *sql.Conn, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
+	err = conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return nil
+		}
+		sent = true
+		batch := &pgx.Batch{}
+		for _, q := range queries {
+			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, q.SQL), q.Args...)
+		}
+		results := c.Conn().SendBatch(ctx, batch)
+		for i := range queries {
+			if err := readResult(results, i, read); err != nil {
+				// Close reads what the server still sends, so the
+				// connection can serve the next call.
+				return errors.Join(err, results.Close())
+			}
+		}
+		return results.Close()
+	})
+	return sent, err
+}
+
+// readResult hands the next result of a batch to read.
+func readResult(results pgx.BatchResults, i int, read func(i int, rows Rows) error) error {
+	rows, err := results.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := read(i, pgxRows{rows}); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// pgxRows are pgx's rows as Rows. Scanning into *any gives the values
+// database/sql's pgx driver gives for the column types the stores use
+// (text, bigint, double precision, boolean, bytea).
+type pgxRows struct{ pgx.Rows }
+
+func (r pgxRows) Columns() ([]string, error) {
+	fields := r.FieldDescriptions()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names, nil
+}
+
+var _ Rows = (*sql.Rows)(nil)
