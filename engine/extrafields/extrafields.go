@@ -150,29 +150,29 @@ func Exprs(defs []Def) []store.Expr {
 	return exprs
 }
 
-// Attach sets ExtraFields on each record of register (seqs[i] is recs[i]'s
-// Seq), as Fields makes them from the values stored and the computed ones
-// the store evaluated with the row (read with Exprs(defs)). The stored
-// values cost one query for the page.
-func Attach(ctx context.Context, q store.Reader, company, register string, defs []Def, recs []engine.Record, seqs []int64) error {
-	if len(recs) == 0 {
-		return nil
+// StoredSelect reads the stored values of the extra fields of records of
+// register (by their Seqs): one query for the page, none (false) when
+// the company defines no stored field.
+func StoredSelect(company, register string, defs []Def, seqs []int64) (store.Select, bool) {
+	if len(seqs) == 0 || !slices.ContainsFunc(defs, func(d Def) bool { return !d.isComputed() }) {
+		return store.Select{}, false
 	}
+	return store.Select{Table: ValuesTable, Company: company,
+		Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}}, true
+}
+
+// Place sets ExtraFields on each record (seqs[i] is recs[i]'s Seq), as
+// Fields makes them from the values StoredSelect read and the computed
+// ones the store evaluated with the row (read with Exprs(defs)).
+func Place(defs []Def, storedRows []store.Row, recs []engine.Record, seqs []int64) {
 	stored := make(map[int64]map[string]string, len(recs))
-	if slices.ContainsFunc(defs, func(d Def) bool { return !d.isComputed() }) {
-		rows, err := q.Select(ctx, store.Select{Table: ValuesTable, Company: company,
-			Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}})
-		if err != nil {
-			return err
+	for _, row := range storedRows {
+		seq, _ := row.Values["record_seq"].(int64)
+		key, _ := row.Values["key"].(string)
+		if stored[seq] == nil {
+			stored[seq] = map[string]string{}
 		}
-		for _, row := range rows {
-			seq, _ := row.Values["record_seq"].(int64)
-			key, _ := row.Values["key"].(string)
-			if stored[seq] == nil {
-				stored[seq] = map[string]string{}
-			}
-			stored[seq][key], _ = row.Values["value"].(string)
-		}
+		stored[seq][key], _ = row.Values["value"].(string)
 	}
 	for i, rec := range recs {
 		rec["ExtraFields"] = Fields(defs, stored[seqs[i]], store.Values(rec))
@@ -180,7 +180,6 @@ func Attach(ctx context.Context, q store.Reader, company, register string, defs 
 			delete(rec, computedPrefix+d.Key)
 		}
 	}
-	return nil
 }
 
 // Fields is a record's ExtraFields: every field the company defines, ""

@@ -243,43 +243,99 @@ func (e *Reads) row(ctx context.Context, q store.Reader, r *registers.Register, 
 // shape carries them), which complete moves under ExtraFields. It reads
 // the rows only: see completeAs.
 func (e *Reads) fetchAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
-	if r.Reg.ExtraFields && sh.extra {
-		defs, err := e.extra.Of(ctx, q, sel.Company, r.Reg.Name)
-		if err != nil {
-			return nil, nil, err
-		}
-		sel.Exprs = extrafields.Exprs(defs)
+	sel, err := e.selectAs(ctx, q, r, sel, sh)
+	if err != nil {
+		return nil, nil, err
 	}
 	rows, err := q.Select(ctx, sel)
 	if err != nil {
 		return nil, nil, err
 	}
+	recs, seqs := recordsOf(r, rows)
+	return recs, seqs, nil
+}
+
+// selectAs is sel with the expressions of the company's computed extra
+// fields of r, when the shape carries them.
+func (e *Reads) selectAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) (store.Select, error) {
+	if r.Reg.ExtraFields && sh.extra {
+		defs, err := e.extra.Of(ctx, q, sel.Company, r.Reg.Name)
+		if err != nil {
+			return sel, err
+		}
+		sel.Exprs = extrafields.Exprs(defs)
+	}
+	return sel, nil
+}
+
+// recordsOf are rows of r as records, and their Seqs.
+func recordsOf(r *registers.Register, rows []store.Row) ([]engine.Record, []int64) {
 	recs := make([]engine.Record, len(rows))
 	seqs := make([]int64, len(rows))
 	for i, row := range rows {
 		recs[i], seqs[i] = r.AsRecord(row), row.Seq
 	}
-	return recs, seqs, nil
+	return recs, seqs
 }
 
 // completeAs adds to records read from r what is not in their row and
 // the shape carries: extra fields, and the line lists the catalog shows in
-// the owner's read shape.
+// the owner's read shape. The stored extra fields and every line list are
+// read together (one round trip on PostgreSQL); then the lines' own.
 func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
-	if r.Reg.ExtraFields && sh.extra && len(recs) > 0 {
+	if len(recs) == 0 {
+		return nil
+	}
+	var reads readsTogether
+	if r.Reg.ExtraFields && sh.extra {
 		defs, err := e.extra.Of(ctx, q, company, r.Reg.Name)
 		if err != nil {
 			return err
 		}
-		if err := extrafields.Attach(ctx, q, company, r.Reg.Name, defs, recs, seqs); err != nil {
+		place := func(rows []store.Row) error { extrafields.Place(defs, rows, recs, seqs); return nil }
+		if sel, ok := extrafields.StoredSelect(company, r.Reg.Name, defs, seqs); ok {
+			reads.add(sel, place)
+		} else if err := place(nil); err != nil {
 			return err
 		}
 	}
 	for _, l := range r.Reg.Lines {
 		if lsh, ok := sh.line(l); ok && l.Read {
-			if err := e.attachLines(ctx, q, r, company, recs, l, lsh, 0); err != nil {
+			sel, err := e.linesSelect(ctx, q, r, company, recs, l, lsh, 0)
+			if err != nil {
 				return err
 			}
+			if sel.Table != "" {
+				reads.add(sel, func(rows []store.Row) error { return e.placeLines(ctx, q, r, company, recs, l, lsh, 0, rows) })
+			}
+		}
+	}
+	return reads.run(ctx, q)
+}
+
+// readsTogether are independent selects, each with what to do with its
+// rows, run with store.SelectEach.
+type readsTogether struct {
+	queries []store.Select
+	use     []func(rows []store.Row) error
+}
+
+func (rt *readsTogether) add(sel store.Select, use func(rows []store.Row) error) {
+	rt.queries = append(rt.queries, sel)
+	rt.use = append(rt.use, use)
+}
+
+func (rt *readsTogether) run(ctx context.Context, q store.Reader) error {
+	if len(rt.queries) == 0 {
+		return nil
+	}
+	found, err := store.SelectEach(ctx, q, rt.queries)
+	if err != nil {
+		return err
+	}
+	for i, use := range rt.use {
+		if err := use(found[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -315,6 +371,23 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 	if len(recs) == 0 {
 		return nil
 	}
+	sel, err := e.linesSelect(ctx, q, r, company, recs, l, sh, most)
+	if err != nil {
+		return err
+	}
+	var rows []store.Row
+	if sel.Table != "" {
+		if rows, err = q.Select(ctx, sel); err != nil {
+			return err
+		}
+	}
+	return e.placeLines(ctx, q, r, company, recs, l, sh, most, rows)
+}
+
+// linesSelect reads the lines of list l of the records (see attachLines),
+// after setting an empty list on each; a zero Select when no record has a
+// key.
+func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int) (store.Select, error) {
 	lr := e.registers[l.Register]
 	var keys []string
 	for _, rec := range recs {
@@ -324,7 +397,7 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 		}
 	}
 	if len(keys) == 0 {
-		return nil
+		return store.Select{}, nil
 	}
 	// No order asked of the store: asked to deliver rows in Seq order,
 	// SQLite's planner may walk an index on the fixed value alone (every
@@ -335,10 +408,14 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 	if most > 0 {
 		sel.Limit = len(keys)*most + 1
 	}
-	lines, seqs, err := e.fetchAs(ctx, q, lr, sel, sh)
-	if err != nil {
-		return err
-	}
+	return e.selectAs(ctx, q, lr, sel, sh)
+}
+
+// placeLines sets the lines linesSelect read on their records, completed
+// as the shape asks.
+func (e *Reads) placeLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int, rows []store.Row) error {
+	lr := e.registers[l.Register]
+	lines, seqs := recordsOf(lr, rows)
 	sortBySeq(lines, seqs)
 	byOwner := map[string][]engine.Record{}
 	for _, line := range lines {

@@ -70,10 +70,17 @@ func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.
 		}
 	}
 	collect(r, in)
-	for _, name := range slices.Sorted(maps.Keys(wanted)) {
-		if err := w.fetchReferenced(ctx, targets[name], wanted[name]); err != nil {
-			return err
-		}
+	names := slices.Sorted(maps.Keys(wanted))
+	queries := make([]store.Select, len(names))
+	for i, name := range names {
+		queries[i] = w.referencedSelect(targets[name], wanted[name])
+	}
+	found, err := store.SelectEach(ctx, w.reader(), queries)
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
+		w.noteReferenced(targets[name], wanted[name], found[i])
 	}
 	return nil
 }
@@ -106,6 +113,16 @@ func (t refTarget) cacheName() string {
 // fetchReferenced reads records of a target by key (or lookup key) into
 // the cache, noting the keys that name none.
 func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string) error {
+	rows, err := w.reader().Select(ctx, w.referencedSelect(t, keys))
+	if err != nil {
+		return err
+	}
+	w.noteReferenced(t, keys, rows)
+	return nil
+}
+
+// referencedSelect reads the records of a target by key (or lookup key).
+func (w *Writer) referencedSelect(t refTarget, keys []string) store.Select {
 	rt := t.rt
 	var cond store.Cond
 	if t.by != nil {
@@ -121,10 +138,13 @@ func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string
 	} else {
 		cond = store.OneOf(rt.Key.Name, keys)
 	}
-	rows, err := w.reader().Select(ctx, store.Select{Table: rt.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
-	if err != nil {
-		return err
-	}
+	return store.Select{Table: rt.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}}
+}
+
+// noteReferenced keeps the records of a target read by keys in the
+// cache, noting the keys that name none.
+func (w *Writer) noteReferenced(t refTarget, keys []string, rows []store.Row) {
+	rt := t.rt
 	if w.refs == nil {
 		w.refs = map[string]map[string]engine.Record{}
 	}
@@ -143,7 +163,6 @@ func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string
 		}
 		found[key] = rt.AsRecord(row)
 	}
-	return nil
 }
 
 // cached reports whether the writer knows whether the key names a record.
