@@ -176,7 +176,11 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			return nothingWritten(err)
 		}
 		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, conn: conn.Conn}
-		if err := fn(ctx, tx); err != nil {
+		err = fn(ctx, tx)
+		if err == nil {
+			err = tx.flushBefore(ctx) // what ExecLater queued, before the COMMIT
+		}
+		if err != nil {
 			_ = tx.Rollback()
 			tx.undo()
 			return nothingWritten(err)

@@ -141,9 +141,11 @@ type Tx struct {
 	*sqlx.Tx
 	pool     *pool
 	Dialect  Dialect
-	rollback []func()  // OnRollback
-	grouped  bool      // shares its transaction with other writes (group.go)
-	conn     *sql.Conn // PostgreSQL: the transaction's connection, for ReadEach's batches; nil on SQLite
+	rollback []func()         // OnRollback
+	grouped  bool             // shares its transaction with other writes (group.go)
+	conn     *sql.Conn        // PostgreSQL: the transaction's connection, for batches (ReadEach, ExecLater); nil on SQLite
+	later    []laterStatement // queued by ExecLater
+	laterErr error            // the failure of statements ExecLater queued
 }
 
 // statementContext is the context a statement of the transaction runs
@@ -177,6 +179,9 @@ func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 
 // QueryContext runs a cached statement in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := t.flushBefore(ctx); err != nil {
+		return nil, err
+	}
 	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return s.QueryContext(ctx, args...)
@@ -195,6 +200,7 @@ func (t *Tx) QueryxContext(ctx context.Context, query string, args ...any) (*sql
 
 // QueryRowxContext runs a cached statement in the transaction for one row.
 func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	_ = t.flushBefore(ctx) // a failure stays with the transaction: it cannot commit
 	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return (&sqlx.Stmt{Stmt: s, Mapper: t.Mapper}).QueryRowxContext(ctx, args...)
@@ -204,6 +210,17 @@ func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *s
 
 // ExecContext runs a cached statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if len(t.later) > 0 {
+		// The statement rides with the queued ones: one round trip.
+		res, err := t.flushLater(ctx, &laterStatement{query: query, args: args})
+		if err != nil {
+			t.laterErr = err
+		}
+		return res, err
+	}
+	if t.laterErr != nil {
+		return nil, t.laterErr
+	}
 	ctx = t.statementContext(ctx)
 	if s := t.stmt(ctx, query); s != nil {
 		return s.ExecContext(ctx, args...)

@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -49,6 +48,9 @@ func (db *DB) ReadEach(ctx context.Context, queries []Query, read func(i int, ro
 // ReadEach runs independent reads in the transaction as DB.ReadEach does
 // outside one: PostgreSQL is sent them in one round trip.
 func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, rows Rows) error) error {
+	if err := t.flushBefore(ctx); err != nil {
+		return err
+	}
 	if t.conn != nil && len(queries) > 1 {
 		if sent, err := sendBatch(ctx, t.conn, queries, read); sent {
 			return err
@@ -94,9 +96,8 @@ func sendBatch(ctx context.Context, conn *sql.Conn, queries []Query, read func(i
 		results := c.Conn().SendBatch(ctx, batch)
 		for i := range queries {
 			if err := readResult(results, i, read); err != nil {
-				// Close reads what the server still sends, so the
-				// connection can serve the next call.
-				return errors.Join(err, results.Close())
+				_ = results.Close() // reads what the server still sends; the error is err's
+				return err
 			}
 		}
 		return results.Close()

@@ -86,6 +86,27 @@ func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
 	return out, nil
 }
 
+// Appender is a Tx that can add rows nothing in the transaction reads the
+// Seqs of (a write's change log): the SQL store sends PostgreSQL them
+// with the transaction's next statement or its commit, not in a round
+// trip of their own.
+type Appender interface {
+	// Append inserts rows as Insert does, without their Seqs. Its failure
+	// may come from a later call of the transaction or from its Write.
+	// For rows that repeat no unique index.
+	Append(ctx context.Context, table, company string, rows []Values) error
+}
+
+// Append adds rows to a table in tx: by its Append when it is an
+// Appender, else by Insert.
+func Append(ctx context.Context, tx Tx, table, company string, rows []Values) error {
+	if a, ok := tx.(Appender); ok {
+		return a.Append(ctx, table, company, rows)
+	}
+	_, err := tx.Insert(ctx, table, company, rows)
+	return err
+}
+
 // Tx is one write transaction.
 type Tx interface {
 	Reader

@@ -51,8 +51,7 @@ func (w *Writer) flushLog(ctx context.Context) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := w.tx.Insert(ctx, registers.ChangeLogTable, w.s.Company, rows)
-	return err
+	return store.Append(ctx, w.tx, registers.ChangeLogTable, w.s.Company, rows)
 }
 
 // logRows are the change-log rows the write noted, taken from it.

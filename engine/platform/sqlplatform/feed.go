@@ -66,7 +66,7 @@ func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform
 			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, "["+string(payload)+"]", at+1)
 		}
 		row := "(" + sqldb.Placeholders(9) + ")"
-		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_outbox"
+		if err := tx.ExecLater(ctx, nil, `INSERT INTO "event_outbox"
 			("company", "write_id", "id", "type", "register", "record_key", "occurred_at", "events", "position_at")
 			VALUES `+strings.Repeat(row+", ", len(chunk)-1)+row, args...); err != nil {
 			return err

@@ -60,18 +60,22 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 	return platform.Judge(c, row.Fingerprint, engine.Response{Status: row.Status, Body: row.Body}), nil
 }
 
-// store writes the key with its response, in q (the write's transaction,
-// or the pool for Complete); engine.ErrClaimLost when another execution
-// stored one first.
-func (is idempotencyStore) store(ctx context.Context, q sqldb.Querier, c engine.Claim, r engine.Response) error {
-	created := is.p.stamp()
-	n, err := sqldb.ExecAffected(ctx, q, `INSERT INTO "idempotency"
+// storeStatement writes the key with its response, unless another
+// execution stored one first: then it changes no row (claimLost).
+func (is idempotencyStore) storeStatement(c engine.Claim, r engine.Response) (string, []any) {
+	return `INSERT INTO "idempotency"
 		("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
 		VALUES (?, ?, ?, '', 'done', ?, ?, ?, '')
 		ON CONFLICT ("scope", "key") DO UPDATE SET "fingerprint" = excluded."fingerprint", "token" = '',
 			"state" = 'done', "status" = excluded."status", "body" = excluded."body", "created" = excluded."created", "lease_until" = ''
 		WHERE "idempotency"."state" = 'pending'`,
-		storable(c.Scope), storable(c.Key), c.Fingerprint, r.Status, r.Body, created)
+		[]any{storable(c.Scope), storable(c.Key), c.Fingerprint, r.Status, r.Body, is.p.stamp()}
+}
+
+// claimLost judges storeStatement's result: engine.ErrClaimLost when it
+// stored nothing.
+func claimLost(res sql.Result) error {
+	n, err := res.RowsAffected()
 	if err != nil {
 		return err
 	}
@@ -81,11 +85,23 @@ func (is idempotencyStore) store(ctx context.Context, q sqldb.Querier, c engine.
 	return nil
 }
 
+// settle stores the key with the response in a write's transaction,
+// sent with the write's last statements (sqldb.Tx.ExecLater).
+func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Claim, r engine.Response) error {
+	query, args := is.storeStatement(c, r)
+	return tx.ExecLater(ctx, claimLost, query, args...)
+}
+
 // Complete stores the response of a claimed call that wrote nothing. A
 // write stores its response itself, in its own transaction (Writes.Settle).
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
 	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		return is.store(ctx, q, c, r)
+		query, args := is.storeStatement(c, r)
+		res, err := sqldb.Exec(ctx, q, query, args...)
+		if err != nil {
+			return err
+		}
+		return claimLost(res)
 	})
 }
 

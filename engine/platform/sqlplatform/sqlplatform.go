@@ -98,7 +98,7 @@ func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) e
 	if c.Key == "" {
 		return nil
 	}
-	return idempotencyStore{w.p}.store(ctx, w.tx, c, r)
+	return idempotencyStore{w.p}.settle(ctx, w.tx, c, r)
 }
 
 // Record adds the events to the company's outbox, from where the feed's

@@ -57,7 +57,7 @@ func (p *Platform) receipt(ctx context.Context, tx *sqldb.Tx, r engine.Receipt, 
 	if err != nil || !settle {
 		return resp, err
 	}
-	if err := (idempotencyStore{p}).store(ctx, tx, r.Claim, resp); err != nil {
+	if err := (idempotencyStore{p}).settle(ctx, tx, r.Claim, resp); err != nil {
 		return engine.Response{}, err
 	}
 	return resp, nil

@@ -244,7 +244,7 @@ func (t *Tx) flushCounts(ctx context.Context) (int, error) {
 		args = append(args, k.company, k.table, t.counts[k])
 	}
 	t.counts = nil
-	_, err := sqldb.Exec(ctx, t.tx, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+strings.Join(values, ", "), args...)
+	err := t.tx.ExecLater(ctx, nil, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+strings.Join(values, ", "), args...)
 	return len(keys), err
 }
 

@@ -159,6 +159,7 @@ type Tx struct {
 var (
 	_ store.Tx           = (*Tx)(nil)
 	_ store.EachSelector = (*Tx)(nil)
+	_ store.Appender     = (*Tx)(nil)
 )
 
 // SQL is the transaction's database transaction, for state kept in the

@@ -34,23 +34,52 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 	if tb.Seq {
 		tail = ` RETURNING "seq"`
 	}
-	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
 	seqs := make([]int64, 0, len(rows))
-	for start := 0; start < len(rows); start += perStatement {
-		chunk := rows[start:min(start+perStatement, len(rows))]
-		got, err := t.insertChunk(ctx, tb, t.s.insertSQL(ins, len(chunk))+tail, ins.args(company, chunk))
-		if err != nil {
-			return nil, err
-		}
+	err = t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
+		got, err := t.insertChunk(ctx, tb, query+tail, args)
 		seqs = append(seqs, got...)
-	}
-	if tb.Counted {
-		t.addCount(tb.Name, company, int64(len(rows)))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !tb.Seq {
 		return make([]int64, len(rows)), nil
 	}
 	return seqs, nil
+}
+
+// Append inserts rows as Insert does, without reading their Seqs back:
+// PostgreSQL is sent them with the transaction's next statement or its
+// commit (sqldb.Tx.ExecLater). For rows that repeat no unique index.
+func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store.Values) error {
+	tb, err := t.s.table(tableName)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	ins, err := tb.insertion(rows)
+	if err != nil {
+		return err
+	}
+	return t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
+		return t.duplicate(tb, t.tx.ExecLater(ctx, nil, query, args...))
+	})
+}
+
+// inChunks hands insert the INSERT of each chunk of rows one statement
+// can carry, and counts the rows of a Counted table.
+func (t *Tx) inChunks(tb *table, company string, ins insertion, rows []store.Values, insert func(query string, args []any) error) error {
+	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
+	for start := 0; start < len(rows); start += perStatement {
+		chunk := rows[start:min(start+perStatement, len(rows))]
+		if err := insert(t.s.insertSQL(ins, len(chunk)), ins.args(company, chunk)); err != nil {
+			return err
+		}
+	}
+	if tb.Counted {
+		t.addCount(tb.Name, company, int64(len(rows)))
+	}
+	return nil
 }
 
 // insertion is how rows go into a table: the columns any of them sets,

@@ -14,9 +14,10 @@
 // holding the Seq as text (SeqText), the company confinement, unique
 // indexes, upserts, updates and deletes, transactions that roll back
 // (OnRollback included), number series, the row counts of Counted
-// tables and independent selects run together (store.SelectEach). The
-// whole engine's suite, engine/enginetest, runs the pipeline on a store
-// and checks the API's behaviour on top.
+// tables, independent selects run together (store.SelectEach) and rows
+// appended without their Seqs (store.Append). The whole engine's suite,
+// engine/enginetest, runs the pipeline on a store and checks the API's
+// behaviour on top.
 package storetest
 
 import (
@@ -117,6 +118,7 @@ var tests = []struct {
 	{"keyset walks", keysetWalks},
 	{"seq as text", seqAsText},
 	{"select each", selectEach},
+	{"append", appendRows},
 }
 
 const acme, other = "acme", "other"

@@ -1,0 +1,106 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExecLater: statements ExecLater queued are written by the commit,
+// seen by the transaction's reads after them, run before a statement
+// after them (which answers for itself), and their failure, or their
+// check's refusal, fails the write with nothing of it written and its
+// OnRollback functions run, even when the transaction read on after it.
+func TestExecLater(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			db := open(t, b.dsn, Options{})
+			ctx := context.Background()
+			table := Quote("later_" + strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", ""))
+			write := func(fn func(ctx context.Context, tx *Tx) error) (rolledBack bool, err error) {
+				err = db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+					tx.OnRollback(func() { rolledBack = true })
+					return fn(ctx, tx)
+				})
+				return rolledBack, err
+			}
+			add := func(ctx context.Context, tx *Tx, x int) error {
+				return tx.ExecLater(ctx, nil, `INSERT INTO `+table+` ("x") VALUES (?)`, x)
+			}
+			stored := func() (n int) {
+				t.Helper()
+				if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
+					return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if _, err := write(func(ctx context.Context, tx *Tx) error {
+				_, err := Exec(ctx, tx, `CREATE TABLE `+table+` ("x" INTEGER UNIQUE)`)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_, _ = write(func(ctx context.Context, tx *Tx) error { _, err := Exec(ctx, tx, `DROP TABLE `+table); return err })
+			})
+
+			if _, err := write(func(ctx context.Context, tx *Tx) error {
+				if err := errors.Join(add(ctx, tx, 1), add(ctx, tx, 2)); err != nil {
+					return err
+				}
+				var n int
+				if err := Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table); err != nil || n != 2 {
+					t.Errorf("rows read after two queued inserts: %d, %v; want 2", n, err)
+				}
+				if err := add(ctx, tx, 3); err != nil {
+					return err
+				}
+				if n, err := ExecAffected(ctx, tx, `UPDATE `+table+` SET "x" = "x" WHERE "x" >= ?`, 2); err != nil || n != 2 {
+					t.Errorf("rows an UPDATE after a queued insert changed: %d, %v; want 2", n, err)
+				}
+				return add(ctx, tx, 4)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n := stored(); n != 4 {
+				t.Fatalf("rows after the commit: %d, want 4", n)
+			}
+
+			refused := errors.New("refused")
+			failures := map[string]func(ctx context.Context, tx *Tx) error{
+				"a queued insert fails": func(ctx context.Context, tx *Tx) error {
+					return errors.Join(add(ctx, tx, 5), add(ctx, tx, 1))
+				},
+				"a queued insert fails and the transaction reads on": func(ctx context.Context, tx *Tx) error {
+					if err := errors.Join(add(ctx, tx, 5), add(ctx, tx, 1)); err != nil {
+						return err
+					}
+					var n int
+					_ = Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table)
+					return nil
+				},
+				"a check refuses": func(ctx context.Context, tx *Tx) error {
+					return tx.ExecLater(ctx, func(sql.Result) error { return refused }, `INSERT INTO `+table+` ("x") VALUES (?)`, 6)
+				},
+			}
+			for name, fn := range failures {
+				rolledBack, err := write(fn)
+				if err == nil || !rolledBack {
+					t.Errorf("%s: Write answered %v, OnRollback ran: %v; want an error and a rollback", name, err, rolledBack)
+				}
+				if name == "a check refuses" && !errors.Is(err, refused) {
+					t.Errorf("%s: Write answered %v, want the check's error", name, err)
+				}
+				if n := stored(); n != 4 {
+					t.Errorf("%s: rows after it: %d, want the 4 before it", name, n)
+				}
+			}
+		})
+	}
+}
