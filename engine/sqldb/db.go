@@ -165,7 +165,7 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			return db.queue.write(ctx, fn, db.runGroup)
 		}
 		// The transaction runs on a connection held here, so ReadEach
-		// can send a batch on it inside the transaction.
+		// and ExecLater can send batches on it inside the transaction.
 		conn, err := db.pool.Connx(ctx)
 		if err != nil {
 			return nothingWritten(err)
