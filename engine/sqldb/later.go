@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -89,30 +88,22 @@ func (t *Tx) flushBefore(ctx context.Context) error {
 }
 
 // execBatch runs statements as one pgx batch on conn, in the transaction
-// open on it. It reports false, having sent nothing, when the connection
-// is not pgx's own.
+// open on it; see sendPgxBatch.
 func execBatch(ctx context.Context, conn *sql.Conn, statements []laterStatement) (results []sql.Result, sent bool, err error) {
-	err = conn.Raw(func(driverConn any) error {
-		c, ok := driverConn.(*stdlib.Conn)
-		if !ok {
-			return nil
-		}
-		sent = true
-		batch := &pgx.Batch{}
+	sent, err = sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
 		for _, s := range statements {
 			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, s.query), s.args...)
 		}
-		out := c.Conn().SendBatch(ctx, batch)
+	}, func(out pgx.BatchResults) error {
 		results = make([]sql.Result, len(statements))
 		for i := range statements {
 			tag, err := out.Exec()
 			if err != nil {
-				_ = out.Close() // reads what the server still sends; the error is err's
 				return fmt.Errorf("statement %d of %d sent together: %w", i+1, len(statements), err)
 			}
 			results[i] = rowsAffected(tag.RowsAffected())
 		}
-		return out.Close()
+		return nil
 	})
 	return results, sent, err
 }

@@ -78,11 +78,28 @@ func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i i
 	return nil
 }
 
-// sendBatch runs the queries as one pgx batch on conn (in the transaction
-// open on it, if any). It reports false, having sent nothing, when the
-// connection is not pgx's own (a wrapped driver: tests that count
-// statements, tracing).
+// sendBatch runs the queries as one pgx batch on conn (in the
+// transaction open on it, if any); see sendPgxBatch.
 func sendBatch(ctx context.Context, conn *sql.Conn, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
+	return sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
+		for _, q := range queries {
+			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, q.SQL), q.Args...)
+		}
+	}, func(results pgx.BatchResults) error {
+		for i := range queries {
+			if err := readResult(results, i, read); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// sendPgxBatch sends the statements queue puts in a pgx batch on conn, in
+// one round trip, and hands their results to use. It reports false,
+// having sent nothing, when the connection is not pgx's own (a wrapped
+// driver: tests that count statements, tracing).
+func sendPgxBatch(ctx context.Context, conn *sql.Conn, queue func(*pgx.Batch), use func(pgx.BatchResults) error) (sent bool, err error) {
 	err = conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {
@@ -90,15 +107,11 @@ func sendBatch(ctx context.Context, conn *sql.Conn, queries []Query, read func(i
 		}
 		sent = true
 		batch := &pgx.Batch{}
-		for _, q := range queries {
-			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, q.SQL), q.Args...)
-		}
+		queue(batch)
 		results := c.Conn().SendBatch(ctx, batch)
-		for i := range queries {
-			if err := readResult(results, i, read); err != nil {
-				_ = results.Close() // reads what the server still sends; the error is err's
-				return err
-			}
+		if err := use(results); err != nil {
+			_ = results.Close() // reads what the server still sends; the error is use's
+			return err
 		}
 		return results.Close()
 	})
