@@ -80,8 +80,18 @@ func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
 }
 
 // Analyze refreshes the statistics the query planner picks indexes by:
-// run it after a bulk load.
-func (s *Store) Analyze(ctx context.Context) error { return s.analyze(ctx, `ANALYZE`) }
+// run it after a bulk load. On PostgreSQL it vacuums too, leaving the
+// tables' visibility and free-space maps as autovacuum would after a
+// load: on a freshly seeded database without them (a server whose
+// autovacuum is off, or has not run yet) the engine's writes ran at
+// about half their rate (make bench: POST task 0.45× → 0.63× the
+// baseline, PATCH 0.35× → 0.67×), the baseline's barely changed.
+func (s *Store) Analyze(ctx context.Context) error {
+	if s.db.Dialect().Postgres() {
+		return s.analyze(ctx, `VACUUM (ANALYZE)`)
+	}
+	return s.analyze(ctx, `ANALYZE`)
+}
 
 // analyze runs a statement that gathers statistics. On SQLite it keeps
 // the per-index statistics (sqlite_stat1) and drops the samples of
