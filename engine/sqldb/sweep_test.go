@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,4 +70,55 @@ func ownDatabase(t *testing.T, dsn string) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// TestAnalyzerFollowsItsSchedule: on PostgreSQL an analyzer analyzes its
+// table when the rows noted reach 1,024, then 2,048, and not between
+// (the table's reltuples, -1 until the first ANALYZE, tell).
+func TestAnalyzerFollowsItsSchedule(t *testing.T) {
+	for _, b := range backends(t) {
+		if b.name != "postgres" {
+			if open(t, b.dsn, Options{}).Analyzer("x").Grew(context.Background(), 5000) != nil {
+				t.Error("SQLite's analyzer did something")
+			}
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := open(t, b.dsn, Options{})
+			table := "analyzed_" + strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", "")
+			exec := func(query string) {
+				t.Helper()
+				if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error { _, err := Exec(ctx, tx, query); return err }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exec(`CREATE TABLE ` + Quote(table) + ` ("x" INTEGER)`)
+			t.Cleanup(func() { exec(`DROP TABLE ` + Quote(table)) })
+			tuples := func() (n float64) {
+				t.Helper()
+				if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
+					return Get(ctx, q, &n, `SELECT reltuples FROM pg_class WHERE oid = CAST(? AS regclass)`, Quote(table))
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			a := db.Analyzer(table)
+			grow := func(rows, noted int, want float64) {
+				t.Helper()
+				exec(fmt.Sprintf(`INSERT INTO %s SELECT generate_series(1, %d)`, Quote(table), rows))
+				if err := a.Grew(ctx, noted); err != nil {
+					t.Fatal(err)
+				}
+				if got := tuples(); got != want {
+					t.Fatalf("reltuples after noting %d rows more: %v, want %v", noted, got, want)
+				}
+			}
+			grow(10, 1023, -1) // not analyzed yet
+			grow(10, 1, 20)    // 1,024: analyzed
+			grow(10, 1000, 20) // 2,024: not yet
+			grow(10, 24, 40)   // 2,048: analyzed again
+		})
+	}
 }

@@ -55,6 +55,9 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 		return err
 	})
 	if err != nil || !found {
+		if err == nil {
+			_ = is.p.keys.Grew(ctx, 1) // the claim's key is stored with its response; a failed ANALYZE costs only the plan
+		}
 		return engine.ClaimResult{State: engine.Claimed}, err
 	}
 	return platform.Judge(c, row.Fingerprint, engine.Response{Status: row.Status, Body: row.Body}), nil

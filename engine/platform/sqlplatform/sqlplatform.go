@@ -41,7 +41,8 @@ type Options struct {
 type Platform struct {
 	db     *sqldb.DB
 	now    func() time.Time
-	outbox *sqldb.Sweeper // vacuums the outbox rows the sequencer deletes (PostgreSQL)
+	outbox *sqldb.Sweeper  // vacuums the outbox rows the sequencer deletes (PostgreSQL)
+	keys   *sqldb.Analyzer // keeps the idempotency table's statistics current as it grows (PostgreSQL)
 
 	pruneChunk int // events PruneEvents deletes per transaction at most
 }
@@ -53,7 +54,7 @@ func New(db *sqldb.DB, opt Options) *Platform {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Platform{db: db, now: opt.Now, outbox: db.Sweeper(outboxTable), pruneChunk: 5000}
+	return &Platform{db: db, now: opt.Now, outbox: db.Sweeper(outboxTable), keys: db.Analyzer("idempotency"), pruneChunk: 5000}
 }
 
 // Keys stores API keys and tokens.
