@@ -15,12 +15,7 @@ import (
 // 22 ms, eight times a second under 64 writers. A sweeper vacuums its
 // table itself once sweepEvery rows have been deleted from it since the
 // last time. SQLite needs none: pages a table empties leave its B-tree.
-type Sweeper struct {
-	db      *DB
-	table   string
-	deleted atomic.Int64
-	running atomic.Bool
-}
+type Sweeper struct{ upkeep }
 
 // sweepEvery is how many deleted rows a sweeper lets pass between
 // vacuums: a few hundred kilobytes of dead rows, a vacuum of a few
@@ -33,7 +28,9 @@ func (db *DB) Sweeper(table string) *Sweeper {
 	if !db.dialect.Postgres() {
 		return nil
 	}
-	return &Sweeper{db: db, table: table}
+	s := &Sweeper{}
+	s.init(db, `VACUUM (SKIP_LOCKED) `+Quote(table), sweepEvery, func(noted int64) int64 { return noted + sweepEvery })
+	return s
 }
 
 // Deleted notes n rows deleted from the table by a transaction that
@@ -42,13 +39,10 @@ func (db *DB) Sweeper(table string) *Sweeper {
 // next call). A vacuum that fails (a table locked, a server going away)
 // loses nothing; its error is returned for the caller to ignore or log.
 func (s *Sweeper) Deleted(ctx context.Context, n int) error {
-	if s == nil || n <= 0 || s.deleted.Add(int64(n)) < sweepEvery || !s.running.CompareAndSwap(false, true) {
+	if s == nil {
 		return nil
 	}
-	defer s.running.Store(false)
-	s.deleted.Store(0)
-	_, err := s.db.pool.ExecContext(context.WithoutCancel(ctx), `VACUUM (SKIP_LOCKED) `+Quote(s.table))
-	return err
+	return s.note(ctx, n)
 }
 
 // Analyzer keeps a growing table's statistics current on PostgreSQL.
@@ -61,13 +55,7 @@ func (s *Sweeper) Deleted(ctx context.Context, n int) error {
 // table when the rows noted since the process started reach the next of
 // a doubling schedule (1,024, 2,048, ...): a few times in a table's life,
 // each replanning the statements that read it.
-type Analyzer struct {
-	db      *DB
-	table   string
-	noted   atomic.Int64
-	next    atomic.Int64
-	running atomic.Bool
-}
+type Analyzer struct{ upkeep }
 
 // analyzeFirst is the rows an analyzer notes before its first ANALYZE.
 const analyzeFirst = 1024
@@ -80,8 +68,8 @@ func (db *DB) Analyzer(table string) *Analyzer {
 	if !db.dialect.Postgres() {
 		return nil
 	}
-	a := &Analyzer{db: db, table: table}
-	a.next.Store(analyzeFirst)
+	a := &Analyzer{}
+	a.init(db, `ANALYZE `+Quote(table), analyzeFirst, func(noted int64) int64 { return 2 * noted })
 	return a
 }
 
@@ -89,11 +77,37 @@ func (db *DB) Analyzer(table string) *Analyzer {
 // says (one at a time). An ANALYZE that fails loses nothing; its error is
 // returned for the caller to ignore or log.
 func (a *Analyzer) Grew(ctx context.Context, n int) error {
-	if a == nil || n <= 0 || a.noted.Add(int64(n)) < a.next.Load() || !a.running.CompareAndSwap(false, true) {
+	if a == nil {
 		return nil
 	}
-	defer a.running.Store(false)
-	a.next.Store(2 * a.next.Load())
-	_, err := a.db.pool.ExecContext(context.WithoutCancel(ctx), `ANALYZE `+Quote(a.table))
+	return a.note(ctx, n)
+}
+
+// upkeep runs a statement that looks after a table (a VACUUM, an
+// ANALYZE) when the rows noted since the process started reach the next
+// mark of its schedule, one run at a time: a mark passed while one runs
+// is left to the next note.
+type upkeep struct {
+	db        *DB
+	statement string
+	then      func(noted int64) int64 // the next mark, from the rows noted when a run starts
+	noted     atomic.Int64
+	due       atomic.Int64
+	running   atomic.Bool
+}
+
+func (u *upkeep) init(db *DB, statement string, first int64, then func(noted int64) int64) {
+	u.db, u.statement, u.then = db, statement, then
+	u.due.Store(first)
+}
+
+// note counts n rows and runs the statement when a mark is reached.
+func (u *upkeep) note(ctx context.Context, n int) error {
+	if n <= 0 || u.noted.Add(int64(n)) < u.due.Load() || !u.running.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer u.running.Store(false)
+	u.due.Store(u.then(u.noted.Load()))
+	_, err := u.db.pool.ExecContext(context.WithoutCancel(ctx), u.statement)
 	return err
 }
