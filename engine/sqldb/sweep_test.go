@@ -78,8 +78,9 @@ func ownDatabase(t *testing.T, dsn string) string {
 func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 	for _, b := range backends(t) {
 		if b.name != "postgres" {
-			if open(t, b.dsn, Options{}).Analyzer("x").Grew(context.Background(), 5000) != nil {
-				t.Error("SQLite's analyzer did something")
+			// SQLite has none: its statements are planned when prepared.
+			if a := open(t, b.dsn, Options{}).Analyzer("x"); a != nil {
+				t.Errorf("SQLite's analyzer: %v, want none", a)
 			}
 			continue
 		}
