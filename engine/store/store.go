@@ -107,6 +107,47 @@ func Append(ctx context.Context, tx Tx, table, company string, rows []Values) er
 	return err
 }
 
+// Insertion is one Insert of InsertEach: rows of one table.
+type Insertion struct {
+	Table   string
+	Company string
+	Rows    []Values
+}
+
+// EachInserter is a Tx that can run several inserts together: the SQL
+// store sends PostgreSQL a record and its line lists in one round trip.
+type EachInserter interface {
+	// InsertEach runs the inserts in order, as Insert would one after the
+	// other, and returns each one's Seqs. Its failure is an
+	// *InsertionError; the transaction must then end.
+	InsertEach(ctx context.Context, ins []Insertion) ([][]int64, error)
+}
+
+// InsertionError is the failure of one insert of InsertEach.
+type InsertionError struct {
+	Index int // of the insert that failed
+	Err   error
+}
+
+func (e *InsertionError) Error() string { return e.Err.Error() }
+func (e *InsertionError) Unwrap() error { return e.Err }
+
+// InsertEach runs inserts in tx: together when tx is an EachInserter,
+// else one after the other.
+func InsertEach(ctx context.Context, tx Tx, ins []Insertion) ([][]int64, error) {
+	if each, ok := tx.(EachInserter); ok && len(ins) > 1 {
+		return each.InsertEach(ctx, ins)
+	}
+	seqs := make([][]int64, len(ins))
+	for i, in := range ins {
+		var err error
+		if seqs[i], err = tx.Insert(ctx, in.Table, in.Company, in.Rows); err != nil {
+			return nil, &InsertionError{Index: i, Err: err}
+		}
+	}
+	return seqs, nil
+}
+
 // Tx is one write transaction.
 type Tx interface {
 	Reader

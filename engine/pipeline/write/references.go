@@ -165,6 +165,20 @@ func (w *Writer) noteReferenced(t refTarget, keys []string, rows []store.Row) {
 	}
 }
 
+// noteCreating caches a record the write is about to store as the record
+// its key names: its lines, checked before it is stored, find it through
+// their parent field (and copy their lookups from it).
+func (w *Writer) noteCreating(r *registers.Register, key string, values map[string]any) {
+	name := refTarget{rt: r}.cacheName()
+	if w.refs == nil {
+		w.refs = map[string]map[string]engine.Record{}
+	}
+	if w.refs[name] == nil {
+		w.refs[name] = map[string]engine.Record{}
+	}
+	w.refs[name][key] = maps.Clone(values)
+}
+
 // cached reports whether the writer knows whether the key names a record.
 func (w *Writer) cached(register, key string) bool {
 	_, ok := w.refs[register][key]

@@ -340,20 +340,45 @@ type pendingRecord struct {
 // override what the line sent and bypass the writable check. inherit, when
 // set, fills what a line takes from its owner unless it gives its own.
 //
-// The record is checked and stored first, then each line list: every line
-// checked in order (a refusal names it, "materials[1]: ..."), then the
-// list's rows inserted in one statement. References the record and its
-// lines name were read in one query per register beforehand (prefetch).
+// The record is checked first, then each of its line lists, every line in
+// order (a refusal names it, "materials[1]: ..."); then the record and its
+// lists are inserted, one statement each, together (store.InsertEach: one
+// round trip on PostgreSQL); then come the lines' own lines, extra fields
+// and after-create rules, and last the record's. References the record and
+// its lines name were read in one query per register beforehand
+// (prefetch). A record keyed by its Seq is inserted before its lines are
+// checked: they hold its key.
 func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
 	p, err := w.prepare(ctx, r, in, fixed, inherit)
 	if err != nil {
 		return nil, err
 	}
-	seqs, err := w.tx.Insert(ctx, r.Reg.Name, w.s.Company, []store.Values{w.row(r, p.values)})
-	if err != nil {
+	var lists []*lineList // checked with the record, inserted with it
+	if !r.EngineKeyed {
+		w.noteCreating(r, p.key, p.values)
+		for _, l := range r.Reg.Lines {
+			if len(in.Lines[l.Name]) == 0 {
+				continue
+			}
+			list, at, err := w.prepareLines(ctx, r, p.values, l, p.key, in.Lines[l.Name])
+			if err != nil {
+				return nil, refuseInLine(err, l.Name, at)
+			}
+			lists = append(lists, list)
+		}
+	}
+	inserts := []store.Insertion{{Table: r.Reg.Name, Company: w.s.Company, Rows: []store.Values{w.row(r, p.values)}}}
+	for _, list := range lists {
+		inserts = append(inserts, list.insertion(w.s.Company))
+	}
+	seqs, err := store.InsertEach(ctx, w.tx, inserts)
+	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) && failed.Index > 0 {
+		list := lists[failed.Index-1]
+		return nil, refuseInLine(w.duplicateKey(list.reg, "", nil, failed.Err), list.line.Name, 0)
+	} else if err != nil {
 		return nil, w.duplicateKey(r, p.key, p.values, err)
 	}
-	c := &created{reg: r, seq: seqs[0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
+	c := &created{reg: r, seq: seqs[0][0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
 	r.Inserted(p.values, c.seq)
 	if r.EngineKeyed {
 		c.key = formatSeq(c.seq)
@@ -362,8 +387,17 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, c.seq, in.Extra); err != nil {
 		return nil, err
 	}
-	if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
-		return nil, err
+	if r.EngineKeyed {
+		if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
+			return nil, err
+		}
+	}
+	for k, list := range lists {
+		lines, at, err := w.linesInserted(ctx, list, seqs[k+1])
+		if err != nil {
+			return nil, refuseInLine(err, list.line.Name, at)
+		}
+		c.lines[list.line.Name] = lines
 	}
 	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
 		return nil, err
@@ -393,22 +427,50 @@ func (w *Writer) createLineLists(ctx context.Context, r *registers.Register, val
 // extra fields and their rules' after-create hooks. On an error it says
 // which line failed.
 func (w *Writer) createLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
-	lr := w.e.registers[l.Register]
-	pending := make([]*pendingRecord, len(ins))
-	rows := make([]store.Values, len(ins))
+	list, at, err := w.prepareLines(ctx, owner, ownerValues, l, ownerKey, ins)
+	if err != nil {
+		return nil, at, err
+	}
+	seqs, err := w.tx.Insert(ctx, list.reg.Reg.Name, w.s.Company, list.rows)
+	if err != nil {
+		return nil, 0, w.duplicateKey(list.reg, "", nil, err)
+	}
+	return w.linesInserted(ctx, list, seqs)
+}
+
+// lineList is one line list of a create, checked and not yet stored.
+type lineList struct {
+	line    *catalog.Line
+	reg     *registers.Register
+	pending []*pendingRecord
+	rows    []store.Values
+}
+
+func (l *lineList) insertion(company string) store.Insertion {
+	return store.Insertion{Table: l.reg.Reg.Name, Company: company, Rows: l.rows}
+}
+
+// prepareLines checks the lines of one list of an owner, in order; on an
+// error it says which line failed.
+func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) (*lineList, int, error) {
+	list := &lineList{line: l, reg: w.e.registers[l.Register], pending: make([]*pendingRecord, len(ins)), rows: make([]store.Values, len(ins))}
 	for i, in := range ins {
 		p, err := w.prepareLine(ctx, owner, ownerValues, l, ownerKey, in)
 		if err != nil {
 			return nil, i, err
 		}
-		pending[i], rows[i] = p, w.row(lr, p.values)
+		list.pending[i], list.rows[i] = p, w.row(list.reg, p.values)
 	}
-	seqs, err := w.tx.Insert(ctx, lr.Reg.Name, w.s.Company, rows)
-	if err != nil {
-		return nil, 0, w.duplicateKey(lr, "", nil, err)
-	}
-	out := make([]*created, len(ins))
-	for i, p := range pending {
+	return list, 0, nil
+}
+
+// linesInserted completes the lines of a list once stored with the given
+// seqs: their own lines, extra fields and after-create rules. On an error
+// it says which line failed.
+func (w *Writer) linesInserted(ctx context.Context, list *lineList, seqs []int64) ([]*created, int, error) {
+	lr := list.reg
+	out := make([]*created, len(list.pending))
+	for i, p := range list.pending {
 		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
 		lr.Inserted(p.values, c.seq)
 		if lr.EngineKeyed {

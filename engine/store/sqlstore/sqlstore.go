@@ -160,6 +160,7 @@ var (
 	_ store.Tx           = (*Tx)(nil)
 	_ store.EachSelector = (*Tx)(nil)
 	_ store.Appender     = (*Tx)(nil)
+	_ store.EachInserter = (*Tx)(nil)
 )
 
 // SQL is the transaction's database transaction, for state kept in the

@@ -66,13 +66,66 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	})
 }
 
+// InsertEach runs the inserts as Insert does, all their statements
+// together: PostgreSQL is sent them in one round trip (sqldb.Tx.ReadEach),
+// a record's insert with its line lists'.
+func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion) ([][]int64, error) {
+	var queries []sqldb.Query
+	var of []int // the insertion each query belongs to
+	tables := make([]*table, len(list))
+	for i, in := range list {
+		tb, err := t.s.table(in.Table)
+		if err != nil {
+			return nil, &store.InsertionError{Index: i, Err: err}
+		}
+		if len(in.Rows) == 0 {
+			continue
+		}
+		ins, err := tb.insertion(in.Rows)
+		if err != nil {
+			return nil, &store.InsertionError{Index: i, Err: err}
+		}
+		for _, q := range t.s.insertStatements(ins, in.Company, in.Rows) {
+			if tb.Seq {
+				q.SQL += ` RETURNING "seq"`
+			}
+			queries, of = append(queries, q), append(of, i)
+		}
+		tables[i] = tb
+	}
+	seqs := make([][]int64, len(list))
+	if len(queries) == 0 {
+		return seqs, nil
+	}
+	done := 0 // the queries read whole
+	err := t.tx.ReadEach(ctx, queries, func(i int, rows sqldb.Rows) error {
+		got, err := scanSeqs(rows)
+		seqs[of[i]] = append(seqs[of[i]], got...)
+		if err == nil {
+			done++
+		}
+		return err
+	})
+	if err != nil {
+		failed := of[min(done, len(of)-1)]
+		return nil, &store.InsertionError{Index: failed, Err: t.duplicate(tables[failed], err)}
+	}
+	for i, in := range list {
+		if tb := tables[i]; tb != nil && tb.Counted {
+			t.addCount(tb.Name, in.Company, int64(len(in.Rows)))
+		}
+		if tb := tables[i]; tb != nil && !tb.Seq {
+			seqs[i] = make([]int64, len(in.Rows))
+		}
+	}
+	return seqs, nil
+}
+
 // inChunks hands insert the INSERT of each chunk of rows one statement
 // can carry, and counts the rows of a Counted table.
 func (t *Tx) inChunks(tb *table, company string, ins insertion, rows []store.Values, insert func(query string, args []any) error) error {
-	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
-	for start := 0; start < len(rows); start += perStatement {
-		chunk := rows[start:min(start+perStatement, len(rows))]
-		if err := insert(t.s.insertSQL(ins, len(chunk)), ins.args(company, chunk)); err != nil {
+	for _, q := range t.s.insertStatements(ins, company, rows) {
+		if err := insert(q.SQL, q.Args); err != nil {
 			return err
 		}
 	}
@@ -80,6 +133,18 @@ func (t *Tx) inChunks(tb *table, company string, ins insertion, rows []store.Val
 		t.addCount(tb.Name, company, int64(len(rows)))
 	}
 	return nil
+}
+
+// insertStatements are the INSERTs of rows, each of as many rows as one
+// statement can carry.
+func (s *Store) insertStatements(ins insertion, company string, rows []store.Values) []sqldb.Query {
+	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
+	var out []sqldb.Query
+	for start := 0; start < len(rows); start += perStatement {
+		chunk := rows[start:min(start+perStatement, len(rows))]
+		out = append(out, sqldb.Query{SQL: s.insertSQL(ins, len(chunk)), Args: ins.args(company, chunk)})
+	}
+	return out
 }
 
 // insertion is how rows go into a table: the columns any of them sets,
@@ -214,6 +279,13 @@ func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []an
 		return nil, t.duplicate(tb, err)
 	}
 	defer rows.Close()
+	seqs, err := scanSeqs(rows)
+	return seqs, t.duplicate(tb, err)
+}
+
+// scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave, sorted:
+// the seqs of its rows in order.
+func scanSeqs(rows sqldb.Rows) ([]int64, error) {
 	var seqs []int64
 	for rows.Next() {
 		var seq int64
@@ -223,7 +295,7 @@ func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []an
 		seqs = append(seqs, seq)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, t.duplicate(tb, err)
+		return nil, err
 	}
 	slices.Sort(seqs)
 	return seqs, nil

@@ -14,8 +14,9 @@
 // holding the Seq as text (SeqText), the company confinement, unique
 // indexes, upserts, updates and deletes, transactions that roll back
 // (OnRollback included), number series, the row counts of Counted
-// tables, independent selects run together (store.SelectEach) and rows
-// appended without their Seqs (store.Append). The whole engine's suite,
+// tables, independent selects run together (store.SelectEach), inserts
+// run together (store.InsertEach) and rows appended without their Seqs
+// (store.Append). The whole engine's suite,
 // engine/enginetest, runs the pipeline on a store and checks the API's
 // behaviour on top.
 package storetest
@@ -119,6 +120,7 @@ var tests = []struct {
 	{"seq as text", seqAsText},
 	{"select each", selectEach},
 	{"append", appendRows},
+	{"insert each", insertEach},
 }
 
 const acme, other = "acme", "other"
