@@ -1,6 +1,7 @@
 // Package memstore keeps the tables of a store.Schema in memory: a
 // store.Store for tests and disposable servers that passes the same suite
-// (engine/store/storetest) as the SQL store.
+// (engine/store/storetest) as the SQL store. It reads rows with package
+// store's evaluation of conditions, orders and expressions (eval.go).
 //
 // Committed data never changes. A write transaction works on its own copy,
 // each call replacing the rows of the table it changes (so a call that

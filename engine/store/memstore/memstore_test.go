@@ -41,51 +41,6 @@ func testSchema() *store.Schema {
 	}}}
 }
 
-func TestExpr(t *testing.T) {
-	cols := map[string]any{"name": "Ek AB", "city": "Örebro", "nr": "17", "empty": nil, "n": int64(3), "pad": "  x  "}
-	column := func(name string) (any, bool) {
-		v, ok := cols[name]
-		return v, ok
-	}
-	for _, c := range []struct{ expr, want string }{
-		// The demo data's expressions.
-		{`COALESCE("name", '') || ' / ' || COALESCE("city", '')`, "Ek AB / Örebro"},
-		{`UPPER(COALESCE("city", ''))`, "ÖREBRO"},
-		{`'Task ' || COALESCE("nr", '')`, "Task 17"},
-		// Each form.
-		{`'it''s'`, "it's"},
-		{`"name"`, "Ek AB"},
-		{`"n"`, "3"},
-		{`lower("city")`, "örebro"},
-		{`Upper('åäö')`, "ÅÄÖ"},
-		{`TRIM("pad") || '|'`, "x|"},
-		{`("name" || '-') || "nr"`, "Ek AB-17"},
-		{`COALESCE("empty", NULL, 'third')`, "third"},
-		// NULL propagates through || and the functions.
-		{`'x' || "empty"`, ""},
-		{`"empty" || 'x'`, ""},
-		{`UPPER("empty") || 'x'`, ""},
-		{`COALESCE(UPPER("empty"), 'none')`, "none"},
-		{`NULL`, ""},
-		// Outside the subset.
-		{`"missing"`, ""},
-		{`'open`, ""},
-		{`SUBSTR("name", 1, 2)`, ""},
-		{`"name" + 'x'`, ""},
-		{`"name" | 'x'`, ""},
-		{`UPPER("name", 'x')`, ""},
-		{`COALESCE(`, ""},
-		{`'a' 'b'`, ""},
-		{`1`, ""},
-		{``, ""},
-		{`()`, ""},
-	} {
-		if got := evalExpr(c.expr, column); got != c.want {
-			t.Errorf("%s = %q, want %q", c.expr, got, c.want)
-		}
-	}
-}
-
 // TestExprInSelect reads the demo data's expressions through Select.
 func TestExprInSelect(t *testing.T) {
 	s := newStore(t, &store.Schema{Tables: []*store.Table{{Name: "customers", Company: true,

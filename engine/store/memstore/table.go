@@ -1,14 +1,10 @@
 package memstore
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"fieldapi/engine/store"
 )
@@ -111,7 +107,7 @@ func (t *table) put(st *state, company string, rows []row, from int) error {
 		}
 		for _, ix := range t.uniques {
 			for j, other := range rows {
-				if j != from+i && !slices.ContainsFunc(ix.Fields, func(f string) bool { return !equal(r[f], other[f]) }) {
+				if j != from+i && !slices.ContainsFunc(ix.Fields, func(f string) bool { return !store.SameValue(r[f], other[f]) }) {
 					return fmt.Errorf("memstore: %w", &store.DuplicateError{Table: t.Name, Index: ix.Name})
 				}
 			}
@@ -152,7 +148,7 @@ func (t *table) read(found []row, q store.Select) ([]store.Row, error) {
 			out[i].Values[f] = copyValue(r[f])
 		}
 		for _, x := range q.Exprs {
-			out[i].Values[x.Name] = evalExpr(x.Text, func(name string) (any, bool) {
+			out[i].Values[x.Name] = store.EvalExpr(x.Text, func(name string) (any, bool) {
 				for _, c := range t.Columns {
 					if c.Name == name {
 						return r[c.Field], true
@@ -181,26 +177,11 @@ func (t *table) order(found []row, q store.Select) ([]row, error) {
 		}
 	}
 	byKeys := append(slices.Clip(q.OrderBy), store.Order{Field: store.SeqField})
-	slices.SortFunc(found, func(a, b row) int { return orderCompare(byKeys, a, b) })
+	slices.SortFunc(found, func(a, b row) int { return store.CompareRows(byKeys, a, b) })
 	if q.After != nil {
-		found = slices.DeleteFunc(found, func(r row) bool { return orderCompare(q.OrderBy, r, after) <= 0 })
+		found = slices.DeleteFunc(found, func(r row) bool { return store.CompareRows(q.OrderBy, r, after) <= 0 })
 	}
 	return found, nil
-}
-
-// orderCompare compares two rows as orders sort them.
-func orderCompare(orders []store.Order, a, b row) int {
-	for _, o := range orders {
-		x, y := a[o.Field], b[o.Field]
-		n := compare(x, y)
-		if o.Desc || o.NullsLast && (x == nil || y == nil) {
-			n = -n // compare puts NULL first; NullsLast puts it last either way
-		}
-		if n != 0 {
-			return n
-		}
-	}
-	return 0
 }
 
 // matcher compiles conditions into one test of rows.
@@ -217,82 +198,22 @@ func (t *table) matcher(conds []store.Cond) (func(row) bool, error) {
 	}, nil
 }
 
-// test compiles one condition, with SQL's NULL semantics.
+// test compiles one condition (store.Matcher), its field and operands
+// checked against the column.
 func (t *table) test(c store.Cond) (func(row) bool, error) {
-	text, isText := c.Value.(string)
-	args := c.Values
-	switch c.Op {
-	case store.Eq, store.Lt, store.Le, store.Gt, store.Ge:
-		args = []any{c.Value}
-	case store.Contains, store.Prefix, store.IsNull, store.NotNull:
-		if !isText && (c.Op == store.Contains || c.Op == store.Prefix) {
-			return nil, fmt.Errorf("memstore: Contains or Prefix on %s.%s takes a string, not a %T", t.Name, c.Field, c.Value)
-		}
-		args = nil
-	case store.In, store.NotIn:
-	default:
-		return nil, fmt.Errorf("memstore: unknown condition operator %d on %s.%s", c.Op, t.Name, c.Field)
+	args, err := store.Operands(c)
+	if err != nil {
+		return nil, fmt.Errorf("memstore: table %s: %w", t.Name, err)
 	}
 	if _, err := t.value(c.Field, nil); err != nil { // an unknown field
 		return nil, err
 	}
 	list := make([]any, len(args))
 	for i, a := range args {
-		var err error
 		if list[i], err = t.value(c.Field, a); err != nil {
 			return nil, err
 		}
 	}
-	lower := strings.ToLower(text)
-	return func(r row) bool {
-		v := r[c.Field]
-		s, isText := v.(string)
-		switch c.Op {
-		case store.IsNull, store.NotNull:
-			return (v == nil) == (c.Op == store.IsNull)
-		case store.Contains:
-			return isText && strings.Contains(strings.ToLower(s), lower)
-		case store.Prefix:
-			return isText && strings.HasPrefix(s, text)
-		case store.In:
-			return slices.ContainsFunc(list, func(w any) bool { return equal(v, w) })
-		case store.NotIn: // NOT IN (..., NULL) holds for no value
-			return v == nil || !slices.ContainsFunc(list, func(w any) bool { return w == nil || equal(v, w) })
-		}
-		if v == nil || list[0] == nil { // = nil is IS NULL; < NULL and the like never hold
-			return v == nil && list[0] == nil && c.Op == store.Eq
-		}
-		n := compare(v, list[0])
-		return [...]bool{store.Eq: n == 0, store.Lt: n < 0, store.Le: n <= 0, store.Gt: n > 0, store.Ge: n >= 0}[c.Op]
-	}, nil
-}
-
-// equal reports whether two values of one column are equal, neither NULL.
-func equal(a, b any) bool { return a != nil && b != nil && compare(a, b) == 0 }
-
-// compare orders two values of one column: NULL first, text by code
-// point, numbers numerically, bytes bytewise, the rest (false before
-// true, lists, objects) by their JSON text, as the SQL store keeps them.
-func compare(a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	switch x := a.(type) {
-	case string:
-		return cmp.Compare(x, b.(string))
-	case float64:
-		return cmp.Compare(x, b.(float64))
-	case int64:
-		return cmp.Compare(x, b.(int64))
-	case []byte:
-		return bytes.Compare(x, b.([]byte))
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Compare(ja, jb)
+	match := store.Matcher(c, list)
+	return func(r row) bool { return match(r[c.Field]) }, nil
 }

@@ -1,4 +1,4 @@
-package memstore
+package store
 
 import (
 	"cmp"
@@ -7,12 +7,13 @@ import (
 	"strings"
 )
 
-// evalExpr evaluates the SQL expression of a computed extra field on a row
-// and reads it as text ("" when NULL). It knows the subset real data uses:
+// EvalExpr evaluates the SQL expression of a computed extra field (an
+// Expr's Text) on a row and reads it as text ("" when NULL), for a store
+// that runs no SQL (memstore). It knows the subset real data uses:
 // 'literals' (a doubled quote is a quote), "column names" (Column.Name,
 // read through column), NULL, parentheses, || (NULL when either side is),
 // and COALESCE, UPPER, LOWER and TRIM in any case. Anything else reads "".
-func evalExpr(text string, column func(name string) (any, bool)) string {
+func EvalExpr(text string, column func(name string) (any, bool)) string {
 	p := &parser{tokens: tokens.FindAllString(text, -1), column: column}
 	v, ok := p.concat()
 	if !ok || len(p.tokens) > 0 || v == nil {
