@@ -36,9 +36,13 @@ func (w *Writer) location(ctx context.Context) (*time.Location, error) {
 	if err != nil || !ok {
 		return time.UTC, err
 	}
+	if loc, ok := w.e.zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, fmt.Errorf("company %s: setting %s: %w", w.s.Company, settingTimeZone, err)
 	}
+	w.e.zones.Store(name, loc)
 	return loc, nil
 }

@@ -15,6 +15,7 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"fieldapi/catalog"
@@ -41,6 +42,7 @@ type Writes struct {
 	perms     *permissions.Checker
 	extra     *extrafields.Definitions // by company and register
 	settings  *settings.Cache
+	zones     sync.Map // *time.Location by IANA name, loaded once (LoadLocation reads the zone's file)
 	now       func() time.Time
 	noEvents  bool
 }
