@@ -115,12 +115,14 @@ type Insertion struct {
 }
 
 // EachInserter is a Tx that can run several inserts together: the SQL
-// store sends PostgreSQL a record and its line lists in one round trip.
+// store sends PostgreSQL a record, its line lists and the read of what
+// the record's answer computes from its row in one round trip.
 type EachInserter interface {
 	// InsertEach runs the inserts in order, as Insert would one after the
-	// other, and returns each one's Seqs. Its failure is an
-	// *InsertionError; the transaction must then end.
-	InsertEach(ctx context.Context, ins []Insertion) ([][]int64, error)
+	// other, then the selects, which see their rows, and returns each
+	// insert's Seqs and each select's rows. The failure of an insert is
+	// an *InsertionError; after any failure the transaction must end.
+	InsertEach(ctx context.Context, ins []Insertion, reads []Select) ([][]int64, [][]Row, error)
 }
 
 // InsertionError is the failure of one insert of InsertEach.
@@ -132,20 +134,21 @@ type InsertionError struct {
 func (e *InsertionError) Error() string { return e.Err.Error() }
 func (e *InsertionError) Unwrap() error { return e.Err }
 
-// InsertEach runs inserts in tx: together when tx is an EachInserter,
-// else one after the other.
-func InsertEach(ctx context.Context, tx Tx, ins []Insertion) ([][]int64, error) {
-	if each, ok := tx.(EachInserter); ok && len(ins) > 1 {
-		return each.InsertEach(ctx, ins)
+// InsertEach runs inserts, then selects, in tx: together when tx is an
+// EachInserter, else one after the other.
+func InsertEach(ctx context.Context, tx Tx, ins []Insertion, reads []Select) ([][]int64, [][]Row, error) {
+	if each, ok := tx.(EachInserter); ok && len(ins)+len(reads) > 1 {
+		return each.InsertEach(ctx, ins, reads)
 	}
 	seqs := make([][]int64, len(ins))
 	for i, in := range ins {
 		var err error
 		if seqs[i], err = tx.Insert(ctx, in.Table, in.Company, in.Rows); err != nil {
-			return nil, &InsertionError{Index: i, Err: err}
+			return nil, nil, &InsertionError{Index: i, Err: err}
 		}
 	}
-	return seqs, nil
+	rows, err := SelectEach(ctx, tx, reads)
+	return seqs, rows, err
 }
 
 // Tx is one write transaction.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fieldapi/engine"
+	"fieldapi/engine/dataset"
 	"fieldapi/engine/enginetest/kit"
 )
 
@@ -148,5 +149,47 @@ func testExtraFieldDefs(t *testing.T, s *suite) {
 	names2, _ := labels(kit.Demo2API)
 	if len(names2) == 0 || names2[0].UserFieldName != "Kundegruppe" {
 		t.Errorf("demo2's first label = %+v; want Kundegruppe, in Norwegian", names2)
+	}
+}
+
+// testComputedInCreateAnswer: a create's answer carries its computed extra
+// fields as a Get reads them right after, with or without lines, also when
+// a rule changed the record once it was stored (a task created with a
+// status moves to it by the transition rules after its insert).
+func testComputedInCreateAnswer(t *testing.T, s *suite) {
+	im := s.Demo(t, "tasks.Status", "tasks.CustomerNr", "tasks.TaskText", "tasks/materials", "materials.ProductNr")
+	if err := im.Import(context.Background(), dataset.Company{ID: kit.DemoAPI.Company, Batches: []dataset.Batch{{
+		Name: "enginetest: a computed field over the task status",
+		ExtraFieldDefs: []dataset.ExtraFieldDef{{Register: "tasks", Key: "Status_Label", Name: "Status", Category: "Test",
+			Type: "Sql", SQLExpr: `'Status ' || COALESCE("status", '')`}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, status, want string
+		lines              bool
+	}{
+		{"default status", "", "Status Planned", false},
+		{"default status, with a line", "", "Status Planned", true},
+		{"status moved after the insert", "Sent", "Status Sent", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := kit.Values(map[string]any{"CustomerNr": "1001", "TaskText": c.name})
+			if c.status != "" {
+				in.Values["Status"] = c.status
+			}
+			if c.lines {
+				in.AddLine("materials", kit.Values(map[string]any{"ProductNr": "4001", "Quantity": 1.0}))
+			}
+			rec := s.MustCreateIn(t, kit.DemoAPI, "tasks", in)
+			answer, _ := rec["ExtraFields"].(map[string]string)
+			if answer["Status_Label"] != c.want {
+				t.Errorf("the create's answer: Status_Label %q, want %q", answer["Status_Label"], c.want)
+			}
+			got := s.Get(t, kit.DemoAPI, "tasks", kit.KeyIn(t, rec, "Nr"))["ExtraFields"]
+			if !reflect.DeepEqual(got, rec["ExtraFields"]) {
+				t.Errorf("ExtraFields: the create answered %v, a Get reads %v", rec["ExtraFields"], got)
+			}
+		})
 	}
 }

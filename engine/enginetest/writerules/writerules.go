@@ -57,6 +57,7 @@ var Tests = []kit.Test{
 	test("update changes only the fields sent", testDemoUpdate),
 	test("extra fields are checked on write", testExtraFieldWrites),
 	test("extra fields on read", testExtraFieldsOnRead),
+	test("computed extra fields in a create's answer", testComputedInCreateAnswer),
 	test("extra field definitions and field names", testExtraFieldDefs),
 	test("orders and their lines", testOrders),
 	test("company calendar settings", testCalendarSettings),

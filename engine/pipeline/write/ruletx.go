@@ -80,6 +80,7 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 		row[name] = v
 	}
 	x.w.touch(register)
+	x.w.ruleUpdates++
 	n, err := x.w.tx.Update(ctx, r.Reg.Name, x.w.s.Company, where, row)
 	if n > 0 && values != nil {
 		maps.Copy(values, row) // the write's answer shows the change

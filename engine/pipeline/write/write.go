@@ -215,6 +215,9 @@ type Writer struct {
 	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
 	events   []pendingEvent
+	// ruleUpdates counts the rules' updates (ruleTx.UpdateIf): a create's
+	// computed extra fields read with its inserts hold until the next.
+	ruleUpdates int
 
 	numbers     *numberPool // inside Atomically: the batch's numbers taken ahead
 	likeCreates struct {    // the creates like this one the batch holds, this one included (engine.LikeWrites)
@@ -313,6 +316,11 @@ type created struct {
 	values map[string]any        // the record's values as stored, kept current (keepLive)
 	extra  map[string]string     // the extra-field values it was created with
 	lines  map[string][]*created // by line list name
+	// computed are its computed extra fields as read with its inserts,
+	// good while no rule has updated a record since (computedAt, of
+	// Writer.ruleUpdates); nil when not read so.
+	computed   store.Values
+	computedAt int
 }
 
 // changed lists what a create sent: its fields, then the line lists that
@@ -373,7 +381,11 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	for _, list := range lists {
 		inserts = append(inserts, list.insertion(w.s.Company))
 	}
-	seqs, err := store.InsertEach(ctx, w.tx, inserts)
+	reads, err := w.computedRead(ctx, r, p.key, in)
+	if err != nil {
+		return nil, err
+	}
+	seqs, read, err := store.InsertEach(ctx, w.tx, inserts, reads)
 	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) && failed.Index > 0 {
 		list := lists[failed.Index-1]
 		return nil, refuseInLine(w.duplicateKey(list.reg, "", nil, failed.Err), list.line.Name, 0)
@@ -381,6 +393,9 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 		return nil, w.duplicateKey(r, p.key, p.values, err)
 	}
 	c := &created{reg: r, seq: seqs[0][0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
+	if len(read) == 1 && len(read[0]) == 1 {
+		c.computed, c.computedAt = read[0][0].Values, w.ruleUpdates
+	}
 	r.Inserted(p.values, c.seq)
 	if r.EngineKeyed {
 		c.key = formatSeq(c.seq)
@@ -406,6 +421,44 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	}
 	w.log(r, c.key, "create", changeDetail(p.sent, in.Extra), p.values)
 	return c, nil
+}
+
+// computedRead is the read of the company's computed extra fields of a
+// record about to be created with the given key, sent with its inserts
+// (store.InsertEach) so its answer needs no round trip of its own. None
+// when r computes none, when the record's key is its Seq, or when the
+// create writes more than its rows and lines (extra field values, lines
+// of lines), which an expression might read: the answer reads them after.
+func (w *Writer) computedRead(ctx context.Context, r *registers.Register, key string, in engine.Input) ([]store.Select, error) {
+	if !r.Reg.ExtraFields || r.EngineKeyed || writesBeyondRows(in, 0) {
+		return nil, nil
+	}
+	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
+	if err != nil {
+		return nil, err
+	}
+	exprs := extrafields.Exprs(defs)
+	cond, ok := r.KeyCond(key)
+	if len(exprs) == 0 || !ok {
+		return nil, nil
+	}
+	return []store.Select{{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}, Columns: []string{}, Exprs: exprs}}, nil
+}
+
+// writesBeyondRows reports whether a create writes more than its record's
+// row and its lines' rows: extra field values, or lines of its lines.
+func writesBeyondRows(in engine.Input, depth int) bool {
+	if len(in.Extra) > 0 {
+		return true
+	}
+	for _, lines := range in.Lines {
+		for _, line := range lines {
+			if depth > 0 || writesBeyondRows(line, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // createLineLists creates the lines a create of c carries, list by list;
@@ -694,7 +747,7 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		stored := make(map[string]string, len(before)+len(in.Extra))
 		maps.Copy(stored, before)
 		maps.Copy(stored, in.Extra)
-		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored); err != nil {
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored, nil); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -744,7 +797,11 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 		rec[r.Key.Name] = c.key
 	}
 	if r.Reg.ExtraFields {
-		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.extra)
+		var computed store.Values
+		if c.computed != nil && c.computedAt == w.ruleUpdates {
+			computed = c.computed
+		}
+		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.extra, computed)
 		if err != nil {
 			return nil, err
 		}
@@ -768,14 +825,14 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 
 // extraFieldsOf is the ExtraFields of a record of r the write has written,
 // whose stored values are known: every field the company defines, the
-// computed ones evaluated by the store with the record's row (one read).
-func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, stored map[string]string) (map[string]string, error) {
+// computed ones evaluated by the store with the record's row (one read),
+// unless computed holds them already.
+func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, stored map[string]string, computed store.Values) (map[string]string, error) {
 	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return nil, err
 	}
-	var computed store.Values
-	if exprs := extrafields.Exprs(defs); len(exprs) > 0 {
+	if exprs := extrafields.Exprs(defs); len(exprs) > 0 && computed == nil {
 		rows, err := w.tx.Select(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company,
 			Where: []store.Cond{store.Equal(store.SeqField, seq)}, Columns: []string{}, Exprs: exprs})
 		if err != nil {

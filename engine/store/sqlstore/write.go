@@ -66,24 +66,25 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	})
 }
 
-// InsertEach runs the inserts as Insert does, all their statements
-// together: PostgreSQL is sent them in one round trip (sqldb.Tx.ReadEach),
-// a record's insert with its line lists'.
-func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion) ([][]int64, error) {
+// InsertEach runs the inserts as Insert does, then the selects, all their
+// statements together: PostgreSQL is sent them in one round trip
+// (sqldb.Tx.ReadEach), a record's insert with its line lists' and the
+// read of its computed extra fields.
+func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []store.Select) ([][]int64, [][]store.Row, error) {
 	var queries []sqldb.Query
-	var of []int // the insertion each query belongs to
+	var of []int // the insertion each insert query belongs to
 	tables := make([]*table, len(list))
 	for i, in := range list {
 		tb, err := t.s.table(in.Table)
 		if err != nil {
-			return nil, &store.InsertionError{Index: i, Err: err}
+			return nil, nil, &store.InsertionError{Index: i, Err: err}
 		}
 		if len(in.Rows) == 0 {
 			continue
 		}
 		ins, err := tb.insertion(in.Rows)
 		if err != nil {
-			return nil, &store.InsertionError{Index: i, Err: err}
+			return nil, nil, &store.InsertionError{Index: i, Err: err}
 		}
 		for _, q := range t.s.insertStatements(ins, in.Company, in.Rows) {
 			if tb.Seq {
@@ -93,22 +94,36 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion) ([][]int64,
 		}
 		tables[i] = tb
 	}
-	seqs := make([][]int64, len(list))
-	if len(queries) == 0 {
-		return seqs, nil
+	inserts := len(queries)
+	built := make([]builtSelect, len(reads))
+	for i, sel := range reads {
+		var err error
+		if built[i], err = t.s.buildSelect(sel, true); err != nil {
+			return nil, nil, err
+		}
+		queries = append(queries, built[i].query)
 	}
+	seqs, rows := make([][]int64, len(list)), make([][]store.Row, len(reads))
 	done := 0 // the queries read whole
-	err := t.tx.ReadEach(ctx, queries, func(i int, rows sqldb.Rows) error {
-		got, err := scanSeqs(rows)
-		seqs[of[i]] = append(seqs[of[i]], got...)
+	err := t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
+		var err error
+		if i < inserts {
+			var got []int64
+			got, err = scanSeqs(r)
+			seqs[of[i]] = append(seqs[of[i]], got...)
+		} else {
+			rows[i-inserts], err = built[i-inserts].scan(r)
+		}
 		if err == nil {
 			done++
 		}
 		return err
 	})
-	if err != nil {
-		failed := of[min(done, len(of)-1)]
-		return nil, &store.InsertionError{Index: failed, Err: t.duplicate(tables[failed], err)}
+	if err != nil && done < inserts {
+		failed := of[done]
+		return nil, nil, &store.InsertionError{Index: failed, Err: t.duplicate(tables[failed], err)}
+	} else if err != nil {
+		return nil, nil, err
 	}
 	for i, in := range list {
 		if tb := tables[i]; tb != nil && tb.Counted {
@@ -118,7 +133,7 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion) ([][]int64,
 			seqs[i] = make([]int64, len(in.Rows))
 		}
 	}
-	return seqs, nil
+	return seqs, rows, nil
 }
 
 // inChunks hands insert the INSERT of each chunk of rows one statement

@@ -12,22 +12,28 @@ import (
 // insertEach: inserts run together (store.InsertEach) store their rows
 // as Insert does, one table after the other, each with its Seqs in order
 // (a SeqText column holding its row's) and counted in a Counted table;
-// one that repeats a unique index fails as an *InsertionError naming it,
-// with the *DuplicateError inside, and its transaction leaves nothing.
+// the selects after them read their rows; an insert that repeats a
+// unique index fails as an *InsertionError naming it, with the
+// *DuplicateError inside, and its transaction leaves nothing.
 func insertEach(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	insert(t, s, acme, store.Values{"Code": "e0"})
 	var seqs [][]int64
+	var read [][]store.Row
 	write(t, s, func(ctx context.Context, tx store.Tx) error {
 		var err error
-		seqs, err = store.InsertEach(ctx, tx, []store.Insertion{
+		seqs, read, err = store.InsertEach(ctx, tx, []store.Insertion{
 			{Table: numberedTable, Company: acme, Rows: []store.Values{{"Code": "n1"}}},
 			{Table: itemsTable, Company: acme, Rows: []store.Values{{"Code": "e1", "Price": 2.5}, {"Code": "e2"}}},
 			{Table: itemsTable, Company: acme}, // no rows: no Seqs
 			{Table: settingsTable, Company: acme, Rows: []store.Values{{"Name": "s", "Value": "v"}}},
-		})
+		}, []store.Select{{Table: itemsTable, Company: acme, Where: []store.Cond{store.Equal("Code", "e1")},
+			Columns: []string{"Price"}, Exprs: []store.Expr{{Name: "label", Text: `'item ' || "code"`}}}})
 		return err
 	})
+	if len(read) != 1 || len(read[0]) != 1 || read[0][0].Values["Price"] != 2.5 || read[0][0].Values["label"] != "item e1" {
+		t.Errorf("the select after the inserts read %v, want e1's Price 2.5 and label \"item e1\"", read)
+	}
 	if len(seqs) != 4 || len(seqs[0]) != 1 || len(seqs[1]) != 2 || len(seqs[2]) != 0 || !slices.Equal(seqs[3], []int64{0}) {
 		t.Fatalf("InsertEach's Seqs: %v, want 1, 2, 0 and 1 (a 0) of them", seqs)
 	}
@@ -47,10 +53,10 @@ func insertEach(t *testing.T, s store.Store) {
 	}
 
 	err := s.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		_, err := store.InsertEach(ctx, tx, []store.Insertion{
+		_, _, err := store.InsertEach(ctx, tx, []store.Insertion{
 			{Table: numberedTable, Company: acme, Rows: []store.Values{{"Code": "n2"}}},
 			{Table: itemsTable, Company: acme, Rows: []store.Values{{"Code": "e3"}, {"Code": "e1"}}},
-		})
+		}, []store.Select{{Table: itemsTable, Company: acme}})
 		return err
 	})
 	var failed *store.InsertionError
