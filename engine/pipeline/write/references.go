@@ -145,14 +145,7 @@ func (w *Writer) referencedSelect(t refTarget, keys []string) store.Select {
 // cache, noting the keys that name none.
 func (w *Writer) noteReferenced(t refTarget, keys []string, rows []store.Row) {
 	rt := t.rt
-	if w.refs == nil {
-		w.refs = map[string]map[string]engine.Record{}
-	}
-	found := w.refs[t.cacheName()]
-	if found == nil {
-		found = map[string]engine.Record{}
-		w.refs[t.cacheName()] = found
-	}
+	found := w.refCache(t)
 	for _, key := range keys {
 		found[key] = nil
 	}
@@ -169,14 +162,20 @@ func (w *Writer) noteReferenced(t refTarget, keys []string, rows []store.Row) {
 // its key names: its lines, checked before it is stored, find it through
 // their parent field (and copy their lookups from it).
 func (w *Writer) noteCreating(r *registers.Register, key string, values map[string]any) {
-	name := refTarget{rt: r}.cacheName()
+	w.refCache(refTarget{rt: r})[key] = maps.Clone(values)
+}
+
+// refCache is the cache of a target's records by key, made on first use.
+func (w *Writer) refCache(t refTarget) map[string]engine.Record {
 	if w.refs == nil {
 		w.refs = map[string]map[string]engine.Record{}
 	}
-	if w.refs[name] == nil {
-		w.refs[name] = map[string]engine.Record{}
+	found := w.refs[t.cacheName()]
+	if found == nil {
+		found = map[string]engine.Record{}
+		w.refs[t.cacheName()] = found
 	}
-	w.refs[name][key] = maps.Clone(values)
+	return found
 }
 
 // cached reports whether the writer knows whether the key names a record.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -22,31 +23,13 @@ const maxRowsPerInsert = 500
 // one for a record's line list. The columns are those any of the rows
 // sets; a row without one stores NULL there.
 func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store.Values) ([]int64, error) {
-	tb, err := t.s.table(tableName)
-	if err != nil || len(rows) == 0 {
+	seqs, _, err := t.InsertEach(ctx, []store.Insertion{{Table: tableName, Company: company, Rows: rows}}, nil)
+	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) {
+		return nil, failed.Err
+	} else if err != nil {
 		return nil, err
 	}
-	ins, err := tb.insertion(rows)
-	if err != nil {
-		return nil, err
-	}
-	tail := ""
-	if tb.Seq {
-		tail = ` RETURNING "seq"`
-	}
-	seqs := make([]int64, 0, len(rows))
-	err = t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
-		got, err := t.insertChunk(ctx, tb, query+tail, args)
-		seqs = append(seqs, got...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !tb.Seq {
-		return make([]int64, len(rows)), nil
-	}
-	return seqs, nil
+	return seqs[0], nil
 }
 
 // Append inserts rows as Insert does, without reading their Seqs back:
@@ -66,8 +49,9 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	})
 }
 
-// InsertEach runs the inserts as Insert does, then the selects, all their
-// statements together: PostgreSQL is sent them in one round trip
+// InsertEach runs the inserts, each in as few statements as the
+// placeholder limit allows, then the selects, all their statements
+// together: PostgreSQL is sent them in one round trip
 // (sqldb.Tx.ReadEach), a record's insert with its line lists' and the
 // read of its computed extra fields.
 func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []store.Select) ([][]int64, [][]store.Row, error) {
@@ -278,28 +262,12 @@ func (s *Store) insertSQL(ins insertion, n int) string {
 		"SELECT " + strings.Join(selected, ", ") + ` FROM "numbered" WHERE true` // WHERE: SQLite's parser wants it before ON CONFLICT
 }
 
-// insertChunk runs one INSERT and returns the seqs it gave, in the order
-// of its rows. Both databases number the rows of one INSERT in the order
-// of its VALUES (SQLite's AUTOINCREMENT one after the other, PostgreSQL
-// calling nextval row by row; a numbered insertion by the rows' ordinals,
-// sqldb.Dialect.InsertedSeq), while RETURNING may list them in any order:
-// sorted, they are the rows' seqs in order.
-func (t *Tx) insertChunk(ctx context.Context, tb *table, query string, args []any) ([]int64, error) {
-	if !tb.Seq {
-		_, err := sqldb.Exec(ctx, t.tx, query, args...)
-		return nil, t.duplicate(tb, err)
-	}
-	rows, err := t.tx.QueryContext(ctx, t.tx.Rebind(query), args...)
-	if err != nil {
-		return nil, t.duplicate(tb, err)
-	}
-	defer rows.Close()
-	seqs, err := scanSeqs(rows)
-	return seqs, t.duplicate(tb, err)
-}
-
 // scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave, sorted:
-// the seqs of its rows in order.
+// the seqs of its rows in order. Both databases number the rows of one
+// INSERT in the order of its VALUES (SQLite's AUTOINCREMENT one after the
+// other, PostgreSQL calling nextval row by row; a numbered insertion by
+// the rows' ordinals, sqldb.Dialect.InsertedSeq), while RETURNING may
+// list them in any order.
 func scanSeqs(rows sqldb.Rows) ([]int64, error) {
 	var seqs []int64
 	for rows.Next() {
