@@ -16,6 +16,22 @@ type Atomic interface {
 	// one after the other, never at once, and read what the earlier ones
 	// wrote.
 	Atomically(ctx context.Context, s Session, claim Claim, fn func(ctx context.Context) (Response, error)) (Response, error)
+
+	// ReadAhead, inside Atomically, reads in one go what the planned
+	// writes will read of other records (those their reference fields
+	// name), one query per register, so each write finds them read
+	// rather than asking the store itself. It is only a hint: a write it
+	// was not told of reads what it needs as ever, and a record a write
+	// of the batch changes is read again by the writes after it.
+	ReadAhead(ctx context.Context, s Session, writes []PlannedWrite) error
+}
+
+// PlannedWrite is a write an atomic batch will make, as known before it
+// runs (Atomic.ReadAhead).
+type PlannedWrite struct {
+	Register string
+	Input    Input
+	Create   bool // a create (whose defaults may name records too), else an update
 }
 
 // likeWritesKey carries the hint of WithLikeWrites.

@@ -12,6 +12,7 @@ import (
 	"fieldapi/engine"
 	"fieldapi/runtime/auth"
 	"fieldapi/runtime/batch"
+	"fieldapi/runtime/decode"
 	"fieldapi/runtime/observe"
 	"fieldapi/runtime/problem"
 )
@@ -27,7 +28,10 @@ import (
 //
 //   - atomic: the engine runs every operation's write in one transaction
 //     (engine.Atomic), and the batch's answer is stored under the batch's
-//     key in it; the operations claim no key of their own.
+//     key in it; the operations claim no key of their own. Before the
+//     first runs, a plan run (readAhead) decodes every operation that
+//     names no earlier answer and tells the engine what they will write,
+//     so the records they reference are read in one query per register.
 //   - independent: each operation commits on its own under a key derived
 //     from the batch's (batch.OperationKey), so a retry of a batch that died
 //     half way replays the operations that committed and runs the rest;
@@ -43,7 +47,40 @@ type batchOperation struct {
 	session engine.Session
 	scopes  []string
 	body    []byte
-	key     string // the operation's Idempotency-Key; "" in an atomic batch
+	key     string        // the operation's Idempotency-Key; "" in an atomic batch
+	plan    *batchPlan    // set in the plan run of an atomic batch (readAhead)
+	input   *engine.Input // the body as the plan run decoded it; nil: not planned
+}
+
+// batchPlan is what the plan run of an atomic batch learns: the writes
+// its operations will make.
+type batchPlan struct {
+	writes []engine.PlannedWrite
+}
+
+// decodeWrite decodes the body of a create, update or upsert of register
+// (create: one that may create). In an atomic batch's plan run it notes
+// the write and reports planned, and the handler returns, writing
+// nothing; when the operation then runs, it takes the input decoded in
+// the plan run. register "" is a write whose body is not the register's
+// (a line, an action): never planned.
+func decodeWrite[W any, P interface {
+	*W
+	Body
+}](c *Call, register string, shape Shape, create bool) (in engine.Input, planned bool, err error) {
+	op, _ := c.Context().Value(batchOperationKey{}).(*batchOperation)
+	if op != nil && op.input != nil && op.plan == nil {
+		return *op.input, false, nil
+	}
+	if in, err = decode.Input[W, P](c.Body, shape); err != nil {
+		return in, false, err
+	}
+	if op == nil || op.plan == nil || register == "" {
+		return in, false, nil
+	}
+	op.input = &in
+	op.plan.writes = append(op.plan.writes, engine.PlannedWrite{Register: register, Input: in, Create: create})
+	return in, true, nil
 }
 
 // serveBatch serves POST /v1/batch.
@@ -85,7 +122,7 @@ func (s *Server) runIndependent(c *Call, req batch.Request) error {
 	outcomes := batch.NewOutcomes(req.Operations)
 	results := make([]batch.Result, len(req.Operations))
 	for i, op := range req.Operations {
-		results[i] = s.runOperation(c.Context(), c, op, outcomes, batch.OperationKey(c.R.Header.Get(HeaderIdempotencyKey), i))
+		results[i] = s.runOperation(c.Context(), c, op, outcomes, batch.OperationKey(c.R.Header.Get(HeaderIdempotencyKey), i), nil)
 	}
 	body, err := json.Marshal(batch.Response{Results: results})
 	if err != nil {
@@ -121,11 +158,15 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 		claim = *c.claim
 	}
 	resp, err := atomic.Atomically(c.Context(), c.Session, claim, func(ctx context.Context) (engine.Response, error) {
+		inputs, err := s.readAhead(ctx, c, atomic, req.Operations)
+		if err != nil {
+			return engine.Response{}, err
+		}
 		outcomes := batch.NewOutcomes(req.Operations)
 		results := make([]batch.Result, len(req.Operations))
 		like := batch.LikeOperations(req.Operations)
 		for i, op := range req.Operations {
-			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "")
+			results[i] = s.runOperation(engine.WithLikeWrites(ctx, like[i]), c, op, outcomes, "", inputs[i])
 			if results[i].Status >= 300 {
 				return engine.Response{}, problem.AtomicBatchFailed(req.IDs(), i, results[i].Problem)
 			}
@@ -140,9 +181,39 @@ func (s *Server) runAtomic(c *Call, req batch.Request) error {
 	return nil
 }
 
+// readAhead is an atomic batch's plan run: each operation whose path and
+// body name no earlier answer (@{…}) is routed as it will be run, but its
+// handler only decodes the body and notes the write (decodeWrite), so
+// the engine can read what every planned write references at once
+// (engine.Atomic's ReadAhead). It returns the inputs decoded, by
+// operation, for the run proper; nil where an operation was not planned
+// (it decodes its body when it runs, and fails there if it must).
+func (s *Server) readAhead(ctx context.Context, c *Call, atomic engine.Atomic, ops []batch.Operation) ([]*engine.Input, error) {
+	plan := &batchPlan{}
+	planned := make([]*batchOperation, len(ops))
+	for i, op := range ops {
+		if batch.HasReferences(op) {
+			continue
+		}
+		planned[i] = &batchOperation{session: c.Session, scopes: c.Scopes, body: op.Body, plan: plan}
+		s.routeOperation(ctx, c, op, op.Path, planned[i])
+	}
+	inputs := make([]*engine.Input, len(ops))
+	for i, op := range planned {
+		if op != nil {
+			inputs[i] = op.input
+		}
+	}
+	if len(plan.writes) == 0 {
+		return inputs, nil
+	}
+	return inputs, atomic.ReadAhead(ctx, c.Session, plan.writes)
+}
+
 // runOperation runs one operation as the internal request of its method
-// and path, with references resolved, and returns what it answered.
-func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string) batch.Result {
+// and path, with references resolved, and returns what it answered;
+// input, when set, is its body as the plan run decoded it.
+func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, outcomes *batch.Outcomes, key string, input *engine.Input) batch.Result {
 	res := batch.Result{ID: op.ID}
 	fail := func(p *Problem) batch.Result {
 		res.Status, res.Problem = p.Status, p.Body(s.cfg.ProblemBase, c.RequestID)
@@ -157,23 +228,10 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 		}
 		return fail(problem.InvalidReference(ref.Field, ref.Detail))
 	}
-	u, err := url.Parse(path)
-	if err != nil {
-		return fail(problem.InvalidParameter("path", "not a valid escaped path"))
+	w, p := s.routeOperation(ctx, c, op, path, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key, input: input})
+	if p != nil {
+		return fail(p)
 	}
-	record := &observe.RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: observe.RouteNone}
-	ctx = observe.WithRecord(ctx, record)
-	ctx = context.WithValue(ctx, batchOperationKey{}, &batchOperation{session: c.Session, scopes: c.Scopes, body: body, key: key})
-	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
-	if err != nil {
-		return fail(problem.InvalidParameter("path", "not a valid path"))
-	}
-	r.RemoteAddr, r.Host = c.R.RemoteAddr, c.R.Host
-	if op.IfMatch != "" {
-		r.Header.Set(HeaderIfMatch, op.IfMatch)
-	}
-	w := &operationRecorder{header: http.Header{}}
-	s.route(w, r)
 	if w.status == 0 {
 		return fail(problem.Internal()) // a handler that answered nothing: never a success
 	}
@@ -189,6 +247,30 @@ func (s *Server) runOperation(ctx context.Context, c *Call, op batch.Operation, 
 	}
 	outcomes.Add(op.ID, batch.Outcome{Status: res.Status, Body: res.Body})
 	return res
+}
+
+// routeOperation serves an operation as the internal request of its
+// method and path (references resolved), carrying bo past the route's
+// handler, and returns what it answered.
+func (s *Server) routeOperation(ctx context.Context, c *Call, op batch.Operation, path string, bo *batchOperation) (*operationRecorder, *Problem) {
+	u, err := url.Parse(path)
+	if err != nil {
+		return nil, problem.InvalidParameter("path", "not a valid escaped path")
+	}
+	record := &observe.RequestRecord{Start: s.cfg.Now(), RequestID: c.RequestID, Method: op.Method, Route: observe.RouteNone}
+	ctx = observe.WithRecord(ctx, record)
+	ctx = context.WithValue(ctx, batchOperationKey{}, bo)
+	r, err := http.NewRequestWithContext(ctx, op.Method, u.String(), nil)
+	if err != nil {
+		return nil, problem.InvalidParameter("path", "not a valid path")
+	}
+	r.RemoteAddr, r.Host = c.R.RemoteAddr, c.R.Host
+	if op.IfMatch != "" {
+		r.Header.Set(HeaderIfMatch, op.IfMatch)
+	}
+	w := &operationRecorder{header: http.Header{}}
+	s.route(w, r)
+	return w, nil
 }
 
 // prepareOperation is prepare for a batch's operation: the batch

@@ -40,7 +40,7 @@ func AddLine[W any, P interface {
 	if err != nil {
 		return err
 	}
-	return writeRecord[W, P](c, shape, http.StatusCreated, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return writeRecord[W, P](c, "", shape, http.StatusCreated, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
 		return cmd.AddLine(c.Context(), c.Session, register, key, line, in, r)
 	})
 }
@@ -54,7 +54,7 @@ func Act[W any, P interface {
 	if err != nil {
 		return err
 	}
-	return writeRecord[W, P](c, shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return writeRecord[W, P](c, "", shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
 		return cmd.Act(c.Context(), c.Session, register, key, action, in, r)
 	})
 }

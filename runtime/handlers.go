@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"fieldapi/engine"
-	"fieldapi/runtime/decode"
 	"fieldapi/runtime/listquery"
 	"fieldapi/runtime/readshape"
 )
@@ -60,8 +59,8 @@ func Create[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
-	in, err := decode.Input[W, P](c.Body, shape)
-	if err != nil {
+	in, planned, err := decodeWrite[W, P](c, register, shape, true)
+	if err != nil || planned {
 		return err
 	}
 	resp, err := c.Engine.Create(c.Context(), c.Session, register, in, c.recordReceipt(http.StatusCreated, anyView(view)))
@@ -76,24 +75,27 @@ func Update[W any, P interface {
 	*W
 	Body
 }, R any](c *Call, register string, shape Shape, view func(engine.Record) R) error {
-	return writeRecord[W, P](c, shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
+	return writeRecord[W, P](c, register, shape, http.StatusOK, view, func(key string, in engine.Input, r engine.Receipt) (engine.Response, error) {
 		return c.Engine.Update(c.Context(), c.Session, register, key, in, r)
 	})
 }
 
 // writeRecord is a write on the record the path names: it decodes the body
 // strictly, runs the engine write (conditional on If-Match) with a receipt
-// rendered by view, and sends what the engine stored.
+// rendered by view, and sends what the engine stored. An update of a
+// register's fields names the register (plannedAs) for a batch's plan
+// run (decodeWrite); a line or an action, whose body is not the
+// register's, names none.
 func writeRecord[W any, P interface {
 	*W
 	Body
-}, R any](c *Call, shape Shape, status int, view func(engine.Record) R, write func(key string, in engine.Input, r engine.Receipt) (engine.Response, error)) error {
+}, R any](c *Call, plannedAs string, shape Shape, status int, view func(engine.Record) R, write func(key string, in engine.Input, r engine.Receipt) (engine.Response, error)) error {
 	key, err := c.Key()
 	if err != nil {
 		return err
 	}
-	in, err := decode.Input[W, P](c.Body, shape)
-	if err != nil {
+	in, planned, err := decodeWrite[W, P](c, plannedAs, shape, false)
+	if err != nil || planned {
 		return err
 	}
 	if in.IfMatch, err = ifMatch(c.R); err != nil {

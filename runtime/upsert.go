@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"fieldapi/engine"
-	"fieldapi/runtime/decode"
 	"fieldapi/runtime/problem"
 )
 
@@ -39,8 +38,8 @@ func Upsert[W any, P interface {
 	if err != nil {
 		return err
 	}
-	in, err := decode.Input[W, P](c.Body, shape)
-	if err != nil {
+	in, planned, err := decodeWrite[W, P](c, register, shape, true)
+	if err != nil || planned {
 		return err
 	}
 	if sent, ok := in.Values[by.Field]; ok {

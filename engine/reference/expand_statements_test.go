@@ -37,7 +37,7 @@ func TestStatementsPerExpansionDoNotGrowWithThePage(t *testing.T) {
 				if _, err := e.List(ctx, s, register, q); err != nil { // the first read warms the engine's caches
 					t.Fatal(err)
 				}
-				before := counter.n.Load()
+				before := counter.Count()
 				page, err := e.List(ctx, s, register, q)
 				if err != nil {
 					t.Fatal(err)
@@ -52,7 +52,7 @@ func TestStatementsPerExpansionDoNotGrowWithThePage(t *testing.T) {
 						}
 					}
 				}
-				return counter.n.Load() - before
+				return counter.Count() - before
 			}
 			for _, tc := range []struct {
 				register string

@@ -2,51 +2,20 @@ package reference_test
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
-	"sync/atomic"
 	"testing"
-
-	"github.com/ngrok/sqlmw"
 
 	"fieldapi/engine"
 	"fieldapi/engine/reference"
+	"fieldapi/internal/dbtest"
 )
-
-// statementCounter counts the statements a database is sent.
-type statementCounter struct {
-	sqlmw.NullInterceptor
-	n atomic.Int64
-}
-
-func (c *statementCounter) ConnExecContext(ctx context.Context, conn driver.ExecerContext, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.n.Add(1)
-	return conn.ExecContext(ctx, query, args)
-}
-
-func (c *statementCounter) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	c.n.Add(1)
-	rows, err := conn.QueryContext(ctx, query, args)
-	return ctx, rows, err
-}
-
-func (c *statementCounter) StmtExecContext(ctx context.Context, stmt driver.StmtExecContext, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.n.Add(1)
-	return stmt.ExecContext(ctx, args)
-}
-
-func (c *statementCounter) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	c.n.Add(1)
-	rows, err := stmt.QueryContext(ctx, args)
-	return ctx, rows, err
-}
 
 // statementsSession is who the counted writes act as.
 var statementsSession = engine.Session{Company: "demo", Sign: "API", ClientID: "statements"}
 
 // onCountedEngines runs a test on the demo engine of each SQL database,
 // its statements counted.
-func onCountedEngines(t *testing.T, test func(t *testing.T, e *reference.Engine, counter *statementCounter)) {
+func onCountedEngines(t *testing.T, test func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter)) {
 	for _, b := range sqlBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			e, counter := countedDemoEngine(t, b.DSN(t))
@@ -57,11 +26,10 @@ func onCountedEngines(t *testing.T, test func(t *testing.T, e *reference.Engine,
 
 // countedDemoEngine is the engine on dsn with the demo data loaded, and the
 // counter of the statements it sends.
-func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementCounter) {
+func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *dbtest.StatementCounter) {
 	t.Helper()
-	counter := &statementCounter{}
-	e := openDemo(t, dsn, builtin(t), reference.Options{
-		WrapDriver: func(d driver.Driver) driver.Driver { return sqlmw.Driver(d, counter) }})
+	counter := &dbtest.StatementCounter{}
+	e := openDemo(t, dsn, builtin(t), reference.Options{WrapDriver: counter.Wrap})
 	return e, counter
 }
 
@@ -77,7 +45,7 @@ func countedDemoEngine(t *testing.T, dsn string) (*reference.Engine, *statementC
 // free in the statement that takes it (13 with a query of its own).
 func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 	const perCreate = 12
-	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter) {
 		ctx, s := context.Background(), statementsSession
 		products := []string{"4001", "4002", "4004", "4011", "4018", "4025", "4026"}
 		create := func(lines int) int64 {
@@ -101,11 +69,11 @@ func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 			if err := create(); err != nil { // the first create of a run warms the engine's caches
 				t.Fatal(err)
 			}
-			before := counter.n.Load()
+			before := counter.Count()
 			if err := create(); err != nil {
 				t.Fatal(err)
 			}
-			return counter.n.Load() - before
+			return counter.Count() - before
 		}
 		one, three, twenty := create(1), create(3), create(20)
 		t.Logf("statements per task create: %d with 1 line of each list, %d with 3, %d with 20", one, three, twenty)
@@ -127,7 +95,7 @@ func TestStatementsPerCreateDoNotGrowWithLines(t *testing.T) {
 // from the engine's short cache of them: 10 when it read both each time.
 func TestStatementsPerUpdate(t *testing.T) {
 	const perUpdate = 8
-	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter) {
 		ctx, s := context.Background(), statementsSession
 		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 200}, nil }}
 		created, err := e.Create(ctx, s, "tasks", taskInput("to be changed", "4001", "4025"), engine.Receipt{
@@ -142,11 +110,11 @@ func TestStatementsPerUpdate(t *testing.T) {
 			t.Helper()
 			in := engine.NewInput()
 			in.Values["TaskNote"] = text
-			before := counter.n.Load()
+			before := counter.Count()
 			if _, err := e.Update(ctx, s, "tasks", nr, in, receipt); err != nil {
 				t.Fatal(err)
 			}
-			return counter.n.Load() - before
+			return counter.Count() - before
 		}
 		note("warms the caches")
 		if n := note("counted"); n != perUpdate {
@@ -160,7 +128,7 @@ func TestStatementsPerUpdate(t *testing.T) {
 // one statement each for their change-log rows and events, so a create in
 // a batch costs fewer statements than the same create alone.
 func TestStatementsPerCreateInAtomic(t *testing.T) {
-	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter) {
 		ctx, s := context.Background(), statementsSession
 		task := func() engine.Input {
 			in := taskInput("batched", "4001", "4025")
@@ -173,13 +141,13 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 		if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil { // warms the caches
 			t.Fatal(err)
 		}
-		before := counter.n.Load()
+		before := counter.Count()
 		if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
 			t.Fatal(err)
 		}
-		alone := counter.n.Load() - before
+		alone := counter.Count() - before
 		const n = 10
-		before = counter.n.Load()
+		before = counter.Count()
 		_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
 			for range n {
 				if _, err := e.Create(ctx, s, "tasks", task(), receipt); err != nil {
@@ -191,7 +159,7 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		batched := float64(counter.n.Load()-before) / n
+		batched := float64(counter.Count()-before) / n
 		t.Logf("statements per task create with 3 lines: %d alone, %.1f in an atomic batch of %d", alone, batched, n)
 		if batched > float64(alone)*0.6 {
 			t.Errorf("a create in a batch costs %.1f statements, alone %d: want at most 60%%", batched, alone)
@@ -208,7 +176,7 @@ func TestStatementsPerCreateInAtomic(t *testing.T) {
 // the batch's reads, change log and events are shared. Counted through
 // the driver on SQLite and PostgreSQL.
 func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
-	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *statementCounter) {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter) {
 		ctx, s := context.Background(), statementsSession
 		task := func() engine.Input { return taskInput("batched", "4001", "4025", "4002") }
 		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
@@ -216,7 +184,7 @@ func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
 			t.Fatal(err)
 		}
 		const n = 50
-		before := counter.n.Load()
+		before := counter.Count()
 		_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
 			for i := range n {
 				if _, err := e.Create(engine.WithLikeWrites(ctx, n-i), s, "tasks", task(), receipt); err != nil {
@@ -228,10 +196,54 @@ func TestStatementsPerCreateInBatchOfLikeCreates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		batched := float64(counter.n.Load()-before) / n
+		batched := float64(counter.Count()-before) / n
 		t.Logf("statements per task create with 3 lines in an atomic batch of %d like creates: %.2f", n, batched)
 		if batched > 3.3 {
 			t.Errorf("a create in a batch of like creates costs %.2f statements: want at most 3.3 (3, and the batch's shared ones)", batched)
+		}
+	})
+}
+
+// TestStatementsPerCreateInBatchReadAhead: the creates of an atomic
+// batch whose references POST /v1/batch read ahead (engine.Atomic's
+// ReadAhead) send no query of their own for them, though each names
+// another customer: one query per referenced register serves the whole
+// batch, and a create costs what it does when every one names the same
+// customer (TestStatementsPerCreateInBatchOfLikeCreates: 3). Counted
+// through the driver on SQLite and PostgreSQL.
+func TestStatementsPerCreateInBatchReadAhead(t *testing.T) {
+	onCountedEngines(t, func(t *testing.T, e *reference.Engine, counter *dbtest.StatementCounter) {
+		ctx, s := context.Background(), statementsSession
+		const n = 40 // demo's customers 1001 to 1040
+		tasks := make([]engine.PlannedWrite, n)
+		for i := range tasks {
+			in := taskInput("read ahead", "4001", "4025", "4002")
+			in.Values["CustomerNr"] = fmt.Sprint(1001 + i)
+			tasks[i] = engine.PlannedWrite{Register: "tasks", Input: in, Create: true}
+		}
+		receipt := engine.Receipt{Render: func(engine.Record) (engine.Response, error) { return engine.Response{Status: 201}, nil }}
+		if _, err := e.Create(ctx, s, "tasks", taskInput("warms the caches", "4001"), receipt); err != nil {
+			t.Fatal(err)
+		}
+		before := counter.Count()
+		_, err := e.Atomically(ctx, s, engine.Claim{}, func(ctx context.Context) (engine.Response, error) {
+			if err := e.ReadAhead(ctx, s, tasks); err != nil {
+				return engine.Response{}, err
+			}
+			for i, task := range tasks {
+				if _, err := e.Create(engine.WithLikeWrites(ctx, n-i), s, "tasks", task.Input, receipt); err != nil {
+					return engine.Response{}, err
+				}
+			}
+			return engine.Response{Status: 200}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batched := float64(counter.Count()-before) / n
+		t.Logf("statements per task create, each for another customer, in an atomic batch of %d read ahead: %.2f", n, batched)
+		if batched > 3.3 {
+			t.Errorf("a create in a batch read ahead costs %.2f statements: want at most 3.3 (no read of its customer)", batched)
 		}
 	})
 }

@@ -52,6 +52,12 @@ type RefError struct {
 
 func (e *RefError) Error() string { return e.Field + ": " + e.Detail }
 
+// HasReferences reports whether an operation's path or body may name an
+// earlier operation's answer: when not, Resolve returns both unchanged.
+func HasReferences(op Operation) bool {
+	return strings.Contains(op.Path, "@{") || bytes.Contains(op.Body, []byte("@{"))
+}
+
 // Resolve returns the operation's path and body with every reference
 // replaced by the value it names. In the path the value is escaped as a
 // path segment; in the body it becomes part of the string it stood in.

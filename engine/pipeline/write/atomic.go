@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"fieldapi/engine"
 	"fieldapi/engine/pipeline/registers"
@@ -102,7 +103,35 @@ func (j *joined) keep(w *Writer, rec engine.Record) {
 	if w.refs != nil {
 		j.refs = w.refs
 	}
-	for register := range w.touched {
-		delete(j.refs, register)
+	for name := range j.refs {
+		register, _, _ := strings.Cut(name, "/") // a cache by lookup key: products/by-Barcode (refTarget.cacheName)
+		if w.touched[register] {
+			delete(j.refs, name)
+		}
 	}
+}
+
+// ReadAhead reads, inside Atomically, the records the planned writes
+// reference into the cache the batch's writes share (engine.Atomic): one
+// query per referenced register for the whole batch. A write of a
+// register the engine does not know is left to fail when it runs.
+func (e *Writes) ReadAhead(ctx context.Context, s engine.Session, writes []engine.PlannedWrite) error {
+	j, err := e.joinedTx(ctx, s)
+	if err != nil || j == nil {
+		return err // outside Atomically there is no batch to read for
+	}
+	planned := make([]plannedInput, 0, len(writes))
+	for _, pw := range writes {
+		if r, err := e.registers.Get(pw.Register); err == nil {
+			planned = append(planned, plannedInput{r, pw.Input, pw.Create})
+		}
+	}
+	w := e.newWriter(s)
+	w.begin(j.tx)
+	j.lend(w)
+	if err := w.prefetch(ctx, planned...); err != nil {
+		return err
+	}
+	j.refs = w.refs
+	return nil
 }

@@ -21,13 +21,21 @@ import (
 // the rules' lookups (a product's price, a time type's booking flag) find
 // them in the writer's cache.
 
-// prefetch reads the records the input of a write names in its reference
-// fields, its lines' included, into the writer's cache: one query per
-// referenced register, however many lines there are; with the
-// signature's user for the fields it is the default of, when the write
-// may create (defaults apply to creates only). A key it misses (one a
-// rule or a default computes) is read when asked for.
-func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
+// plannedInput is a write's input on its register, for prefetch: create
+// when the write may create (defaults apply to creates only).
+type plannedInput struct {
+	r      *registers.Register
+	in     engine.Input
+	create bool
+}
+
+// prefetch reads the records the inputs of writes name in their reference
+// fields, their lines' included, into the writer's cache: one query per
+// referenced register, however many writes and lines there are; with the
+// signature's user for the fields it is the default of, when a write may
+// create. A key it misses (one a rule or a default computes) is read when
+// asked for.
+func (w *Writer) prefetch(ctx context.Context, writes ...plannedInput) error {
 	wanted := map[string][]string{} // refCache name → keys
 	targets := map[string]refTarget{}
 	add := func(t refTarget, key string) {
@@ -37,8 +45,8 @@ func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.
 			wanted[name] = append(wanted[name], key)
 		}
 	}
-	var collect func(r *registers.Register, in engine.Input)
-	collect = func(r *registers.Register, in engine.Input) {
+	var collect func(r *registers.Register, in engine.Input, mayCreate bool)
+	collect = func(r *registers.Register, in engine.Input, mayCreate bool) {
 		for _, f := range r.Reg.Fields {
 			if f.References == "" {
 				continue
@@ -64,12 +72,14 @@ func (w *Writer) prefetch(ctx context.Context, r *registers.Register, in engine.
 		for name, lines := range in.Lines {
 			if l := r.Line(name); l != nil {
 				for _, line := range lines {
-					collect(w.e.registers[l.Register], line)
+					collect(w.e.registers[l.Register], line, mayCreate)
 				}
 			}
 		}
 	}
-	collect(r, in)
+	for _, p := range writes {
+		collect(p.r, p.in, p.create)
+	}
 	names := slices.Sorted(maps.Keys(wanted))
 	queries := make([]store.Select, len(names))
 	for i, name := range names {

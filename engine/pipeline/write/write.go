@@ -251,7 +251,7 @@ func (w *Writer) reader() store.Reader {
 // the commit; a lookup copies the referenced record as it was just before
 // the write.
 func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
-	if err := w.prefetch(ctx, r, in, mayCreate); err != nil {
+	if err := w.prefetch(ctx, plannedInput{r, in, mayCreate}); err != nil {
 		return err
 	}
 	_, _, err := w.setting(ctx, settingTimeZone)

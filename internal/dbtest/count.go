@@ -1,0 +1,45 @@
+package dbtest
+
+import (
+	"context"
+	"database/sql/driver"
+	"sync/atomic"
+
+	"github.com/ngrok/sqlmw"
+)
+
+// StatementCounter counts the statements sent through a database driver
+// it wraps (an engine's Options.WrapDriver): what tests that pin how many
+// statements a write costs read.
+type StatementCounter struct {
+	sqlmw.NullInterceptor
+	n atomic.Int64
+}
+
+// Wrap is the driver d with its statements counted.
+func (c *StatementCounter) Wrap(d driver.Driver) driver.Driver { return sqlmw.Driver(d, c) }
+
+// Count is how many statements were sent so far.
+func (c *StatementCounter) Count() int64 { return c.n.Load() }
+
+func (c *StatementCounter) ConnExecContext(ctx context.Context, conn driver.ExecerContext, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.n.Add(1)
+	return conn.ExecContext(ctx, query, args)
+}
+
+func (c *StatementCounter) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	c.n.Add(1)
+	rows, err := conn.QueryContext(ctx, query, args)
+	return ctx, rows, err
+}
+
+func (c *StatementCounter) StmtExecContext(ctx context.Context, stmt driver.StmtExecContext, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.n.Add(1)
+	return stmt.ExecContext(ctx, args)
+}
+
+func (c *StatementCounter) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
+	c.n.Add(1)
+	rows, err := stmt.QueryContext(ctx, args)
+	return ctx, rows, err
+}
