@@ -151,6 +151,29 @@ func InsertEach(ctx context.Context, tx Tx, ins []Insertion, reads []Select) ([]
 	return seqs, rows, err
 }
 
+// EachUpdater is a Tx that can send an update and selects after it
+// together: the SQL store sends PostgreSQL a record's UPDATE and the read
+// of what its answer computes from the row in one round trip.
+type EachUpdater interface {
+	// UpdateThenSelect runs Update, then the selects, which see its
+	// change, and returns Update's count and each select's rows.
+	UpdateThenSelect(ctx context.Context, table, company string, where []Cond, set Values, reads []Select) (int64, [][]Row, error)
+}
+
+// UpdateThenSelect runs an update, then selects, in tx: together when tx
+// is an EachUpdater, else one after the other.
+func UpdateThenSelect(ctx context.Context, tx Tx, table, company string, where []Cond, set Values, reads []Select) (int64, [][]Row, error) {
+	if each, ok := tx.(EachUpdater); ok && len(reads) > 0 && len(set) > 0 {
+		return each.UpdateThenSelect(ctx, table, company, where, set, reads)
+	}
+	n, err := tx.Update(ctx, table, company, where, set)
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := SelectEach(ctx, tx, reads)
+	return n, rows, err
+}
+
 // Tx is one write transaction.
 type Tx interface {
 	Reader

@@ -193,3 +193,41 @@ func testComputedInCreateAnswer(t *testing.T, s *suite) {
 		})
 	}
 }
+
+// testComputedInUpdateAnswer: an update answers with the computed extra
+// fields over what it changed (read with its UPDATE: store.UpdateThenSelect),
+// as a Get reads them after; and, when it also writes an extra field value,
+// with that value beside them.
+func testComputedInUpdateAnswer(t *testing.T, s *suite) {
+	im := s.Demo(t, "tasks.CustomerNr", "tasks.TaskText")
+	if err := im.Import(context.Background(), dataset.Company{ID: kit.DemoAPI.Company, Batches: []dataset.Batch{{
+		Name: "enginetest: a computed field over the task text",
+		ExtraFieldDefs: []dataset.ExtraFieldDef{{Register: "tasks", Key: "Text_Label", Name: "Text", Category: "Test",
+			Type: "Sql", SQLExpr: `'Text ' || COALESCE("task_text", '')`}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	created := s.MustCreateIn(t, kit.DemoAPI, "tasks", kit.Values(map[string]any{"CustomerNr": "1001", "TaskText": "before"}))
+	key := kit.KeyIn(t, created, "Nr")
+	for _, c := range []struct {
+		name  string
+		extra map[string]string
+	}{
+		{"the fields alone", nil},
+		{"with an extra field value", map[string]string{"Visit.Type": "Repair"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := kit.Values(map[string]any{"TaskText": "after " + c.name})
+			in.Extra = c.extra
+			rec := s.MustUpdateIn(t, kit.DemoAPI, "tasks", key, in)
+			answer, _ := rec["ExtraFields"].(map[string]string)
+			if want := "Text after " + c.name; answer["Text_Label"] != want {
+				t.Errorf("the update's answer: Text_Label %q, want %q", answer["Text_Label"], want)
+			}
+			got := s.Get(t, kit.DemoAPI, "tasks", key)["ExtraFields"]
+			if !reflect.DeepEqual(got, rec["ExtraFields"]) {
+				t.Errorf("ExtraFields: the update answered %v, a Get reads %v", rec["ExtraFields"], got)
+			}
+		})
+	}
+}

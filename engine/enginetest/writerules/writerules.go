@@ -58,6 +58,7 @@ var Tests = []kit.Test{
 	test("extra fields are checked on write", testExtraFieldWrites),
 	test("extra fields on read", testExtraFieldsOnRead),
 	test("computed extra fields in a create's answer", testComputedInCreateAnswer),
+	test("computed extra fields in an update's answer", testComputedInUpdateAnswer),
 	test("extra field definitions and field names", testExtraFieldDefs),
 	test("orders and their lines", testOrders),
 	test("company calendar settings", testCalendarSettings),

@@ -426,11 +426,33 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 // computedRead is the read of the company's computed extra fields of a
 // record about to be created with the given key, sent with its inserts
 // (store.InsertEach) so its answer needs no round trip of its own. None
-// when r computes none, when the record's key is its Seq, or when the
-// create writes more than its rows and lines (extra field values, lines
-// of lines), which an expression might read: the answer reads them after.
+// when the record's key is its Seq, or when the create writes more than
+// its rows and lines (extra field values, lines of lines), which an
+// expression might read: the answer reads them after.
 func (w *Writer) computedRead(ctx context.Context, r *registers.Register, key string, in engine.Input) ([]store.Select, error) {
-	if !r.Reg.ExtraFields || r.EngineKeyed || writesBeyondRows(in, 0) {
+	cond, ok := r.KeyCond(key)
+	if r.EngineKeyed || writesBeyondRows(in, 0) || !ok {
+		return nil, nil
+	}
+	return w.computedSelect(ctx, r, cond)
+}
+
+// computedReadAfterUpdate is the read of the company's computed extra
+// fields of the record an update changes, sent with its UPDATE
+// (store.UpdateThenSelect) so its answer needs no round trip of its own.
+// None when the update writes extra field values, which an expression
+// might read: the answer reads them after.
+func (w *Writer) computedReadAfterUpdate(ctx context.Context, r *registers.Register, seq int64, in engine.Input) ([]store.Select, error) {
+	if len(in.Extra) > 0 {
+		return nil, nil
+	}
+	return w.computedSelect(ctx, r, store.Equal(store.SeqField, seq))
+}
+
+// computedSelect is the read of the company's computed extra fields of
+// r's record that cond names; none when r computes none.
+func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond store.Cond) ([]store.Select, error) {
+	if !r.Reg.ExtraFields {
 		return nil, nil
 	}
 	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
@@ -438,8 +460,7 @@ func (w *Writer) computedRead(ctx context.Context, r *registers.Register, key st
 		return nil, err
 	}
 	exprs := extrafields.Exprs(defs)
-	cond, ok := r.KeyCond(key)
-	if len(exprs) == 0 || !ok {
+	if len(exprs) == 0 {
 		return nil, nil
 	}
 	return []store.Select{{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}, Columns: []string{}, Exprs: exprs}}, nil
@@ -729,9 +750,20 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 			return nil, nil, err
 		}
 	}
-	if _, err := w.tx.Update(ctx, r.Reg.Name, w.s.Company, []store.Cond{store.Equal(store.SeqField, seq)}, set); err != nil {
+	bySeq := []store.Cond{store.Equal(store.SeqField, seq)}
+	reads, err := w.computedReadAfterUpdate(ctx, r, seq, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, read, err := store.UpdateThenSelect(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set, reads)
+	if err != nil {
 		return nil, nil, w.duplicateKey(r, key, values, err)
 	}
+	var computed store.Values
+	if len(read) == 1 && len(read[0]) == 1 {
+		computed = read[0][0].Values
+	}
+	computedAt := w.ruleUpdates
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, in.Extra); err != nil {
 		return nil, nil, err
 	}
@@ -747,7 +779,10 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		stored := make(map[string]string, len(before)+len(in.Extra))
 		maps.Copy(stored, before)
 		maps.Copy(stored, in.Extra)
-		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored, nil); err != nil {
+		if computedAt != w.ruleUpdates {
+			computed = nil // a rule changed a record since: read them again
+		}
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored, computed); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -832,14 +867,17 @@ func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq i
 	if err != nil {
 		return nil, err
 	}
-	if exprs := extrafields.Exprs(defs); len(exprs) > 0 && computed == nil {
-		rows, err := w.tx.Select(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company,
-			Where: []store.Cond{store.Equal(store.SeqField, seq)}, Columns: []string{}, Exprs: exprs})
+	if computed == nil {
+		reads, err := w.computedSelect(ctx, r, store.Equal(store.SeqField, seq))
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) == 1 {
-			computed = rows[0].Values
+		rows, err := store.SelectEach(ctx, w.tx, reads)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 && len(rows[0]) == 1 {
+			computed = rows[0][0].Values
 		}
 	}
 	return extrafields.Fields(defs, stored, computed), nil

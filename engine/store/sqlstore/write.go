@@ -337,6 +337,57 @@ func (t *Tx) Update(ctx context.Context, tableName, company string, where []stor
 	if len(set) == 0 {
 		return t.s.count(ctx, t.tx, store.Select{Table: tableName, Company: company, Where: where})
 	}
+	q, err := t.s.updateQuery(tb, company, where, set)
+	if err != nil {
+		return 0, err
+	}
+	n, err := sqldb.ExecAffected(ctx, t.tx, q.SQL, q.Args...)
+	return n, t.duplicate(tb, err)
+}
+
+// UpdateThenSelect is Update with the selects after it, sent together
+// (store.EachUpdater): the UPDATE returns a row for each it changed.
+func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, where []store.Cond, set store.Values, reads []store.Select) (int64, [][]store.Row, error) {
+	tb, err := t.s.table(tableName)
+	if err != nil {
+		return 0, nil, err
+	}
+	update, err := t.s.updateQuery(tb, company, where, set)
+	if err != nil {
+		return 0, nil, err
+	}
+	update.SQL += " RETURNING 1"
+	queries := []sqldb.Query{update}
+	built := make([]builtSelect, len(reads))
+	for i, sel := range reads {
+		if built[i], err = t.s.buildSelect(sel, true); err != nil {
+			return 0, nil, err
+		}
+		queries = append(queries, built[i].query)
+	}
+	var n int64
+	rows := make([][]store.Row, len(reads))
+	updated := false
+	err = t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
+		if i > 0 {
+			var err error
+			rows[i-1], err = built[i-1].scan(r)
+			return err
+		}
+		for r.Next() {
+			n++
+		}
+		updated = r.Err() == nil
+		return r.Err()
+	})
+	if err != nil && !updated {
+		return 0, nil, t.duplicate(tb, err)
+	}
+	return n, rows, err
+}
+
+// updateQuery is the UPDATE of set's fields in the rows where names.
+func (s *Store) updateQuery(tb *table, company string, where []store.Cond, set store.Values) (sqldb.Query, error) {
 	var b strings.Builder
 	b.WriteString("UPDATE " + tb.name + " SET ")
 	args := make([]any, 0, len(set)+len(where)+1)
@@ -355,15 +406,14 @@ func (t *Tx) Update(ctx context.Context, tableName, company string, where []stor
 	}
 	for field := range set {
 		if tb.columns[field] == nil {
-			return 0, fmt.Errorf("sqlstore: table %s has no column %q", tb.Name, field)
+			return sqldb.Query{}, fmt.Errorf("sqlstore: table %s has no column %q", tb.Name, field)
 		}
 	}
-	args, err = t.s.where(&b, tb, company, where, args)
+	args, err := s.where(&b, tb, company, where, args)
 	if err != nil {
-		return 0, err
+		return sqldb.Query{}, err
 	}
-	n, err := sqldb.ExecAffected(ctx, t.tx, b.String(), args...)
-	return n, t.duplicate(tb, err)
+	return sqldb.Query{SQL: b.String(), Args: args}, nil
 }
 
 // Upsert inserts a row or updates the one its conflict columns name.

@@ -121,6 +121,7 @@ var tests = []struct {
 	{"select each", selectEach},
 	{"append", appendRows},
 	{"insert each", insertEach},
+	{"update then select", updateThenSelect},
 }
 
 const acme, other = "acme", "other"
