@@ -150,15 +150,18 @@ func Exprs(defs []Def) []store.Expr {
 	return exprs
 }
 
-// StoredSelect reads the stored values of the extra fields of records of
-// register (by their Seqs): one query for the page, none (false) when
-// the company defines no stored field.
-func StoredSelect(company, register string, defs []Def, seqs []int64) (store.Select, bool) {
-	if len(seqs) == 0 || !slices.ContainsFunc(defs, func(d Def) bool { return !d.isComputed() }) {
+// RecordSeq is the field of a stored value naming its record by Seq.
+const RecordSeq = "record_seq"
+
+// StoredSelect reads the stored values of the extra fields of the records
+// of register that records names (a condition on RecordSeq): one query
+// for the page, none (false) when the company defines no stored field.
+func StoredSelect(company, register string, defs []Def, records store.Cond) (store.Select, bool) {
+	if !slices.ContainsFunc(defs, func(d Def) bool { return !d.isComputed() }) {
 		return store.Select{}, false
 	}
 	return store.Select{Table: ValuesTable, Company: company,
-		Where: []store.Cond{store.Equal("register", register), store.OneOf("record_seq", seqs)}}, true
+		Where: []store.Cond{store.Equal("register", register), records}}, true
 }
 
 // Place sets ExtraFields on each record (seqs[i] is recs[i]'s Seq), as
@@ -167,7 +170,7 @@ func StoredSelect(company, register string, defs []Def, seqs []int64) (store.Sel
 func Place(defs []Def, storedRows []store.Row, recs []engine.Record, seqs []int64) {
 	stored := make(map[int64]map[string]string, len(recs))
 	for _, row := range storedRows {
-		seq, _ := row.Values["record_seq"].(int64)
+		seq, _ := row.Values[RecordSeq].(int64)
 		key, _ := row.Values["key"].(string)
 		if stored[seq] == nil {
 			stored[seq] = map[string]string{}

@@ -24,6 +24,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 )
 
 // Store keeps the rows of a Schema.
@@ -302,14 +303,16 @@ const (
 	Ge                 // >= Value
 	IsNull             // the column is NULL
 	NotNull            // the column is not NULL
+	InRows             // one of the values Rows finds in its one column (SeqField: its rows' Seqs)
 )
 
 // Cond is one condition on a column (or SeqField).
 type Cond struct {
 	Field  string
 	Op     Op
-	Value  any   // Eq, Contains, Prefix, Lt, Le, Gt, Ge
-	Values []any // In, NotIn
+	Value  any     // Eq, Contains, Prefix, Lt, Le, Gt, Ge
+	Values []any   // In, NotIn
+	Rows   *Select // InRows: a select of one column, no order, limit or cursor
 }
 
 // Where builders, for short condition lists.
@@ -324,6 +327,44 @@ func OneOf[T any](field string, values []T) Cond {
 		list[i] = v
 	}
 	return Cond{Field: field, Op: In, Values: list}
+}
+
+// InRowsOf is Field IN (the values of column in the rows sel finds): a
+// read that depends on another's rows sent with it, as the completion of
+// a record read by its key is, in one round trip.
+func InRowsOf(field string, sel Select, column string) Cond {
+	sel.Columns = []string{column}
+	return Cond{Field: field, Op: InRows, Rows: &sel}
+}
+
+// ResolveRows replaces each InRows condition by In of the values its
+// select finds, run by sel: for a store that evaluates conditions itself.
+func ResolveRows(where []Cond, sel func(Select) ([]Row, error)) ([]Cond, error) {
+	if !slices.ContainsFunc(where, func(c Cond) bool { return c.Op == InRows }) {
+		return where, nil
+	}
+	out := slices.Clone(where)
+	for i, c := range out {
+		if c.Op != InRows {
+			continue
+		}
+		sub, column := *c.Rows, c.Rows.Columns[0]
+		if column == SeqField {
+			sub.Columns = []string{} // a row's Seq comes with it
+		}
+		rows, err := sel(sub)
+		if err != nil {
+			return nil, err
+		}
+		values := make([]any, len(rows))
+		for j, r := range rows {
+			if values[j] = r.Values[column]; column == SeqField {
+				values[j] = r.Seq
+			}
+		}
+		out[i] = Cond{Field: c.Field, Op: In, Values: values}
+	}
+	return out, nil
 }
 
 // DuplicateError is an insert that repeats a unique index of its table.

@@ -194,17 +194,44 @@ func (e *Reads) Record(ctx context.Context, q store.Reader, r *registers.Registe
 	return e.RecordWhere(ctx, q, r, company, cond, forUpdate)
 }
 
-// RecordWhere is Record by a condition on a unique field.
+// RecordWhere is Record by a condition on a unique field. The record and
+// what completes it (its stored extra fields, its line lists) are read
+// together, one round trip on PostgreSQL: the completing reads name the
+// record by the condition (store.InRowsOf), not by the Seq and key the
+// first read finds. A register keyed by its Seq reads the record first.
 func (e *Reads) RecordWhere(ctx context.Context, q store.Reader, r *registers.Register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
-	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate})
+	sel, err := e.selectAs(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate}, every)
 	if err != nil {
+		return nil, 0, err
+	}
+	var recs []engine.Record
+	var seqs []int64
+	var reads readsTogether
+	reads.add(sel, func(rows []store.Row) error { recs, seqs = recordsOf(r, rows); return nil })
+	if !r.EngineKeyed {
+		named := store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}}
+		ahead := completed{
+			seqs:   store.InRowsOf(extrafields.RecordSeq, named, store.SeqField),
+			owners: owners{by: &named},
+			read:   func() ([]engine.Record, []int64) { return recs, seqs },
+		}
+		if key, ok := cond.Value.(string); ok && cond.Field == r.Key.Name && cond.Op == store.Eq {
+			ahead.owners = owners{keys: []string{key}} // the lines name their owner by this key
+		}
+		if err := e.completing(ctx, q, r, company, every, ahead, &reads); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := reads.run(ctx, q); err != nil {
 		return nil, 0, err
 	}
 	if len(recs) == 0 {
 		return nil, 0, engine.ErrNotFound
 	}
-	if err := e.complete(ctx, q, r, company, recs, seqs); err != nil {
-		return nil, 0, err
+	if r.EngineKeyed {
+		if err := e.complete(ctx, q, r, company, recs, seqs); err != nil {
+			return nil, 0, err
+		}
 	}
 	return recs[0], seqs[0], nil
 }
@@ -287,30 +314,63 @@ func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Reg
 		return nil
 	}
 	var reads readsTogether
+	read := completed{
+		seqs:   store.OneOf(extrafields.RecordSeq, seqs),
+		owners: ownersOf(r, recs),
+		read:   func() ([]engine.Record, []int64) { return recs, seqs },
+	}
+	if err := e.completing(ctx, q, r, company, sh, read, &reads); err != nil {
+		return err
+	}
+	return reads.run(ctx, q)
+}
+
+// completed names the records a completion is for in its reads: once
+// read, by their Seqs and keys; ahead of that, by the select that finds
+// them (store.InRowsOf), the completing reads sent with it.
+type completed struct {
+	seqs   store.Cond                        // on extrafields.RecordSeq
+	owners owners                            // for their line lists
+	read   func() ([]engine.Record, []int64) // the records and their Seqs, once read
+}
+
+// completing adds to reads what completes the records c names (see
+// completeAs), each read placing what it finds on c's records.
+func (e *Reads) completing(ctx context.Context, q store.Reader, r *registers.Register, company string, sh readShape, c completed, reads *readsTogether) error {
 	if r.Reg.ExtraFields && sh.extra {
 		defs, err := e.extra.Of(ctx, q, company, r.Reg.Name)
 		if err != nil {
 			return err
 		}
-		place := func(rows []store.Row) error { extrafields.Place(defs, rows, recs, seqs); return nil }
-		if sel, ok := extrafields.StoredSelect(company, r.Reg.Name, defs, seqs); ok {
+		place := func(rows []store.Row) error {
+			recs, seqs := c.read()
+			extrafields.Place(defs, rows, recs, seqs)
+			return nil
+		}
+		if sel, ok := extrafields.StoredSelect(company, r.Reg.Name, defs, c.seqs); ok {
 			reads.add(sel, place)
-		} else if err := place(nil); err != nil {
-			return err
+		} else {
+			reads.then(func() error { return place(nil) })
 		}
 	}
 	for _, l := range r.Reg.Lines {
 		if lsh, ok := sh.line(l); ok && l.Read {
-			sel, err := e.linesSelect(ctx, q, r, company, recs, l, lsh, 0)
+			sel, err := e.linesSelect(ctx, q, r, company, c.owners, l, lsh, 0)
 			if err != nil {
 				return err
 			}
+			place := func(rows []store.Row) error {
+				recs, _ := c.read()
+				return e.placeLines(ctx, q, r, company, recs, l, lsh, 0, rows)
+			}
 			if sel.Table != "" {
-				reads.add(sel, func(rows []store.Row) error { return e.placeLines(ctx, q, r, company, recs, l, lsh, 0, rows) })
+				reads.add(sel, place)
+			} else {
+				reads.then(func() error { return place(nil) })
 			}
 		}
 	}
-	return reads.run(ctx, q)
+	return nil
 }
 
 // readsTogether are independent selects, each with what to do with its
@@ -318,7 +378,11 @@ func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Reg
 type readsTogether struct {
 	queries []store.Select
 	use     []func(rows []store.Row) error
+	after   []func() error // once every query's rows are used
 }
+
+// then runs fn after the queries' rows are used.
+func (rt *readsTogether) then(fn func() error) { rt.after = append(rt.after, fn) }
 
 func (rt *readsTogether) add(sel store.Select, use func(rows []store.Row) error) {
 	rt.queries = append(rt.queries, sel)
@@ -326,15 +390,17 @@ func (rt *readsTogether) add(sel store.Select, use func(rows []store.Row) error)
 }
 
 func (rt *readsTogether) run(ctx context.Context, q store.Reader) error {
-	if len(rt.queries) == 0 {
-		return nil
-	}
 	found, err := store.SelectEach(ctx, q, rt.queries)
 	if err != nil {
 		return err
 	}
 	for i, use := range rt.use {
 		if err := use(found[i]); err != nil {
+			return err
+		}
+	}
+	for _, fn := range rt.after {
+		if err := fn(); err != nil {
 			return err
 		}
 	}
@@ -371,7 +437,7 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 	if len(recs) == 0 {
 		return nil
 	}
-	sel, err := e.linesSelect(ctx, q, r, company, recs, l, sh, most)
+	sel, err := e.linesSelect(ctx, q, r, company, ownersOf(r, recs), l, sh, most)
 	if err != nil {
 		return err
 	}
@@ -384,29 +450,42 @@ func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Re
 	return e.placeLines(ctx, q, r, company, recs, l, sh, most, rows)
 }
 
-// linesSelect reads the lines of list l of the records (see attachLines),
-// after setting an empty list on each; a zero Select when no record has a
-// key.
-func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int) (store.Select, error) {
-	lr := e.registers[l.Register]
-	var keys []string
+// owners names the records whose lines a read asks for: by their keys,
+// or, read with them, by the select that finds them.
+type owners struct {
+	keys []string
+	by   *store.Select
+}
+
+// ownersOf names records read of r by their keys.
+func ownersOf(r *registers.Register, recs []engine.Record) owners {
+	var o owners
 	for _, rec := range recs {
-		rec[l.ReadName] = []engine.Record{}
 		if key, ok := rec[r.Key.Name].(string); ok {
-			keys = append(keys, key)
+			o.keys = append(o.keys, key)
 		}
 	}
-	if len(keys) == 0 {
+	return o
+}
+
+// linesSelect reads the lines of list l of the owners' records (see
+// attachLines); a zero Select when they name none.
+func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Register, company string, of owners, l *catalog.Line, sh readShape, most int) (store.Select, error) {
+	lr := e.registers[l.Register]
+	parents := store.OneOf(l.Parent, of.keys)
+	if of.by != nil {
+		parents = store.InRowsOf(l.Parent, *of.by, r.Key.Name)
+	} else if len(of.keys) == 0 {
 		return store.Select{}, nil
 	}
 	// No order asked of the store: asked to deliver rows in Seq order,
 	// SQLite's planner may walk an index on the fixed value alone (every
 	// task line, for materials with OwnerType task) rather than sort a
 	// page's lines.
-	where := append([]store.Cond{store.OneOf(l.Parent, keys)}, lineSetConds(lr, l)...)
+	where := append([]store.Cond{parents}, lineSetConds(lr, l)...)
 	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}
 	if most > 0 {
-		sel.Limit = len(keys)*most + 1
+		sel.Limit = len(of.keys)*most + 1
 	}
 	return e.selectAs(ctx, q, lr, sel, sh)
 }
@@ -414,6 +493,9 @@ func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Re
 // placeLines sets the lines linesSelect read on their records, completed
 // as the shape asks.
 func (e *Reads) placeLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int, rows []store.Row) error {
+	for _, rec := range recs {
+		rec[l.ReadName] = []engine.Record{} // a record without lines
+	}
 	lr := e.registers[l.Register]
 	lines, seqs := recordsOf(lr, rows)
 	sortBySeq(lines, seqs)

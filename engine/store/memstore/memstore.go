@@ -117,6 +117,9 @@ func (r reader) find(name, company string, where []store.Cond) (t *table, st *st
 	if len(where) == 0 { // a fast path for Insert and whole lists
 		return t, st, nil, slices.Clone(rows), nil
 	}
+	if where, err = store.ResolveRows(where, func(q store.Select) ([]store.Row, error) { return r.Select(context.Background(), q) }); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	match, err := t.matcher(where)
 	if err != nil {
 		return nil, nil, nil, nil, err

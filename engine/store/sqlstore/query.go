@@ -205,10 +205,42 @@ func (s *Store) where(b *strings.Builder, t *table, company string, conds []stor
 		b.WriteString(joiner)
 		joiner = " AND "
 		var err error
-		if args, err = t.condition(b, c, args); err != nil {
+		if c.Op == store.InRows {
+			args, err = s.inRows(b, t, c, args)
+		} else {
+			args, err = t.condition(b, c, args)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
+	return args, nil
+}
+
+// inRows writes the SQL of an InRows condition: the column IN a SELECT of
+// the other table's column, with its own conditions.
+func (s *Store) inRows(b *strings.Builder, t *table, c store.Cond, args []any) ([]any, error) {
+	sub := c.Rows
+	if sub == nil || len(sub.Columns) != 1 || len(sub.OrderBy) > 0 || sub.Limit > 0 || sub.Offset > 0 || sub.After != nil {
+		return nil, fmt.Errorf("sqlstore: the rows of an InRows condition on %s select one column, unordered and whole", c.Field)
+	}
+	col, _, err := t.column(c.Field)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.table(sub.Table)
+	if err != nil {
+		return nil, err
+	}
+	subCol, _, err := st.column(sub.Columns[0])
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString(col + " IN (SELECT " + subCol + " FROM " + st.name)
+	if args, err = s.where(b, st, sub.Company, sub.Where, args); err != nil {
+		return nil, err
+	}
+	b.WriteString(")")
 	return args, nil
 }
 

@@ -122,6 +122,7 @@ var tests = []struct {
 	{"append", appendRows},
 	{"insert each", insertEach},
 	{"update then select", updateThenSelect},
+	{"in rows", inRows},
 }
 
 const acme, other = "acme", "other"
