@@ -58,7 +58,8 @@ func (e *Writes) Atomically(ctx context.Context, s engine.Session, claim engine.
 			return err
 		}
 		if len(j.logs) > 0 {
-			if _, err := tx.Insert(ctx, registers.ChangeLogTable, s.Company, j.logs); err != nil {
+			// As a single write's (Writer.flushLog): nothing reads their Seqs.
+			if err := store.Append(ctx, tx, registers.ChangeLogTable, s.Company, j.logs); err != nil {
 				return err
 			}
 		}
