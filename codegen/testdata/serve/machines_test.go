@@ -199,6 +199,30 @@ func machinesByLookupKey(t *testing.T, c client) {
 	}
 }
 
+// TestMachinesBatchReadsAheadByLookupKey: an atomic batch reads ahead
+// the machines its operations name by ExternalId; a PATCH in it that
+// gives a machine an ExternalId makes that lookup read again, so a later
+// operation naming the new value finds the machine (read ahead, no
+// machine had it), on every store.
+func TestMachinesBatchReadsAheadByLookupKey(t *testing.T) { eachStore(t, machinesBatchReadsAheadByLookupKey) }
+
+func machinesBatchReadsAheadByLookupKey(t *testing.T, c client) {
+	status, old := c.do("POST", "/v1/machines", "ahead-old", `{"name": "Boiler", "externalId": "AHEAD-1"}`)
+	c.want(status, http.StatusCreated, old)
+	resp := c.send("POST", "/v1/batch", "ahead-batch", fmt.Sprintf(`{"atomic": true, "operations": [
+		{"id": "rename", "method": "PATCH", "path": "/v1/machines/%s", "body": {"externalId": "AHEAD-2"}},
+		{"id": "successor", "method": "POST", "path": "/v1/machines", "body": {"name": "Boiler II", "replacesExternalId": "AHEAD-2"}}]}`, str(t, old["Nr"])))
+	c.want(resp.status, http.StatusOK, resp.body)
+	results, _ := resp.body["results"].([]any)
+	if len(results) != 2 {
+		t.Fatalf("atomic batch: %v, want two results", resp.body)
+	}
+	successor, _ := results[1].(map[string]any)["body"].(map[string]any)
+	status, got := c.do("GET", "/v1/machines/"+str(t, successor["Nr"]), "", "")
+	c.want(status, http.StatusOK, got)
+	wantFields(t, "the successor", got, map[string]any{"ReplacesExternalId": "AHEAD-2"})
+}
+
 // TestMachinesLookupKeyTaken: a value of a lookup key another machine
 // holds is refused through every route that writes one — POST, PATCH, PUT
 // by number (creating and updating), PUT by either lookup key (creating
