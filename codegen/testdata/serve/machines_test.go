@@ -204,7 +204,9 @@ func machinesByLookupKey(t *testing.T, c client) {
 // gives a machine an ExternalId makes that lookup read again, so a later
 // operation naming the new value finds the machine (read ahead, no
 // machine had it), on every store.
-func TestMachinesBatchReadsAheadByLookupKey(t *testing.T) { eachStore(t, machinesBatchReadsAheadByLookupKey) }
+func TestMachinesBatchReadsAheadByLookupKey(t *testing.T) {
+	eachStore(t, machinesBatchReadsAheadByLookupKey)
+}
 
 func machinesBatchReadsAheadByLookupKey(t *testing.T, c client) {
 	status, old := c.do("POST", "/v1/machines", "ahead-old", `{"name": "Boiler", "externalId": "AHEAD-1"}`)
