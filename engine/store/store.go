@@ -24,6 +24,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -337,6 +338,15 @@ func InRowsOf(field string, sel Select, column string) Cond {
 	return Cond{Field: field, Op: InRows, Rows: &sel}
 }
 
+// CheckRows refuses an InRows condition whose select is not one column,
+// unordered and whole (what both stores can run as a subselect).
+func CheckRows(c Cond) error {
+	if sub := c.Rows; sub == nil || len(sub.Columns) != 1 || len(sub.OrderBy) > 0 || sub.Limit > 0 || sub.Offset > 0 || sub.After != nil {
+		return fmt.Errorf("the rows of an InRows condition on %s select one column, unordered and whole", c.Field)
+	}
+	return nil
+}
+
 // ResolveRows replaces each InRows condition by In of the values its
 // select finds, run by sel: for a store that evaluates conditions itself.
 func ResolveRows(where []Cond, sel func(Select) ([]Row, error)) ([]Cond, error) {
@@ -347,6 +357,9 @@ func ResolveRows(where []Cond, sel func(Select) ([]Row, error)) ([]Cond, error) 
 	for i, c := range out {
 		if c.Op != InRows {
 			continue
+		}
+		if err := CheckRows(c); err != nil {
+			return nil, err
 		}
 		sub, column := *c.Rows, c.Rows.Columns[0]
 		if column == SeqField {

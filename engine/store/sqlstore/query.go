@@ -220,10 +220,10 @@ func (s *Store) where(b *strings.Builder, t *table, company string, conds []stor
 // inRows writes the SQL of an InRows condition: the column IN a SELECT of
 // the other table's column, with its own conditions.
 func (s *Store) inRows(b *strings.Builder, t *table, c store.Cond, args []any) ([]any, error) {
-	sub := c.Rows
-	if sub == nil || len(sub.Columns) != 1 || len(sub.OrderBy) > 0 || sub.Limit > 0 || sub.Offset > 0 || sub.After != nil {
-		return nil, fmt.Errorf("sqlstore: the rows of an InRows condition on %s select one column, unordered and whole", c.Field)
+	if err := store.CheckRows(c); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
+	sub := c.Rows
 	col, _, err := t.column(c.Field)
 	if err != nil {
 		return nil, err

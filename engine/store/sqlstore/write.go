@@ -79,24 +79,20 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []sto
 		tables[i] = tb
 	}
 	inserts := len(queries)
-	built := make([]builtSelect, len(reads))
-	for i, sel := range reads {
-		var err error
-		if built[i], err = t.s.buildSelect(sel, true); err != nil {
-			return nil, nil, err
-		}
-		queries = append(queries, built[i].query)
+	queries, after, err := t.s.selectsAfter(queries, reads)
+	if err != nil {
+		return nil, nil, err
 	}
-	seqs, rows := make([][]int64, len(list)), make([][]store.Row, len(reads))
+	seqs := make([][]int64, len(list))
 	done := 0 // the queries read whole
-	err := t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
+	err = t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
 		var err error
 		if i < inserts {
 			var got []int64
 			got, err = scanSeqs(r)
 			seqs[of[i]] = append(seqs[of[i]], got...)
 		} else {
-			rows[i-inserts], err = built[i-inserts].scan(r)
+			err = after.scan(i, r)
 		}
 		if err == nil {
 			done++
@@ -117,7 +113,35 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []sto
 			seqs[i] = make([]int64, len(in.Rows))
 		}
 	}
-	return seqs, rows, nil
+	return seqs, after.rows, nil
+}
+
+// selectsAfter are selects sent after a write's statements in one
+// ReadEach (InsertEach, UpdateThenSelect): their rows, by select.
+type selectsAfter struct {
+	first int // the index of the first select among the queries
+	built []builtSelect
+	rows  [][]store.Row
+}
+
+// selectsAfter appends the statements of reads to queries.
+func (s *Store) selectsAfter(queries []sqldb.Query, reads []store.Select) ([]sqldb.Query, *selectsAfter, error) {
+	after := &selectsAfter{first: len(queries), built: make([]builtSelect, len(reads)), rows: make([][]store.Row, len(reads))}
+	for i, sel := range reads {
+		var err error
+		if after.built[i], err = s.buildSelect(sel, true); err != nil {
+			return nil, nil, err
+		}
+		queries = append(queries, after.built[i].query)
+	}
+	return queries, after, nil
+}
+
+// scan reads the rows of query i, one of the selects.
+func (a *selectsAfter) scan(i int, r sqldb.Rows) (err error) {
+	j := i - a.first
+	a.rows[j], err = a.built[j].scan(r)
+	return err
 }
 
 // inChunks hands insert the INSERT of each chunk of rows one statement
@@ -357,22 +381,15 @@ func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, wh
 		return 0, nil, err
 	}
 	update.SQL += " RETURNING 1"
-	queries := []sqldb.Query{update}
-	built := make([]builtSelect, len(reads))
-	for i, sel := range reads {
-		if built[i], err = t.s.buildSelect(sel, true); err != nil {
-			return 0, nil, err
-		}
-		queries = append(queries, built[i].query)
+	queries, after, err := t.s.selectsAfter([]sqldb.Query{update}, reads)
+	if err != nil {
+		return 0, nil, err
 	}
 	var n int64
-	rows := make([][]store.Row, len(reads))
 	updated := false
 	err = t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
 		if i > 0 {
-			var err error
-			rows[i-1], err = built[i-1].scan(r)
-			return err
+			return after.scan(i, r)
 		}
 		for r.Next() {
 			n++
@@ -383,7 +400,7 @@ func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, wh
 	if err != nil && !updated {
 		return 0, nil, t.duplicate(tb, err)
 	}
-	return n, rows, err
+	return n, after.rows, err
 }
 
 // updateQuery is the UPDATE of set's fields in the rows where names.

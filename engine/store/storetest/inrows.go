@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 
 // inRows: a condition on the rows another select finds (store.InRowsOf)
 // matches the values of that select's column, in the same company: a
-// Seq, or a column of another table; none when it finds nothing.
+// Seq, or a column of another table; none when it finds nothing. A select
+// that is not one column, unordered and whole is refused.
 func inRows(t *testing.T, s store.Store) {
 	seqs := insert(t, s, acme, store.Values{"Code": "r1", "Price": 1.0}, store.Values{"Code": "r2", "Price": 5.0}, store.Values{"Code": "r3", "Price": 9.0})
 	insert(t, s, other, store.Values{"Code": "r2", "Price": 5.0})
@@ -29,5 +31,9 @@ func inRows(t *testing.T, s store.Store) {
 		store.InRowsOf(store.SeqField, store.Select{Table: itemsTable, Company: acme, Where: []store.Cond{store.Equal("Code", "absent")}}, store.SeqField)}})
 	if len(none) != 0 {
 		t.Errorf("items in the rows of a select that finds none: %v, want none", codes(none))
+	}
+	limited := store.InRowsOf(store.SeqField, store.Select{Table: itemsTable, Company: acme, Limit: 1}, store.SeqField)
+	if _, err := s.Select(context.Background(), store.Select{Table: itemsTable, Company: acme, Where: []store.Cond{limited}}); err == nil {
+		t.Errorf("InRows of a select with a limit: no error, want it refused")
 	}
 }
