@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jmoiron/sqlx"
 )
 
 // laterStatement is a statement ExecLater queued.
@@ -47,7 +46,7 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 	if next != nil {
 		queued = append(queued, *next)
 	}
-	results, sent, err := execBatch(ctx, t.conn, queued)
+	results, sent, err := execBatch(ctx, t.conn, t.pool, queued)
 	if !sent {
 		// Not pgx's own connection (a wrapped driver): one by one.
 		results = make([]sql.Result, len(queued))
@@ -89,10 +88,10 @@ func (t *Tx) flushBefore(ctx context.Context) error {
 
 // execBatch runs statements as one pgx batch on conn, in the transaction
 // open on it; see sendPgxBatch.
-func execBatch(ctx context.Context, conn *sql.Conn, statements []laterStatement) (results []sql.Result, sent bool, err error) {
+func execBatch(ctx context.Context, conn *sql.Conn, p *pool, statements []laterStatement) (results []sql.Result, sent bool, err error) {
 	sent, err = sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
 		for _, s := range statements {
-			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, s.query), s.args...)
+			batch.Queue(p.Rebind(s.query), s.args...)
 		}
 	}, func(out pgx.BatchResults) error {
 		results = make([]sql.Result, len(statements))

@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/jmoiron/sqlx"
 )
 
 // Query is one statement of ReadEach, with ? placeholders.
@@ -37,7 +36,7 @@ func (db *DB) ReadEach(ctx context.Context, queries []Query, read func(i int, ro
 				return err
 			}
 			defer conn.Close()
-			if sent, err := sendBatch(ctx, conn, queries, read); sent {
+			if sent, err := sendBatch(ctx, conn, db.pool, queries, read); sent {
 				return err
 			}
 		}
@@ -52,7 +51,7 @@ func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, row
 		return err
 	}
 	if t.conn != nil && len(queries) > 1 {
-		if sent, err := sendBatch(ctx, t.conn, queries, read); sent {
+		if sent, err := sendBatch(ctx, t.conn, t.pool, queries, read); sent {
 			return err
 		}
 	}
@@ -80,10 +79,10 @@ func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i i
 
 // sendBatch runs the queries as one pgx batch on conn (in the
 // transaction open on it, if any); see sendPgxBatch.
-func sendBatch(ctx context.Context, conn *sql.Conn, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
+func sendBatch(ctx context.Context, conn *sql.Conn, p *pool, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
 	return sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
 		for _, q := range queries {
-			batch.Queue(sqlx.Rebind(sqlx.DOLLAR, q.SQL), q.Args...)
+			batch.Queue(p.Rebind(q.SQL), q.Args...)
 		}
 	}, func(results pgx.BatchResults) error {
 		for i := range queries {

@@ -200,6 +200,9 @@ type table struct {
 	columns map[string]*store.Column // by field
 	allCols []*store.Column          // in schema order
 	allSQL  string                   // the select list of every column: [seq,] columns
+
+	inserts     sync.Map // insertKey → the text of an INSERT (insertSQL)
+	insertsSize atomic.Int32
 }
 
 func newTable(t *store.Table) *table {

@@ -123,6 +123,7 @@ var tests = []struct {
 	{"insert each", insertEach},
 	{"update then select", updateThenSelect},
 	{"in rows", inRows},
+	{"insert shapes", insertShapes},
 }
 
 const acme, other = "acme", "other"
