@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -41,6 +42,7 @@ const (
 type link struct {
 	client, server net.Conn
 	holdNext       chan struct{} // a COMMIT went up: hold the next reply
+	commits        [][]byte      // names of the statements the client prepared as COMMIT
 	closeOnce      sync.Once
 	closed         chan struct{}
 }
@@ -165,9 +167,39 @@ func (p *proxy) serve(client net.Conn) {
 	go p.downward(l)
 }
 
-// commitQuery is the simple-protocol Query message pgx sends to commit:
-// type 'Q', length 11, "commit" and its NUL.
+// commitQuery is the simple-protocol Query message pgx sends to commit
+// database/sql's transactions: type 'Q', length 11, "commit" and its NUL.
 var commitQuery = []byte("Q\x00\x00\x00\x0bcommit\x00")
+
+// preparedCommit finds a Parse message preparing COMMIT under a name: the
+// engine's own transactions send their COMMIT with their last statements
+// (extended protocol, pgx's statement cache), as a Bind of that name.
+var preparedCommit = regexp.MustCompile("(stmtcache_[0-9a-f]+)\x00COMMIT\x00")
+
+// sendsCommit reports whether the client's bytes carry a COMMIT: a simple
+// Query of it, or a Bind of a statement prepared as COMMIT ('B', its
+// length, the unnamed portal's NUL, the statement's name).
+func (l *link) sendsCommit(b []byte) bool {
+	if bytes.Contains(b, commitQuery) {
+		return true
+	}
+	for _, m := range preparedCommit.FindAllSubmatch(b, -1) {
+		l.commits = append(l.commits, append(m[1], 0))
+	}
+	for _, name := range l.commits {
+		for i := bytes.Index(b, name); i >= 0; {
+			if i >= 6 && b[i-6] == 'B' && b[i-1] == 0 {
+				return true
+			}
+			next := bytes.Index(b[i+1:], name)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
+}
 
 // upward copies client → PostgreSQL, noting each COMMIT before passing it.
 func (p *proxy) upward(l *link) {
@@ -176,8 +208,9 @@ func (p *proxy) upward(l *link) {
 	for {
 		n, err := l.client.Read(buf)
 		if n > 0 && p.passing() {
+			commit := l.sendsCommit(buf[:n])
 			p.mu.Lock()
-			hold := p.holdCommit > 0 && bytes.Contains(buf[:n], commitQuery)
+			hold := p.holdCommit > 0 && commit
 			p.mu.Unlock()
 			if hold {
 				select {

@@ -171,34 +171,19 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			return nothingWritten(err)
 		}
 		defer conn.Close()
-		sqlTx, err := conn.BeginTxx(ctx, nil)
-		if err != nil {
-			return nothingWritten(err)
-		}
-		tx := &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, conn: conn.Conn}
-		err = fn(ctx, tx)
-		if err == nil {
-			err = tx.flushBefore(ctx) // what ExecLater queued, before the COMMIT
-		}
-		if err != nil {
-			_ = tx.Rollback()
+		tx := connTx(conn, db)
+		if err := fn(ctx, tx); err != nil {
+			tx.abort(ctx)
 			tx.undo()
 			return nothingWritten(err)
 		}
-		if err := tx.Commit(); err != nil {
+		if err := tx.commit(ctx); err != nil {
+			tx.abort(ctx)
 			tx.undo()
 			return err
 		}
 		return nil
 	})
-}
-
-// undo runs the OnRollback functions, last first.
-func (t *Tx) undo() {
-	for i := len(t.rollback) - 1; i >= 0; i-- {
-		t.rollback[i]()
-	}
-	t.rollback = nil
 }
 
 // call runs one call under the statement timeout and turns driver faults

@@ -165,7 +165,7 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 	alone := len(group) == 1
 	var held []*queuedWrite // the writes the transaction holds
 	for i, w := range group {
-		w.tx = &Tx{Tx: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: !alone}
+		w.tx = sqliteTx(sqlTx, db, !alone)
 		if err := db.runInGroup(ctx, w, alone); err != nil {
 			_ = sqlTx.Rollback()
 			lost := wrapFault(errBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))
@@ -203,7 +203,7 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 // to its savepoint. It returns an error when the transaction itself ended.
 func (db *DB) runInGroup(ctx context.Context, w *queuedWrite, alone bool) error {
 	if !alone {
-		if _, err := w.tx.Tx.ExecContext(ctx, `SAVEPOINT "write"`); err != nil {
+		if _, err := w.tx.sqlTx.ExecContext(ctx, `SAVEPOINT "write"`); err != nil {
 			w.err = nothingWritten(err)
 			return err
 		}
@@ -213,7 +213,7 @@ func (db *DB) runInGroup(ctx context.Context, w *queuedWrite, alone bool) error 
 		if alone {
 			return nil
 		}
-		_, err := w.tx.Tx.ExecContext(ctx, `RELEASE "write"`)
+		_, err := w.tx.sqlTx.ExecContext(ctx, `RELEASE "write"`)
 		if err != nil {
 			w.tx.undo()
 			w.err = nothingWritten(err)
@@ -225,10 +225,10 @@ func (db *DB) runInGroup(ctx context.Context, w *queuedWrite, alone bool) error 
 	if alone {
 		return nil // the transaction rolls back as a whole
 	}
-	if _, err := w.tx.Tx.ExecContext(ctx, `ROLLBACK TO "write"`); err != nil {
+	if _, err := w.tx.sqlTx.ExecContext(ctx, `ROLLBACK TO "write"`); err != nil {
 		return err
 	}
-	_, err := w.tx.Tx.ExecContext(ctx, `RELEASE "write"`)
+	_, err := w.tx.sqlTx.ExecContext(ctx, `RELEASE "write"`)
 	return err
 }
 

@@ -156,7 +156,7 @@ func TestGroupTransactionEndedByAWrite(t *testing.T) {
 	answers := startWrites(t, db,
 		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "a") },
 		func(ctx context.Context, tx *Tx) error {
-			_, err := tx.Tx.ExecContext(ctx, `ROLLBACK`)
+			_, err := tx.sqlTx.ExecContext(ctx, `ROLLBACK`)
 			return err
 		},
 		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "c") },

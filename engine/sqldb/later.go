@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // laterStatement is a statement ExecLater queued.
@@ -41,17 +42,19 @@ func (t *Tx) ExecLater(ctx context.Context, check func(sql.Result) error, query 
 // flushLater sends the statements ExecLater queued, with next (when
 // given) last in the same round trip, and returns next's result.
 func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, error) {
-	queued := t.later
-	t.later = nil
+	queued := t.pending()
 	if next != nil {
 		queued = append(queued, *next)
 	}
-	results, sent, err := execBatch(ctx, t.conn, t.pool, queued)
-	if !sent {
-		// Not pgx's own connection (a wrapped driver): one by one.
+	var results []sql.Result
+	var err error
+	if t.batches {
+		results, _, err = execBatch(ctx, t.conn, t.pool, queued)
+	} else {
+		// SQLite, or not pgx's own connection (a wrapped driver): one by one.
 		results = make([]sql.Result, len(queued))
 		for i, s := range queued {
-			if results[i], err = t.Tx.ExecContext(ctx, t.Rebind(s.query), s.args...); err != nil {
+			if results[i], err = t.run.ExecContext(ctx, t.Rebind(s.query), s.args...); err != nil {
 				break
 			}
 		}
@@ -59,12 +62,8 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range queued {
-		if s.check != nil {
-			if err := s.check(results[i]); err != nil {
-				return nil, err
-			}
-		}
+	if err := checkResults(queued, results); err != nil {
+		return nil, err
 	}
 	if next == nil {
 		return nil, nil
@@ -77,7 +76,7 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 // with the transaction (laterErr), which then cannot commit, for a caller
 // that cannot be handed it (QueryRowxContext).
 func (t *Tx) flushBefore(ctx context.Context) error {
-	if len(t.later) == 0 {
+	if len(t.later) == 0 && (t.conn == nil || t.begun) {
 		return t.laterErr
 	}
 	if _, err := t.flushLater(ctx, nil); err != nil {
@@ -89,29 +88,51 @@ func (t *Tx) flushBefore(ctx context.Context) error {
 // execBatch runs statements as one pgx batch on conn, in the transaction
 // open on it; see sendPgxBatch.
 func execBatch(ctx context.Context, conn *sql.Conn, p *pool, statements []laterStatement) (results []sql.Result, sent bool, err error) {
-	sent, err = sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
-		for _, s := range statements {
-			batch.Queue(p.Rebind(s.query), s.args...)
-		}
-	}, func(out pgx.BatchResults) error {
-		results = make([]sql.Result, len(statements))
-		for i := range statements {
-			tag, err := out.Exec()
-			if err != nil {
-				return fmt.Errorf("statement %d of %d sent together: %w", i+1, len(statements), err)
-			}
-			results[i] = rowsAffected(tag.RowsAffected())
-		}
-		return nil
-	})
+	sent, err = sendPgxBatch(ctx, conn, func(batch *pgx.Batch) { queueExec(batch, p, statements) },
+		func(out pgx.BatchResults) (err error) {
+			results, err = execResults(out, statements)
+			return err
+		})
 	return results, sent, err
 }
 
-// rowsAffected is a statement's result as a batch reports it.
-type rowsAffected int64
+// queueExec queues statements in a batch.
+func queueExec(batch *pgx.Batch, p *pool, statements []laterStatement) {
+	for _, s := range statements {
+		batch.Queue(p.Rebind(s.query), s.args...)
+	}
+}
 
-func (n rowsAffected) RowsAffected() (int64, error) { return int64(n), nil }
+// execResults reads the results of the statements queueExec queued.
+func execResults(out pgx.BatchResults, statements []laterStatement) ([]sql.Result, error) {
+	results := make([]sql.Result, len(statements))
+	for i := range statements {
+		tag, err := out.Exec()
+		if err != nil {
+			return nil, fmt.Errorf("statement %d of %d sent together: %w", i+1, len(statements), err)
+		}
+		results[i] = batchResult{tag}
+	}
+	return results, nil
+}
 
-func (rowsAffected) LastInsertId() (int64, error) {
+// batchResult is a statement's result as a batch reports it.
+type batchResult struct{ tag pgconn.CommandTag }
+
+func (r batchResult) RowsAffected() (int64, error) { return r.tag.RowsAffected(), nil }
+
+func (batchResult) LastInsertId() (int64, error) {
 	return 0, errors.New("sqldb: no LastInsertId in PostgreSQL")
+}
+
+// checkResults has each statement's check judge its result.
+func checkResults(statements []laterStatement, results []sql.Result) error {
+	for i, s := range statements {
+		if s.check != nil {
+			if err := s.check(results[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -45,17 +45,36 @@ func (db *DB) ReadEach(ctx context.Context, queries []Query, read func(i int, ro
 }
 
 // ReadEach runs independent reads in the transaction as DB.ReadEach does
-// outside one: PostgreSQL is sent them in one round trip.
+// outside one: PostgreSQL is sent them in one round trip, after what must
+// go first (BEGIN, what ExecLater queued).
 func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, rows Rows) error) error {
-	if err := t.flushBefore(ctx); err != nil {
-		return err
-	}
-	if t.conn != nil && len(queries) > 1 {
-		if sent, err := sendBatch(ctx, t.conn, t.pool, queries, read); sent {
+	if !t.batches || (len(queries) < 2 && len(t.later) == 0 && t.begun) {
+		if err := t.flushBefore(ctx); err != nil {
 			return err
 		}
+		return readOneByOne(ctx, t, queries, read)
 	}
-	return readOneByOne(ctx, t, queries, read)
+	if t.laterErr != nil {
+		return t.laterErr
+	}
+	first := t.pending()
+	_, err := sendPgxBatch(ctx, t.conn, func(batch *pgx.Batch) {
+		queueExec(batch, t.pool, first)
+		queueQueries(batch, t.pool, queries)
+	}, func(results pgx.BatchResults) error {
+		done, err := execResults(results, first)
+		if err == nil {
+			err = checkResults(first, done)
+		}
+		if err != nil {
+			return err
+		}
+		return readResults(results, queries, read)
+	})
+	if err != nil && len(first) > 0 {
+		t.laterErr = err // a queued statement's failure, or the transaction's: it cannot commit
+	}
+	return err
 }
 
 // readOneByOne runs the queries of ReadEach one after the other.
@@ -80,18 +99,25 @@ func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i i
 // sendBatch runs the queries as one pgx batch on conn (in the
 // transaction open on it, if any); see sendPgxBatch.
 func sendBatch(ctx context.Context, conn *sql.Conn, p *pool, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
-	return sendPgxBatch(ctx, conn, func(batch *pgx.Batch) {
-		for _, q := range queries {
-			batch.Queue(p.Rebind(q.SQL), q.Args...)
+	return sendPgxBatch(ctx, conn, func(batch *pgx.Batch) { queueQueries(batch, p, queries) },
+		func(results pgx.BatchResults) error { return readResults(results, queries, read) })
+}
+
+// queueQueries queues queries in a batch.
+func queueQueries(batch *pgx.Batch, p *pool, queries []Query) {
+	for _, q := range queries {
+		batch.Queue(p.Rebind(q.SQL), q.Args...)
+	}
+}
+
+// readResults hands the results of the queries queueQueries queued to read.
+func readResults(results pgx.BatchResults, queries []Query, read func(i int, rows Rows) error) error {
+	for i := range queries {
+		if err := readResult(results, i, read); err != nil {
+			return err
 		}
-	}, func(results pgx.BatchResults) error {
-		for i := range queries {
-			if err := readResult(results, i, read); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // sendPgxBatch sends the statements queue puts in a pgx batch on conn, in

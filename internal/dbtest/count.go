@@ -3,6 +3,7 @@ package dbtest
 import (
 	"context"
 	"database/sql/driver"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ngrok/sqlmw"
@@ -10,7 +11,10 @@ import (
 
 // StatementCounter counts the statements sent through a database driver
 // it wraps (an engine's Options.WrapDriver): what tests that pin how many
-// statements a write costs read.
+// statements a write costs read. BEGIN, COMMIT and ROLLBACK are not
+// counted: database/sql's Begin and Commit (SQLite) never reach it, and
+// on PostgreSQL the engine sends them as statements of their own only
+// behind a wrapping driver (they ride with the write's statements).
 type StatementCounter struct {
 	sqlmw.NullInterceptor
 	n atomic.Int64
@@ -22,24 +26,33 @@ func (c *StatementCounter) Wrap(d driver.Driver) driver.Driver { return sqlmw.Dr
 // Count is how many statements were sent so far.
 func (c *StatementCounter) Count() int64 { return c.n.Load() }
 
+// count counts query unless it is transaction control.
+func (c *StatementCounter) count(query string) {
+	switch strings.ToUpper(strings.TrimSpace(query)) {
+	case "BEGIN", "COMMIT", "ROLLBACK":
+	default:
+		c.n.Add(1)
+	}
+}
+
 func (c *StatementCounter) ConnExecContext(ctx context.Context, conn driver.ExecerContext, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.n.Add(1)
+	c.count(query)
 	return conn.ExecContext(ctx, query, args)
 }
 
 func (c *StatementCounter) ConnQueryContext(ctx context.Context, conn driver.QueryerContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	c.n.Add(1)
+	c.count(query)
 	rows, err := conn.QueryContext(ctx, query, args)
 	return ctx, rows, err
 }
 
 func (c *StatementCounter) StmtExecContext(ctx context.Context, stmt driver.StmtExecContext, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.n.Add(1)
+	c.count(query)
 	return stmt.ExecContext(ctx, args)
 }
 
 func (c *StatementCounter) StmtQueryContext(ctx context.Context, stmt driver.StmtQueryContext, query string, args []driver.NamedValue) (context.Context, driver.Rows, error) {
-	c.n.Add(1)
+	c.count(query)
 	rows, err := stmt.QueryContext(ctx, args)
 	return ctx, rows, err
 }

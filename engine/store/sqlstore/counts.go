@@ -65,7 +65,13 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 			return nil, err
 		}
 		var numbers []int64
-		err = sqldb.Select(ctx, t.tx, &numbers, `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, seq, n)
+		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}},
+			func(r sqldb.Rows) error {
+				var n int64
+				err := r.Scan(&n)
+				numbers = append(numbers, n)
+				return err
+			})
 		slices.Sort(numbers)
 		return numbers, err
 	}
@@ -104,8 +110,9 @@ func (t *Tx) NextFreeNumber(ctx context.Context, company, series, table, field s
 		if err != nil {
 			return 0, false, err
 		}
-		err = sqldb.Get(ctx, t.tx, &next, `SELECT "next"."n", `+used(`"next"."n"`)+` AS "used"
-			FROM (SELECT nextval(CAST(? AS regclass)) AS "n") AS "next"`, company, seq)
+		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT "next"."n", ` + used(`"next"."n"`) + ` AS "used"
+			FROM (SELECT nextval(CAST(? AS regclass)) AS "n") AS "next"`, Args: []any{company, seq}},
+			func(r sqldb.Rows) error { return r.Scan(&next.N, &next.Used) })
 		return next.N, !next.Used, err
 	}
 	err = sqldb.Get(ctx, t.tx, &next, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 2)
@@ -322,4 +329,18 @@ func backfillCounts(ctx context.Context, tx *sqldb.Tx, t *table) error {
 			AND NOT EXISTS (SELECT 1 FROM "record_count_deltas" WHERE "register" = ?) GROUP BY "company"
 		ON CONFLICT ("company", "register") DO NOTHING`, t.Name, t.Name, t.Name)
 	return err
+}
+
+// readRows hands each row of a query to scan, through ReadEach: on
+// PostgreSQL the query goes with the transaction's BEGIN when it is its
+// first statement, in one round trip.
+func (t *Tx) readRows(ctx context.Context, q sqldb.Query, scan func(sqldb.Rows) error) error {
+	return t.tx.ReadEach(ctx, []sqldb.Query{q}, func(_ int, rows sqldb.Rows) error {
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
