@@ -280,6 +280,17 @@ func (d Dialect) IsUniqueViolation(err error) bool {
 	return hit
 }
 
+// IsNotNullViolation reports whether a write left table's column NULL
+// where it must not be.
+func (d Dialect) IsNotNullViolation(err error, table, column string) bool {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pgErr.Code == "23502" && pgErr.TableName == table && pgErr.ColumnName == column
+	}
+	liteErr, ok := errors.AsType[*sqlite.Error](err)
+	return ok && liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_NOTNULL &&
+		strings.Contains(liteErr.Error(), "NOT NULL constraint failed: "+table+"."+column)
+}
+
 // UniqueViolation reports whether a write hit a unique index, and which,
 // as the database names it: PostgreSQL the index (its constraint name),
 // SQLite the columns, table-qualified ("t.company", "t.nr"); both empty

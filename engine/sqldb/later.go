@@ -12,30 +12,30 @@ import (
 
 // laterStatement is a statement ExecLater queued.
 type laterStatement struct {
-	query string // with ? placeholders
-	args  []any
-	check func(sql.Result) error
+	query  string // with ? placeholders
+	args   []any
+	failed func(error) error // names the statement's failure; nil: as the driver does
 }
 
 // ExecLater runs a statement of the transaction whose result nothing
-// before the commit needs, except check (nil: none), which judges it. On
-// PostgreSQL it is queued and sent with the transaction's next statement,
-// or just before its COMMIT: the change log, events, count deltas and
-// idempotency record a write ends with go in one round trip instead of
-// one each. Its failure, or check's error, is then the error of that
-// next statement, or the write's (the transaction rolls back, nothing
-// written). On SQLite, in process, it runs at once. For statements that
-// repeat no unique key: a violation would be the error of the statement
-// it rode with.
-func (t *Tx) ExecLater(ctx context.Context, check func(sql.Result) error, query string, args ...any) error {
+// before the commit needs; failed (nil: none) turns its failure into the
+// caller's error. On PostgreSQL it is queued and sent with the
+// transaction's next statement, or with its COMMIT: the change log,
+// events, count deltas and idempotency record a write ends with go in one
+// round trip with the COMMIT instead of one each. Its failure is then the
+// error of that next statement, or the write's (the transaction rolls
+// back, nothing written). On SQLite, in process, it runs at once. A
+// condition the write depends on must fail the statement on the server
+// (a constraint), so that the COMMIT sent with it does not run.
+func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query string, args ...any) error {
 	if t.conn == nil {
-		res, err := t.ExecContext(ctx, t.Rebind(query), args...)
-		if err == nil && check != nil {
-			err = check(res)
+		_, err := t.ExecContext(ctx, t.Rebind(query), args...)
+		if err != nil && failed != nil {
+			err = failed(err)
 		}
 		return err
 	}
-	t.later = append(t.later, laterStatement{query: query, args: args, check: check})
+	t.later = append(t.later, laterStatement{query: query, args: args, failed: failed})
 	return nil
 }
 
@@ -55,14 +55,12 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 		results = make([]sql.Result, len(queued))
 		for i, s := range queued {
 			if results[i], err = t.run.ExecContext(ctx, t.Rebind(s.query), s.args...); err != nil {
+				err = s.named(err)
 				break
 			}
 		}
 	}
 	if err != nil {
-		return nil, err
-	}
-	if err := checkResults(queued, results); err != nil {
 		return nil, err
 	}
 	if next == nil {
@@ -109,7 +107,7 @@ func execResults(out pgx.BatchResults, statements []laterStatement) ([]sql.Resul
 	for i := range statements {
 		tag, err := out.Exec()
 		if err != nil {
-			return nil, fmt.Errorf("statement %d of %d sent together: %w", i+1, len(statements), err)
+			return nil, fmt.Errorf("statement %d of %d sent together: %w", i+1, len(statements), statements[i].named(err))
 		}
 		results[i] = batchResult{tag}
 	}
@@ -125,14 +123,10 @@ func (batchResult) LastInsertId() (int64, error) {
 	return 0, errors.New("sqldb: no LastInsertId in PostgreSQL")
 }
 
-// checkResults has each statement's check judge its result.
-func checkResults(statements []laterStatement, results []sql.Result) error {
-	for i, s := range statements {
-		if s.check != nil {
-			if err := s.check(results[i]); err != nil {
-				return err
-			}
-		}
+// named is the statement's failure as its caller names it.
+func (s laterStatement) named(err error) error {
+	if s.failed == nil {
+		return err
 	}
-	return nil
+	return s.failed(err)
 }

@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,8 +11,8 @@ import (
 
 // TestExecLater: statements ExecLater queued are written by the commit,
 // seen by the transaction's reads after them, run before a statement
-// after them (which answers for itself), and their failure, or their
-// check's refusal, fails the write with nothing of it written and its
+// after them (which answers for itself), and their failure, as their
+// caller names it, fails the write with nothing of it written and its
 // OnRollback functions run, even when the transaction read on after it.
 func TestExecLater(t *testing.T) {
 	for _, b := range backends(t) {
@@ -85,8 +84,9 @@ func TestExecLater(t *testing.T) {
 					_ = Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table)
 					return nil
 				},
-				"a check refuses": func(ctx context.Context, tx *Tx) error {
-					return tx.ExecLater(ctx, func(sql.Result) error { return refused }, `INSERT INTO `+table+` ("x") VALUES (?)`, 6)
+				"a queued insert fails as its caller names it": func(ctx context.Context, tx *Tx) error {
+					return errors.Join(add(ctx, tx, 6), tx.ExecLater(ctx, func(err error) error { return fmt.Errorf("%w: %w", refused, err) },
+						`INSERT INTO `+table+` ("x") VALUES (?)`, 1))
 				},
 			}
 			for name, fn := range failures {
@@ -94,8 +94,8 @@ func TestExecLater(t *testing.T) {
 				if err == nil || !rolledBack {
 					t.Errorf("%s: Write answered %v, OnRollback ran: %v; want an error and a rollback", name, err, rolledBack)
 				}
-				if name == "a check refuses" && !errors.Is(err, refused) {
-					t.Errorf("%s: Write answered %v, want the check's error", name, err)
+				if name == "a queued insert fails as its caller names it" && !errors.Is(err, refused) {
+					t.Errorf("%s: Write answered %v, want the caller's error", name, err)
 				}
 				if n := stored(); n != 4 {
 					t.Errorf("%s: rows after it: %d, want the 4 before it", name, n)

@@ -62,11 +62,7 @@ func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, row
 		queueExec(batch, t.pool, first)
 		queueQueries(batch, t.pool, queries)
 	}, func(results pgx.BatchResults) error {
-		done, err := execResults(results, first)
-		if err == nil {
-			err = checkResults(first, done)
-		}
-		if err != nil {
+		if _, err := execResults(results, first); err != nil {
 			return err
 		}
 		return readResults(results, queries, read)

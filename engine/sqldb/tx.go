@@ -77,21 +77,12 @@ func (t *Tx) pending() []laterStatement {
 }
 
 // commit ends a PostgreSQL transaction: COMMIT goes with what ExecLater
-// queued, in one round trip, unless a queued statement's check must
-// judge its result before the COMMIT may go. An error the server
-// answered (a statement's, or the COMMIT's) leaves nothing written: the
-// transaction did not commit. Any other leaves it unknown.
+// queued, in one round trip. An error the server answered (a
+// statement's, or the COMMIT's) leaves nothing written: the transaction
+// did not commit. Any other leaves it unknown.
 func (t *Tx) commit(ctx context.Context) error {
 	if !t.begun && len(t.later) == 0 {
 		return nil // nothing was sent: nothing to commit
-	}
-	for _, s := range t.later {
-		if s.check != nil {
-			if err := t.flushBefore(ctx); err != nil {
-				return nothingWritten(err)
-			}
-			break
-		}
 	}
 	if t.laterErr != nil {
 		return nothingWritten(t.laterErr)

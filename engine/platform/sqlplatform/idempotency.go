@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -64,35 +65,34 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 }
 
 // storeStatement writes the key with its response, unless another
-// execution stored one first: then it changes no row (claimLost).
+// execution stored one first: then it fails, setting the stored row's
+// state NULL, which the column refuses (claimLost). A failure, not a
+// row count to judge: the write's COMMIT goes with this statement
+// (sqldb.Tx.ExecLater), and must not run when the claim is lost.
 func (is idempotencyStore) storeStatement(c engine.Claim, r engine.Response) (string, []any) {
 	return `INSERT INTO "idempotency"
 		("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
 		VALUES (?, ?, ?, '', 'done', ?, ?, ?, '')
 		ON CONFLICT ("scope", "key") DO UPDATE SET "fingerprint" = excluded."fingerprint", "token" = '',
-			"state" = 'done', "status" = excluded."status", "body" = excluded."body", "created" = excluded."created", "lease_until" = ''
-		WHERE "idempotency"."state" = 'pending'`,
+			"state" = CASE WHEN "idempotency"."state" = 'pending' THEN 'done' END,
+			"status" = excluded."status", "body" = excluded."body", "created" = excluded."created", "lease_until" = ''`,
 		[]any{storable(c.Scope), storable(c.Key), c.Fingerprint, r.Status, r.Body, is.p.stamp()}
 }
 
-// claimLost judges storeStatement's result: engine.ErrClaimLost when it
-// stored nothing.
-func claimLost(res sql.Result) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
+// claimLost names storeStatement's failure when another execution had
+// stored its response first: engine.ErrClaimLost.
+func (is idempotencyStore) claimLost(err error) error {
+	if is.p.db.Dialect().IsNotNullViolation(err, "idempotency", "state") {
+		return fmt.Errorf("%w (%w)", engine.ErrClaimLost, err)
 	}
-	if n == 0 {
-		return engine.ErrClaimLost
-	}
-	return nil
+	return err
 }
 
 // settle stores the key with the response in a write's transaction,
-// sent with the write's last statements (sqldb.Tx.ExecLater).
+// sent with the write's COMMIT (sqldb.Tx.ExecLater).
 func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Claim, r engine.Response) error {
 	query, args := is.storeStatement(c, r)
-	return tx.ExecLater(ctx, claimLost, query, args...)
+	return tx.ExecLater(ctx, is.claimLost, query, args...)
 }
 
 // Complete stores the response of a claimed call that wrote nothing. A
@@ -100,11 +100,8 @@ func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Cl
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
 	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		query, args := is.storeStatement(c, r)
-		res, err := sqldb.Exec(ctx, q, query, args...)
-		if err != nil {
-			return err
-		}
-		return claimLost(res)
+		_, err := sqldb.Exec(ctx, q, query, args...)
+		return is.claimLost(err)
 	})
 }
 
