@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -104,12 +105,19 @@ var errRolledBack = errors.New("sqldb: the transaction was rolled back at its CO
 // abort rolls a PostgreSQL transaction back, if anything of it was sent.
 // Should the ROLLBACK fail, or not run (a panic), pgx's database/sql
 // driver closes the connection rather than hand it out again inside the
-// transaction (stdlib.Conn.ResetSession): the ROLLBACK keeps it.
+// transaction (stdlib.Conn.ResetSession): the ROLLBACK keeps it. It runs
+// past the call's deadline, but not longer than a silent server is
+// allowed (pgx closes the connection when it gives up).
 func (t *Tx) abort(ctx context.Context) {
 	if t.begun {
-		_, _ = t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		_, _ = t.conn.ExecContext(ctx, "ROLLBACK")
 	}
 }
+
+// rollbackTimeout bounds a ROLLBACK after a failed write.
+const rollbackTimeout = time.Second
 
 // statementContext is the context a statement of the transaction runs
 // on. In a write group, a deadline that passes while a statement runs

@@ -67,9 +67,9 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 		var numbers []int64
 		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}},
 			func(r sqldb.Rows) error {
-				var n int64
-				err := r.Scan(&n)
-				numbers = append(numbers, n)
+				var number int64
+				err := r.Scan(&number)
+				numbers = append(numbers, number)
 				return err
 			})
 		slices.Sort(numbers)
