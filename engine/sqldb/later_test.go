@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -19,7 +18,7 @@ func TestExecLater(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			db := open(t, b.dsn, Options{})
 			ctx := context.Background()
-			table := Quote("later_" + strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", ""))
+			table := scratchTable(t, db, "later")
 			write := func(fn func(ctx context.Context, tx *Tx) error) (rolledBack bool, err error) {
 				err = db.Write(ctx, func(ctx context.Context, tx *Tx) error {
 					tx.OnRollback(func() { rolledBack = true })
@@ -39,16 +38,6 @@ func TestExecLater(t *testing.T) {
 				}
 				return n
 			}
-			if _, err := write(func(ctx context.Context, tx *Tx) error {
-				_, err := Exec(ctx, tx, `CREATE TABLE `+table+` ("x" INTEGER UNIQUE)`)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				_, _ = write(func(ctx context.Context, tx *Tx) error { _, err := Exec(ctx, tx, `DROP TABLE `+table); return err })
-			})
-
 			if _, err := write(func(ctx context.Context, tx *Tx) error {
 				if err := errors.Join(add(ctx, tx, 1), add(ctx, tx, 2)); err != nil {
 					return err
@@ -103,4 +92,22 @@ func TestExecLater(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scratchTable creates a table of the test, named after prefix, with one
+// unique INTEGER column "x", and drops it when the test ends.
+func scratchTable(t *testing.T, db *DB, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	table := Quote(fmt.Sprint(prefix, "_", time.Now().UnixNano()))
+	if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+		_, err := Exec(ctx, tx, `CREATE TABLE `+table+` ("x" INTEGER UNIQUE)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = db.Write(ctx, func(ctx context.Context, tx *Tx) error { _, err := Exec(ctx, tx, `DROP TABLE `+table); return err })
+	})
+	return table
 }

@@ -123,7 +123,11 @@ func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sq
 
 // QueryxContext runs a cached statement, scanning with sqlx.
 func (p *pool) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
-	rows, err := p.QueryContext(ctx, query, args...)
+	return p.scanning(p.QueryContext(ctx, query, args...))
+}
+
+// scanning is rows that sqlx scans with the pool's mapper.
+func (p *pool) scanning(rows *sql.Rows, err error) (*sqlx.Rows, error) {
 	if err != nil {
 		return nil, err
 	}

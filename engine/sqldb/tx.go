@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -50,14 +49,11 @@ func sqliteTx(sqlTx *sqlx.Tx, db *DB, grouped bool) *Tx {
 	return &Tx{sqlTx: sqlTx, run: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: grouped}
 }
 
-// connTx is a PostgreSQL write transaction on conn, not begun yet.
+// connTx is a PostgreSQL write transaction on conn, not begun yet. Its
+// statements go in pgx batches unless a wrapping driver (Options.
+// WrapDriver) hides pgx's connection.
 func connTx(conn *sqlx.Conn, db *DB) *Tx {
-	t := &Tx{run: conn, conn: conn.Conn, pool: db.pool, Dialect: db.dialect}
-	_ = conn.Raw(func(driverConn any) error {
-		_, t.batches = driverConn.(*stdlib.Conn)
-		return nil
-	})
-	return t
+	return &Tx{run: conn, conn: conn.Conn, batches: db.opt.WrapDriver == nil, pool: db.pool, Dialect: db.dialect}
 }
 
 var (
@@ -184,11 +180,7 @@ func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 
 // QueryxContext runs a statement in the transaction, scanning with sqlx.
 func (t *Tx) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
-	rows, err := t.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return &sqlx.Rows{Rows: rows, Mapper: t.pool.Mapper}, nil
+	return t.pool.scanning(t.QueryContext(ctx, query, args...))
 }
 
 // QueryRowxContext runs a statement in the transaction for one row.

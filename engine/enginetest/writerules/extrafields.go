@@ -157,14 +157,8 @@ func testExtraFieldDefs(t *testing.T, s *suite) {
 // a rule changed the record once it was stored (a task created with a
 // status moves to it by the transition rules after its insert).
 func testComputedInCreateAnswer(t *testing.T, s *suite) {
-	im := s.Demo(t, "tasks.Status", "tasks.CustomerNr", "tasks.TaskText", "tasks/materials", "materials.ProductNr")
-	if err := im.Import(context.Background(), dataset.Company{ID: kit.DemoAPI.Company, Batches: []dataset.Batch{{
-		Name: "enginetest: a computed field over the task status",
-		ExtraFieldDefs: []dataset.ExtraFieldDef{{Register: "tasks", Key: "Status_Label", Name: "Status", Category: "Test",
-			Type: "Sql", SQLExpr: `'Status ' || COALESCE("status", '')`}},
-	}}}); err != nil {
-		t.Fatal(err)
-	}
+	computedTaskField(t, s, "Status_Label", `'Status ' || COALESCE("status", '')`,
+		"tasks.Status", "tasks.CustomerNr", "tasks.TaskText", "tasks/materials", "materials.ProductNr")
 	for _, c := range []struct {
 		name, status, want string
 		lines              bool
@@ -199,14 +193,7 @@ func testComputedInCreateAnswer(t *testing.T, s *suite) {
 // as a Get reads them after; and, when it also writes an extra field value,
 // with that value beside them.
 func testComputedInUpdateAnswer(t *testing.T, s *suite) {
-	im := s.Demo(t, "tasks.CustomerNr", "tasks.TaskText")
-	if err := im.Import(context.Background(), dataset.Company{ID: kit.DemoAPI.Company, Batches: []dataset.Batch{{
-		Name: "enginetest: a computed field over the task text",
-		ExtraFieldDefs: []dataset.ExtraFieldDef{{Register: "tasks", Key: "Text_Label", Name: "Text", Category: "Test",
-			Type: "Sql", SQLExpr: `'Text ' || COALESCE("task_text", '')`}},
-	}}}); err != nil {
-		t.Fatal(err)
-	}
+	computedTaskField(t, s, "Text_Label", `'Text ' || COALESCE("task_text", '')`, "tasks.CustomerNr", "tasks.TaskText")
 	created := s.MustCreateIn(t, kit.DemoAPI, "tasks", kit.Values(map[string]any{"CustomerNr": "1001", "TaskText": "before"}))
 	key := kit.KeyIn(t, created, "Nr")
 	for _, c := range []struct {
@@ -229,5 +216,18 @@ func testComputedInUpdateAnswer(t *testing.T, s *suite) {
 				t.Errorf("ExtraFields: the update answered %v, a Get reads %v", rec["ExtraFields"], got)
 			}
 		})
+	}
+}
+
+// computedTaskField loads the demo data the test needs (demo's fields)
+// and defines a computed extra field of tasks, key, as the SQL expr.
+func computedTaskField(t *testing.T, s *suite, key, expr string, demo ...string) {
+	t.Helper()
+	if err := s.Demo(t, demo...).Import(context.Background(), dataset.Company{ID: kit.DemoAPI.Company, Batches: []dataset.Batch{{
+		Name: "enginetest: the computed field " + key,
+		ExtraFieldDefs: []dataset.ExtraFieldDef{{Register: "tasks", Key: key, Name: key, Category: "Test",
+			Type: "Sql", SQLExpr: expr}},
+	}}}); err != nil {
+		t.Fatal(err)
 	}
 }
