@@ -481,18 +481,26 @@ func TestWALCheckpointedBesideTheWrites(t *testing.T) {
 }
 
 // TestSQLitePageCacheBounded: every connection of a SQLite pool keeps at
-// most 1 MiB of pages (the pragma is in the DSN; SQLite ignores a pragma
-// it does not know, so only reading it back shows it took).
+// most 1 MiB of pages, and a write transaction spills its changed pages
+// to the log only past 4096 of them (the pragmas are in the DSN; SQLite
+// ignores a pragma it does not know, so only reading them back shows they
+// took).
 func TestSQLitePageCacheBounded(t *testing.T) {
 	t.Parallel()
 	db := open(t, "sqlite:"+filepath.Join(t.TempDir(), "cache.db"), Options{})
-	var kib int
+	var kib, spill int
 	if err := db.Read(context.Background(), func(ctx context.Context, q Querier) error {
-		return q.QueryRowxContext(ctx, `PRAGMA cache_size`).Scan(&kib)
+		if err := q.QueryRowxContext(ctx, `PRAGMA cache_size`).Scan(&kib); err != nil {
+			return err
+		}
+		return q.QueryRowxContext(ctx, `PRAGMA cache_spill`).Scan(&spill)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if kib != -1024 {
 		t.Errorf("PRAGMA cache_size = %d; want -1024 (1 MiB)", kib)
+	}
+	if spill != 4096 {
+		t.Errorf("PRAGMA cache_spill = %d; want 4096 pages", spill)
 	}
 }
