@@ -17,7 +17,7 @@ func (r Record) AppendJSON(b []byte) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	b = append(b, '{')
-	for i, name := range sortedKeys(r) {
+	for i, name := range sortedKeys(r, make([]string, 0, fewKeys)) {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -45,3 +45,14 @@ func FuzzRecordJSONAsMarshal(f *testing.F) {
 			"extra": map[string]string{s: name}})
 	})
 }
+
+// BenchmarkAppendJSON: a task with its lines, as its events record it.
+func BenchmarkAppendJSON(b *testing.B) {
+	task := benchTask()
+	buf := make([]byte, 0, 4096)
+	for b.Loop() {
+		if _, err := task.AppendJSON(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
