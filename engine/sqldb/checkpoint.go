@@ -17,18 +17,35 @@ import (
 // no write lock, so writers and readers go on meanwhile. One runs at a
 // time: a trigger while one runs is dropped (the next one copies what it
 // would have).
+//
+// A passive checkpoint alone let the log grow without end under writes
+// that follow each other closely (atomic batches from one client: 447 MB
+// after ten seconds): SQLite starts the log over only when a write begins
+// with every page of it copied, and the next write always began before the
+// checkpoint ended. So when a checkpoint leaves a log longer than
+// maxLogFrames, a RESTART checkpoint follows, holding the writer gate: it
+// copies the few pages the passive one could not, waits for readers to
+// leave the log, and the next write starts the log over (and truncates the
+// file to journal_size_limit, see parseDSN).
 type walCheckpointer struct {
-	db      *DB
-	commits atomic.Int64
-	running atomic.Bool
-	closing atomic.Bool    // Close has begun: no checkpoint starts any more
-	done    sync.WaitGroup // the checkpoint running, for Close (and tests) to wait on
+	db           *DB
+	maxLogFrames int // log length past which a checkpoint restarts the log
+	commits      atomic.Int64
+	running      atomic.Bool
+	closing      atomic.Bool    // Close has begun: no checkpoint starts any more
+	done         sync.WaitGroup // the checkpoint running, for Close (and tests) to wait on
 }
 
 // checkpointEvery is how many commits pass between checkpoints: about the
 // 1000 pages of SQLite's automatic checkpoint for a task created with its
 // lines, whose commit writes some thirty pages.
 const checkpointEvery = 32
+
+// maxLogFrames is the log length (in pages) past which a checkpoint
+// restarts the log: 128 MiB of 4 KiB pages, twice what 64 clients creating
+// tasks one by one let it reach between restarts of its own (so only
+// writes that outrun the passive checkpoints pay for a restart).
+const maxLogFrames = 32768
 
 // committed counts one commit, starting a checkpoint when one is due.
 // A nil checkpointer (PostgreSQL) does nothing.
@@ -40,10 +57,26 @@ func (c *walCheckpointer) committed() {
 	go func() {
 		defer c.done.Done()
 		defer c.running.Store(false)
-		// A checkpoint that fails (the database is closing, busy past the
-		// timeout) loses nothing: the log keeps the pages until the next.
-		_, _ = c.db.pool.ExecContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`)
+		c.checkpoint(context.Background())
 	}()
+}
+
+// checkpoint copies the log into the database file beside the writes,
+// and restarts a log grown past maxLogFrames. A checkpoint that fails (the
+// database is closing, busy past the timeout) loses nothing: the log keeps
+// the pages until the next.
+func (c *walCheckpointer) checkpoint(ctx context.Context) {
+	var busy, logged, copied int
+	err := c.db.pool.QueryRowxContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logged, &copied)
+	if err != nil || logged <= c.maxLogFrames {
+		return
+	}
+	leave, err := c.db.writers.enter(ctx)
+	if err != nil {
+		return
+	}
+	defer leave()
+	_, _ = c.db.pool.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
 }
 
 // wait waits for the checkpoint running, if any.

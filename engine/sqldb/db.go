@@ -82,7 +82,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	}
 	db.writers = newWriterGate(opt.BusyTimeout)
 	db.queue = &writeQueue{}
-	db.wal = &walCheckpointer{db: db}
+	db.wal = &walCheckpointer{db: db, maxLogFrames: maxLogFrames}
 	return db, nil
 }
 
