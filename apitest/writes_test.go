@@ -103,6 +103,53 @@ func TestIdempotency(t *testing.T) {
 			is.Equal(again.Header.Get(runtime.HeaderIdempotencyKey), "idem-1")
 			is.Equal(env.count(t, "/v1/customers?name=Idem+AS"), 1)
 		})
+		t.Run("a replayed task create writes nothing", func(t *testing.T) {
+			// A register's write runs before its key is looked up; a key
+			// answered before makes its commit fail, undoing it all.
+			is := is.New(t)
+			task := map[string]any{"customerNr": "1031", "taskText": "Replay",
+				"materials": []any{map[string]any{"productNr": "4025", "quantity": 2}}}
+			post := func() Response {
+				return env.Do(Request{Method: "POST", Path: "/v1/tasks", Key: env.Key, Body: task, Headers: map[string]string{runtime.HeaderIdempotencyKey: "idem-task"}})
+			}
+			first := post()
+			Expect(t, first, http.StatusCreated)
+			before := env.snapshot(t)
+			for range 3 {
+				again := post()
+				Expect(t, again, http.StatusCreated)
+				is.Equal(string(again.Body), string(first.Body))
+				is.Equal(again.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
+			}
+			is.Equal(env.snapshot(t), before) // no task, line or event more
+		})
+		t.Run("a used key with a malformed body is 409", func(t *testing.T) {
+			// The body fails before the engine runs; the key's stored
+			// answer is for other content.
+			is := is.New(t)
+			resp := env.Do(Request{Method: "POST", Path: "/v1/customers", Key: env.Key, Body: `{"name":`, Headers: map[string]string{runtime.HeaderIdempotencyKey: "idem-1"}, SkipRequestValidation: true})
+			is.Equal(resp.Status, http.StatusConflict)
+			is.Equal(resp.Problem(t).Title, "idempotency_mismatch")
+		})
+		t.Run("a replayed PATCH whose If-Match is stale replays", func(t *testing.T) {
+			// Run again, the PATCH fails its precondition (the first one
+			// changed the ETag); the key's stored answer is the answer.
+			is := is.New(t)
+			created := env.Post("/v1/customers", map[string]any{"name": "Patch Idem AS"})
+			Expect(t, created, http.StatusCreated)
+			nr, _ := created.Object(t)["Nr"].(string)
+			tag := created.Header.Get(runtime.HeaderETag)
+			patch := func() Response {
+				return env.Do(Request{Method: "PATCH", Path: "/v1/customers/" + nr, Key: env.Key, Body: map[string]any{"city": "Bodø"},
+					Headers: map[string]string{runtime.HeaderIdempotencyKey: "idem-patch", runtime.HeaderIfMatch: tag}})
+			}
+			done := patch()
+			Expect(t, done, http.StatusOK)
+			again := patch()
+			Expect(t, again, http.StatusOK)
+			is.Equal(again.Header.Get(runtime.HeaderIdempotencyReplayed), "true")
+			is.Equal(string(again.Body), string(done.Body))
+		})
 		t.Run("other content is 409", func(t *testing.T) {
 			is := is.New(t)
 			resp := send("idem-1", map[string]any{"name": "Other AS"})

@@ -144,8 +144,11 @@ func (c *Call) send(status int, contentType string, body []byte) {
 }
 
 // fail writes the problem of an error, and settles a write's claim: a
-// response the engine produced is stored for replay, anything else is
-// released so a retry runs.
+// response the engine produced is stored for replay; anything else is
+// stored nowhere, so a retry runs, unless an execution of the key stored
+// a response before (answeredBefore). A fault (5xx) is answered as it is:
+// a lookup would wait on the database that just failed, and a retry
+// replays what committed.
 func (c *Call) fail(err error) {
 	p := problem.Of(err)
 	c.record.Problem = p.Title
@@ -159,6 +162,9 @@ func (c *Call) fail(err error) {
 	}
 	if c.claim != nil && (errors.Is(err, engine.ErrClaimLost) || !c.complete(p.Status, body)) {
 		c.answerRace()
+		return
+	}
+	if c.claim != nil && p.Status < http.StatusInternalServerError && !engineAnswered(p.Status) && c.answeredBefore() {
 		return
 	}
 	c.send(p.Status, "application/problem+json", body)

@@ -16,10 +16,14 @@ import (
 // maxIdempotencyKey bounds the header so the store's index stays small.
 const maxIdempotencyKey = 255
 
-// claim looks the write's Idempotency-Key up and answers from the store
-// when it holds a response: a replay of the first one, or 409 for other
-// content. A key without a response lets the call run; its response is
-// stored with its write (or with Complete when it wrote nothing).
+// claim checks the write's Idempotency-Key and claims it for the call.
+// A write to a register's records (a route a batch may take) runs without
+// looking its key up first: its response is stored under the key in the
+// write's own transaction, whose commit fails when the key holds a
+// response already (engine.ErrClaimLost), and then the call answers with
+// that one (answerRace). A lookup before every write was a round trip of
+// its own, for the rare retry. Other writes (a batch, a webhook) look the
+// key up first, so a retried batch does not run its operations again.
 func (s *Server) claim(c *Call) error {
 	key := c.R.Header.Get(HeaderIdempotencyKey)
 	if key == "" {
@@ -31,18 +35,30 @@ func (s *Server) claim(c *Call) error {
 	if err := textcheck.Param(HeaderIdempotencyKey, key); err != nil {
 		return err
 	}
+	if c.route.batchable {
+		c.claim = c.claimOf(key)
+		return nil
+	}
 	return s.claimKey(c, key)
 }
 
-// claimKey claims a checked key for the call (a client's, or one the
-// service derived, such as a batch operation's).
-func (s *Server) claimKey(c *Call, key string) error {
-	claim := engine.Claim{
+// claimOf is the call's claim to a checked key.
+func (c *Call) claimOf(key string) *engine.Claim {
+	return &engine.Claim{
 		Scope:       c.Session.ClientID + "\x00" + c.Session.Company + "\x00" + c.R.Method + " " + c.R.URL.EscapedPath(),
 		Key:         key,
 		Fingerprint: bodyFingerprint(c.Body),
 	}
-	res, err := c.Engine.Idempotency().Claim(c.Context(), claim)
+}
+
+// claimKey looks a checked key up (a client's, or one the service derived,
+// such as a batch operation's) and answers from the store when it holds a
+// response: a replay of the first one, or 409 for other content. A key
+// without a response is claimed for the call, whose response is stored
+// with its write (or with Complete when it wrote nothing).
+func (s *Server) claimKey(c *Call, key string) error {
+	claim := c.claimOf(key)
+	res, err := c.Engine.Idempotency().Claim(c.Context(), *claim)
 	if errors.Is(err, engine.ErrTimeout) {
 		return problem.EngineUnreachable() // a lookup writes nothing: safe to retry
 	}
@@ -50,7 +66,7 @@ func (s *Server) claimKey(c *Call, key string) error {
 		return err
 	}
 	if res.State == engine.Claimed {
-		c.claim = &claim
+		c.claim = claim
 		return nil
 	}
 	return c.answerStored(res)
@@ -85,6 +101,22 @@ func (c *Call) answerRace() {
 	if err != nil {
 		c.fail(err)
 	}
+}
+
+// answeredBefore answers a call refused with nothing stored (a malformed
+// body, a stale If-Match) with the response its key
+// holds, when an execution of the key stored one: the call's key was not
+// looked up before it ran. It reports whether it answered.
+func (c *Call) answeredBefore() bool {
+	res, err := c.Engine.Idempotency().Claim(context.WithoutCancel(c.Context()), *c.claim)
+	if err != nil || res.State == engine.Claimed {
+		return false
+	}
+	c.claim = nil
+	if err := c.answerStored(res); err != nil {
+		c.fail(err)
+	}
+	return true
 }
 
 // replayBody is a stored response as this call answers it. A problem's

@@ -56,9 +56,6 @@ func (is idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cl
 		return err
 	})
 	if err != nil || !found {
-		if err == nil {
-			_ = is.p.keys.Grew(ctx, 1) // the claim's key is stored with its response; a failed ANALYZE costs only the plan
-		}
 		return engine.ClaimResult{State: engine.Claimed}, err
 	}
 	return platform.Judge(c, row.Fingerprint, engine.Response{Status: row.Status, Body: row.Body}), nil
@@ -91,6 +88,7 @@ func (is idempotencyStore) claimLost(err error) error {
 // settle stores the key with the response in a write's transaction,
 // sent with the write's COMMIT (sqldb.Tx.ExecLater).
 func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Claim, r engine.Response) error {
+	is.grew(ctx)
 	query, args := is.storeStatement(c, r)
 	return tx.ExecLater(ctx, is.claimLost, query, args...)
 }
@@ -98,11 +96,19 @@ func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Cl
 // Complete stores the response of a claimed call that wrote nothing. A
 // write stores its response itself, in its own transaction (Writes.Settle).
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
+	is.grew(ctx)
 	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		query, args := is.storeStatement(c, r)
 		_, err := sqldb.Exec(ctx, q, query, args...)
 		return is.claimLost(err)
 	})
+}
+
+// grew notes a key about to be stored, so PostgreSQL's statistics of the
+// table follow its growth (the lookups of replays plan by them). A failed
+// ANALYZE costs only the plan.
+func (is idempotencyStore) grew(ctx context.Context) {
+	_ = is.p.keys.Grew(ctx, 1)
 }
 
 // Prune deletes keys stored before the given time, rows earlier versions
