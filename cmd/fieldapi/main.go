@@ -37,7 +37,6 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	tuneCollector(os.Getenv)
 	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
