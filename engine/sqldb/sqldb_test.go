@@ -439,7 +439,6 @@ func TestWALCheckpointedBesideTheWrites(t *testing.T) {
 	// Rows of some 37 pages each: the commits before the checkpoint log
 	// more than the 1000 pages at which SQLite's own checkpoint would run.
 	const rowBytes = 150_000
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wal.db")
 	db := open(t, "sqlite:"+path, Options{})
 	size := func() int64 {
@@ -450,19 +449,7 @@ func TestWALCheckpointedBesideTheWrites(t *testing.T) {
 		}
 		return info.Size()
 	}
-	write := func(i int) {
-		t.Helper()
-		err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
-			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS "t" ("x" TEXT)`)
-			if err == nil {
-				_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO "t" ("x") VALUES (?)`), strings.Repeat(fmt.Sprint(i%10), rowBytes))
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(i int) { writeRow(t, db, i, rowBytes) }
 	write(1)
 	before := size()
 	for i := 2; i < checkpointEvery; i++ {
@@ -480,6 +467,22 @@ func TestWALCheckpointedBesideTheWrites(t *testing.T) {
 	}
 }
 
+// writeRow writes a row of size bytes into table "t" (made on first use),
+// in a transaction of its own.
+func writeRow(t *testing.T, db *DB, i, size int) {
+	t.Helper()
+	err := db.Write(context.Background(), func(ctx context.Context, tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS "t" ("x" TEXT)`)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO "t" ("x") VALUES (?)`), strings.Repeat(fmt.Sprint(i%10), size))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWALRestartedUnderSustainedWrites: writes that follow each other with
 // no pause (the atomic batches of one client) keep the write-ahead log
 // bounded. Each passive checkpoint runs beside the next write, so SQLite
@@ -490,22 +493,12 @@ func TestWALRestartedUnderSustainedWrites(t *testing.T) {
 	t.Parallel()
 	const rowBytes = 40_000 // about ten pages a write
 	const writes = 32 * checkpointEvery
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wal.db")
 	db := open(t, "sqlite:"+path, Options{})
 	db.wal.maxLogFrames = 100
 	largestLog := int64(0)
 	for i := range writes {
-		err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
-			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS "t" ("x" TEXT)`)
-			if err == nil {
-				_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO "t" ("x") VALUES (?)`), strings.Repeat(fmt.Sprint(i%10), rowBytes))
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeRow(t, db, i, rowBytes)
 		if info, err := os.Stat(path + "-wal"); err == nil {
 			largestLog = max(largestLog, info.Size())
 		}
