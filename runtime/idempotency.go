@@ -104,9 +104,9 @@ func (c *Call) answerRace() {
 }
 
 // answeredBefore answers a call refused with nothing stored (a malformed
-// body, a stale If-Match) with the response its key
-// holds, when an execution of the key stored one: the call's key was not
-// looked up before it ran. It reports whether it answered.
+// body, a stale If-Match) with the response its key holds, when an
+// execution of the key stored one: the call's key was not looked up
+// before it ran. It reports whether it answered.
 func (c *Call) answeredBefore() bool {
 	res, err := c.Engine.Idempotency().Claim(context.WithoutCancel(c.Context()), *c.claim)
 	if err != nil || res.State == engine.Claimed {
