@@ -88,6 +88,30 @@ func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
 	return out, nil
 }
 
+// NumberTaker is a Store whose number series need no transaction: a
+// number it hands out is taken at once, and neither a rollback nor
+// ReturnNumbers gives it back (PostgreSQL's sequences). A create takes
+// its number with the reads it does before its transaction, in their
+// round trip, rather than in one of its own inside the transaction.
+type NumberTaker interface {
+	// SelectEachTakingNumber runs the selects as SelectEach does and,
+	// together with them, takes the series' next number and checks it as
+	// Tx.NextFreeNumber does. When the store cannot take it so (its series
+	// are transactional, or this one is not set up yet) it takes none and
+	// returns nil: the create takes one in its transaction.
+	SelectEachTakingNumber(ctx context.Context, qs []Select, of NumberOf) ([][]Row, *TakenNumber, error)
+}
+
+// NumberOf names the series a number is taken from and where it must be
+// free, as the arguments of Tx.NextFreeNumber do.
+type NumberOf struct{ Company, Series, Table, Field string }
+
+// TakenNumber is a number NumberTaker took.
+type TakenNumber struct {
+	N    int64
+	Free bool // no row holds it (Tx.NextFreeNumber)
+}
+
 // Appender is a Tx that can add rows nothing in the transaction reads the
 // Seqs of (a write's change log): the SQL store sends PostgreSQL them
 // with the transaction's next statement or its commit, not in a round

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ngrok/sqlmw"
@@ -17,7 +18,9 @@ import (
 // behind a wrapping driver (they ride with the write's statements).
 type StatementCounter struct {
 	sqlmw.NullInterceptor
-	n atomic.Int64
+	n   atomic.Int64
+	mu  sync.Mutex
+	log []string // every statement's text, transaction control included
 }
 
 // Wrap is the driver d with its statements counted.
@@ -26,8 +29,26 @@ func (c *StatementCounter) Wrap(d driver.Driver) driver.Driver { return sqlmw.Dr
 // Count is how many statements were sent so far.
 func (c *StatementCounter) Count() int64 { return c.n.Load() }
 
+// Sent is the text of every statement sent from the mark on (Mark), BEGIN, COMMIT and ROLLBACK included where they reach the
+// driver (PostgreSQL), in the order sent.
+func (c *StatementCounter) Sent(mark int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.log[min(mark, len(c.log)):]...)
+}
+
+// Mark is where Sent starts to list the statements sent from now on.
+func (c *StatementCounter) Mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.log)
+}
+
 // count counts query unless it is transaction control.
 func (c *StatementCounter) count(query string) {
+	c.mu.Lock()
+	c.log = append(c.log, query)
+	c.mu.Unlock()
 	switch strings.ToUpper(strings.TrimSpace(query)) {
 	case "BEGIN", "COMMIT", "ROLLBACK":
 	default:

@@ -159,6 +159,9 @@ func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string,
 		}
 		return w.numbers.take(ctx, w, r, want)
 	}
+	if key, free := w.useAhead(r); free {
+		return key, nil
+	}
 	for {
 		n, free, err := w.tx.NextFreeNumber(ctx, w.s.Company, r.Reg.Name, r.Reg.Name, r.Key.Name)
 		if err != nil || free {

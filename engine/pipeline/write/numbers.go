@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"fieldapi/engine"
 	"fieldapi/engine/pipeline/registers"
 	"fieldapi/engine/store"
 )
@@ -54,6 +55,36 @@ func (p *numberPool) take(ctx context.Context, w *Writer, r *registers.Register,
 	n := p.free[name][0]
 	p.free[name] = p.free[name][1:]
 	return strconv.FormatInt(n, 10), nil
+}
+
+// numberAhead is the number a create takes with its reads ahead, where
+// the store's series need no transaction (store.NumberTaker): on
+// PostgreSQL that spares the transaction the round trip of its own a
+// create's number costs. A create the checks then refuse leaves it
+// unused, a gap, as a rollback does there anyway.
+type numberAhead struct {
+	r     *registers.Register
+	taken *store.TakenNumber // nil until taken, or when the store took none
+}
+
+// numberWanted is the number a single create of in on r takes ahead:
+// none when it sends its key or r numbers none.
+func numberWanted(r *registers.Register, in engine.Input) *numberAhead {
+	if r.EngineKeyed || !r.Reg.NumberSeries || !isEmpty(in.Values[r.Key.Name]) {
+		return nil
+	}
+	return &numberAhead{r: r}
+}
+
+// useAhead is the number taken ahead for r, once; false when there is
+// none or a row holds it (the create then takes the next one).
+func (w *Writer) useAhead(r *registers.Register) (string, bool) {
+	a := w.numberAhead
+	if a == nil || a.r != r || a.taken == nil {
+		return "", false
+	}
+	w.numberAhead = nil
+	return strconv.FormatInt(a.taken.N, 10), a.taken.Free
 }
 
 // maxPooledNumbers caps one take (a batch holds at most 1000 operations).

@@ -85,7 +85,7 @@ func (w *Writer) prefetch(ctx context.Context, writes ...plannedInput) error {
 	for i, name := range names {
 		queries[i] = w.referencedSelect(targets[name], wanted[name])
 	}
-	found, err := store.SelectEach(ctx, w.reader(), queries)
+	found, err := w.selectAhead(ctx, queries)
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,22 @@ func (w *Writer) prefetch(ctx context.Context, writes ...plannedInput) error {
 		w.noteReferenced(targets[name], wanted[name], found[i])
 	}
 	return nil
+}
+
+// selectAhead runs prefetch's selects, with the number a create wants
+// (Writer.numberAhead) in the same round trip where the store can take
+// it there: before the transaction, and with selects to ride along.
+func (w *Writer) selectAhead(ctx context.Context, queries []store.Select) ([][]store.Row, error) {
+	a := w.numberAhead
+	taker, ok := w.e.store.(store.NumberTaker)
+	if a == nil || !ok || w.tx != nil || len(queries) == 0 {
+		return store.SelectEach(ctx, w.reader(), queries)
+	}
+	name := a.r.Reg.Name
+	found, taken, err := taker.SelectEachTakingNumber(ctx, queries,
+		store.NumberOf{Company: w.s.Company, Series: name, Table: name, Field: a.r.Key.Name})
+	a.taken = taken
+	return found, err
 }
 
 // refTarget is where a reference names its record: the register, and the

@@ -82,7 +82,11 @@ func (e *Writes) Create(ctx context.Context, s engine.Session, register string, 
 	}
 	w := e.newWriter(s)
 	w.likeCreates.register, w.likeCreates.n = register, engine.LikeWrites(ctx)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in, true) },
+	ahead := func(ctx context.Context) error {
+		w.numberAhead = numberWanted(r, in)
+		return w.readAhead(ctx, r, in, true)
+	}
+	return e.writeAs(ctx, w, register, rc, ahead,
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			c, err := w.create(ctx, r, in, nil, nil)
 			if err != nil {
@@ -220,7 +224,8 @@ type Writer struct {
 	ruleUpdates int
 
 	numbers     *numberPool // inside Atomically: the batch's numbers taken ahead
-	likeCreates struct {    // the creates like this one the batch holds, this one included (engine.LikeWrites)
+	numberAhead *numberAhead
+	likeCreates struct { // the creates like this one the batch holds, this one included (engine.LikeWrites)
 		register string
 		n        int
 	}

@@ -87,38 +87,63 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 // check is in the RETURNING of the series' upsert, on PostgreSQL beside
 // the sequence's nextval.
 func (t *Tx) NextFreeNumber(ctx context.Context, company, series, table, field string) (int64, bool, error) {
-	tb, err := t.s.table(table)
-	if err != nil {
-		return 0, false, err
-	}
-	column, c, err := tb.column(field)
-	if err != nil {
-		return 0, false, err
-	}
-	used := func(number string) string {
-		if c != nil && c.Type == store.Text {
-			number = `CAST(` + number + ` AS TEXT)`
-		}
-		return `EXISTS (SELECT 1 FROM ` + tb.name + ` WHERE "company" = ? AND ` + column + ` = ` + number + `)`
-	}
-	var next struct {
-		N    int64 `db:"n"`
-		Used bool  `db:"used"`
-	}
+	var next freeNumber
 	if t.s.db.Dialect().Postgres() {
 		seq, err := t.sequence(ctx, company, series)
 		if err != nil {
 			return 0, false, err
 		}
-		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT "next"."n", ` + used(`"next"."n"`) + ` AS "used"
-			FROM (SELECT nextval(CAST(? AS regclass)) AS "n") AS "next"`, Args: []any{company, seq}},
-			func(r sqldb.Rows) error { return r.Scan(&next.N, &next.Used) })
+		q, err := t.s.nextFreeQuery(company, seq, table, field)
+		if err != nil {
+			return 0, false, err
+		}
+		err = t.readRows(ctx, q, next.scan)
 		return next.N, !next.Used, err
+	}
+	used, err := t.s.numberUsed(table, field, `"number_series"."next" - 1`)
+	if err != nil {
+		return 0, false, err
 	}
 	err = sqldb.Get(ctx, t.tx, &next, `INSERT INTO "number_series" ("company", "register", "next") VALUES (?, ?, 2)
 		ON CONFLICT ("company", "register") DO UPDATE SET "next" = "number_series"."next" + 1
-		RETURNING "next" - 1 AS "n", `+used(`"number_series"."next" - 1`)+` AS "used"`, company, series, company)
+		RETURNING "next" - 1 AS "n", `+used+` AS "used"`, company, series, company)
 	return next.N, !next.Used, err
+}
+
+// freeNumber is a number taken from a series, and whether a row holds it.
+type freeNumber struct {
+	N    int64 `db:"n"`
+	Used bool  `db:"used"`
+}
+
+func (f *freeNumber) scan(r sqldb.Rows) error { return r.Scan(&f.N, &f.Used) }
+
+// nextFreeQuery takes the next number of PostgreSQL's sequence seq and
+// checks it beside the nextval.
+func (s *Store) nextFreeQuery(company, seq, table, field string) (sqldb.Query, error) {
+	used, err := s.numberUsed(table, field, `"next"."n"`)
+	if err != nil {
+		return sqldb.Query{}, err
+	}
+	return sqldb.Query{SQL: `SELECT "next"."n", ` + used + ` AS "used"
+		FROM (SELECT nextval(CAST(? AS regclass)) AS "n") AS "next"`, Args: []any{company, seq}}, nil
+}
+
+// numberUsed is the SQL of whether a row of the company (its one ?) in
+// table holds the number in field, as decimal text in a text column.
+func (s *Store) numberUsed(table, field, number string) (string, error) {
+	tb, err := s.table(table)
+	if err != nil {
+		return "", err
+	}
+	column, c, err := tb.column(field)
+	if err != nil {
+		return "", err
+	}
+	if c != nil && c.Type == store.Text {
+		number = `CAST(` + number + ` AS TEXT)`
+	}
+	return `EXISTS (SELECT 1 FROM ` + tb.name + ` WHERE "company" = ? AND ` + column + ` = ` + number + `)`, nil
 }
 
 // AlignNumbers moves the series' next number up to next, never down.
@@ -163,8 +188,7 @@ func (t *Tx) ReturnNumbers(ctx context.Context, company, series string, from, ne
 // takes the sequence away with the numbers it gave.
 func (t *Tx) sequence(ctx context.Context, company, series string) (string, error) {
 	s, tx := t.s, t.tx
-	sum := sha256.Sum256([]byte(company + "\x00" + series))
-	name := "number_" + hex.EncodeToString(sum[:12])
+	name := sequenceName(company, series)
 	if _, known := s.sequences.Load(name); known {
 		return name, nil
 	}
@@ -202,6 +226,13 @@ func (t *Tx) sequence(ctx context.Context, company, series string) (string, erro
 	}
 	s.sequences.Store(name, true)
 	return name, nil
+}
+
+// sequenceName is the name of the PostgreSQL sequence of a company's
+// series.
+func sequenceName(company, series string) string {
+	sum := sha256.Sum256([]byte(company + "\x00" + series))
+	return "number_" + hex.EncodeToString(sum[:12])
 }
 
 // Row counts of Counted tables: the total of a list is one row read (and
