@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,6 +17,15 @@ type laterStatement struct {
 	query  string // with ? placeholders
 	args   []any
 	failed func(error) error // names the statement's failure; nil: as the driver does
+	rows   *insertRows       // an INSERT ... VALUES that ExecLaterRows queued; nil for others
+}
+
+// insertRows is what a queued INSERT of rows (ExecLaterRows) is made of,
+// for merging it with the others of its head.
+type insertRows struct {
+	head string // the text up to VALUES
+	row  string // one row's values, "(?, ?, ...)"
+	n    int    // rows in its args
 }
 
 // ExecLater runs a statement of the transaction whose result nothing
@@ -37,6 +48,67 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 	}
 	t.later = append(t.later, laterStatement{query: query, args: args, failed: failed})
 	return nil
+}
+
+// ExecLaterRows queues an INSERT of n rows as ExecLater does: head is its
+// text up to VALUES, row one row's "(?, ...)", args the rows' values, row
+// after row. When the queue is sent, the INSERTs of one head queued since
+// the last send go as one statement, of all their rows (within the
+// placeholder limit), in the place of the first: the creates of an
+// atomic batch insert each table's rows in one statement. For rows whose
+// order against the other statements queued does not matter (nothing
+// queued reads or changes them, and no constraint ties them to another
+// table's). A merged statement's failure is named by the first's failed.
+func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
+	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	if t.conn == nil {
+		return t.ExecLater(ctx, failed, head+rows, args...)
+	}
+	t.later = append(t.later, laterStatement{query: head + rows, args: args, failed: failed, rows: &insertRows{head: head, row: row, n: n}})
+	return nil
+}
+
+// maxMergedArgs keeps a merged INSERT under PostgreSQL's 65535
+// placeholders.
+const maxMergedArgs = 30000
+
+// mergeRows merges the queued INSERTs of one head (ExecLaterRows) into
+// one statement each, in the place of the first, while it holds at most
+// maxMergedArgs values.
+func mergeRows(queued []laterStatement) []laterStatement {
+	merged := 0
+	for _, s := range queued {
+		if s.rows != nil {
+			merged++
+		}
+	}
+	if merged < 2 {
+		return queued
+	}
+	out := make([]laterStatement, 0, len(queued))
+	open := map[string]int{} // head → its statement in out still taking rows
+	for _, s := range queued {
+		if s.rows == nil {
+			out = append(out, s)
+			continue
+		}
+		if i, ok := open[s.rows.head]; ok && len(out[i].args)+len(s.args) <= maxMergedArgs {
+			m := &out[i]
+			m.args = append(m.args, s.args...)
+			m.rows.n += s.rows.n
+			continue
+		}
+		open[s.rows.head] = len(out)
+		rows := *s.rows
+		s.rows, s.args = &rows, slices.Clip(s.args)
+		out = append(out, s)
+	}
+	for i := range out {
+		if r := out[i].rows; r != nil {
+			out[i].query = r.head + strings.TrimSuffix(strings.Repeat(r.row+", ", r.n), ", ")
+		}
+	}
+	return out
 }
 
 // flushLater sends the statements ExecLater queued, with next (when

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -110,4 +111,33 @@ func scratchTable(t *testing.T, db *DB, prefix string) string {
 		_ = db.Write(ctx, func(ctx context.Context, tx *Tx) error { _, err := Exec(ctx, tx, `DROP TABLE `+table); return err })
 	})
 	return table
+}
+
+// TestMergeRows: queued INSERTs of one head go as one statement of all
+// their rows, in the place of the first, the other statements keeping
+// their order; a statement past maxMergedArgs values starts another.
+func TestMergeRows(t *testing.T) {
+	row := func(head string, args ...any) laterStatement {
+		return laterStatement{query: head + "(?)", args: args, rows: &insertRows{head: head, row: "(?)", n: len(args)}}
+	}
+	plain := func(query string) laterStatement { return laterStatement{query: query} }
+	a, b := "INSERT INTO a (x) VALUES ", "INSERT INTO b (x) VALUES "
+	got := mergeRows([]laterStatement{plain("BEGIN"), row(a, 1), row(b, 2), row(a, 3, 4), plain("UPDATE c"), row(b, 5)})
+	var queries []string
+	for _, s := range got {
+		queries = append(queries, s.query)
+	}
+	want := []string{"BEGIN", a + "(?), (?), (?)", b + "(?), (?)", "UPDATE c"}
+	if !slices.Equal(queries, want) {
+		t.Fatalf("merged: %q\nwant %q", queries, want)
+	}
+	if !slices.Equal(got[1].args, []any{1, 3, 4}) || !slices.Equal(got[2].args, []any{2, 5}) {
+		t.Errorf("merged args: %v and %v, want [1 3 4] and [2 5]", got[1].args, got[2].args)
+	}
+
+	many := make([]any, maxMergedArgs-1)
+	got = mergeRows([]laterStatement{row(a, many...), row(a, 1, 2), row(a, 3)})
+	if len(got) != 2 || len(got[0].args) != maxMergedArgs-1 || !slices.Equal(got[1].args, []any{1, 2, 3}) {
+		t.Errorf("past %d values: %d statements of %d and %v values, want %d, then [1 2 3]", maxMergedArgs, len(got), len(got[0].args), got[len(got)-1].args, maxMergedArgs-1)
+	}
 }

@@ -506,8 +506,10 @@ func TestWALRestartedUnderSustainedWrites(t *testing.T) {
 	db.wal.wait()
 	// Never started over, the log holds every write (about 50 MB). A
 	// checkpoint that comes while one waits for the gate is dropped, so a
-	// restart can come a few checkpoints late: seen 3.5 to 6.4 MB.
-	if bound := int64(8 * checkpointEvery * rowBytes); largestLog > bound {
+	// restart can come a few checkpoints late: seen 3.5 to 6.4 MB alone,
+	// 12 MB with the other packages' tests busy on both cores. The bound
+	// is a third of what the log holds when it is never started over.
+	if bound := int64(16 * checkpointEvery * rowBytes); largestLog > bound {
 		t.Errorf("after %d writes of %d bytes the log reached %d bytes; want at most %d (it was not started over)", writes, rowBytes, largestLog, bound)
 	}
 }

@@ -64,7 +64,7 @@ var (
 // pending takes what must reach the server before the transaction's next
 // statement: BEGIN, until sent, and what ExecLater queued.
 func (t *Tx) pending() []laterStatement {
-	queued := t.later
+	queued := mergeRows(t.later)
 	t.later = nil
 	if t.conn != nil && !t.begun {
 		t.begun = true // sent now, or the transaction fails

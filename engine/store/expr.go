@@ -14,7 +14,7 @@ import (
 // read through column), NULL, parentheses, || (NULL when either side is),
 // and COALESCE, UPPER, LOWER and TRIM in any case. Anything else reads "".
 func EvalExpr(text string, column func(name string) (any, bool)) string {
-	p := &parser{tokens: tokens.FindAllString(text, -1), column: column}
+	p := &parser{tokens: tokens.FindAllString(text, -1), column: column, functions: functions}
 	v, ok := p.concat()
 	if !ok || len(p.tokens) > 0 || v == nil {
 		return ""
@@ -22,19 +22,38 @@ func EvalExpr(text string, column func(name string) (any, bool)) string {
 	return *v
 }
 
+// ExactInGo reports whether EvalExpr gives what SQL gives for the text:
+// all of it within the subset, without UPPER and LOWER (SQLite and
+// PostgreSQL map letters beyond ASCII otherwise than Go does), and every
+// column one isText says holds text (EvalExpr reads other types as JSON,
+// not as SQL's text of them). Such a field can be evaluated from the
+// values a write stored, without reading its row back.
+func ExactInGo(text string, isText func(column string) bool) bool {
+	p := &parser{tokens: tokens.FindAllString(text, -1), functions: exactFunctions,
+		column: func(name string) (any, bool) { return "", isText(name) }}
+	_, ok := p.concat()
+	return ok && len(p.tokens) == 0
+}
+
 // tokens are a literal, a quoted name, ||, a word, or any other character
 // (which no rule takes).
 var tokens = regexp.MustCompile(`'(?:[^']|'')*'|"(?:[^"]|"")*"|\|\||[A-Za-z]+|\S`)
 
 // functions are the one-argument text functions, by name in upper case.
-var functions = map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower,
-	"TRIM": func(s string) string { return strings.Trim(s, " ") }}
+var functions = map[string]func(string) string{"UPPER": strings.ToUpper, "LOWER": strings.ToLower, "TRIM": trim}
+
+// exactFunctions are those whose result SQL gives alike (ExactInGo).
+var exactFunctions = map[string]func(string) string{"TRIM": trim}
+
+// trim is SQL's TRIM of one argument: spaces off both ends.
+func trim(s string) string { return strings.Trim(s, " ") }
 
 // parser reads an expression's tokens. A value is a *string, nil for
 // NULL; false says the text left the subset.
 type parser struct {
-	tokens []string
-	column func(name string) (any, bool)
+	tokens    []string
+	column    func(name string) (any, bool)
+	functions map[string]func(string) string // by name in upper case
 }
 
 // next reads the next token, "" at the end.
@@ -95,7 +114,7 @@ func (p *parser) term() (*string, bool) {
 		args = append(args, v)
 	}
 	name := strings.ToUpper(tok)
-	f := functions[name]
+	f := p.functions[name]
 	switch {
 	case len(args) == 0 || !p.take(")"): // a call takes one argument at least
 		return nil, false

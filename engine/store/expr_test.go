@@ -46,3 +46,33 @@ func TestExpr(t *testing.T) {
 		}
 	}
 }
+
+func TestExactInGo(t *testing.T) {
+	text := map[string]bool{"name": true, "nr": true, "n": false}
+	isText := func(name string) bool { return text[name] }
+	for _, c := range []struct {
+		expr string
+		want bool
+	}{
+		{`'Task ' || COALESCE("nr", '')`, true},
+		{`COALESCE("name", NULL, 'x') || TRIM("nr")`, true},
+		{`("name" || '-') || NULL`, true},
+		{`'it''s'`, true},
+		// SQL's case mapping beyond ASCII is not Go's.
+		{`UPPER(COALESCE("name", ''))`, false},
+		{`lower("name")`, false},
+		// A column not of text, or not of the row.
+		{`'#' || "n"`, false},
+		{`"missing"`, false},
+		// Outside the subset: the store evaluates it.
+		{`SUBSTR("name", 1, 2)`, false},
+		{`"name" + 'x'`, false},
+		{`(SELECT "name" FROM customers)`, false},
+		{`'open`, false},
+		{``, false},
+	} {
+		if got := ExactInGo(c.expr, isText); got != c.want {
+			t.Errorf("ExactInGo(%s) = %v, want %v", c.expr, got, c.want)
+		}
+	}
+}

@@ -133,6 +133,45 @@ func Append(ctx context.Context, tx Tx, table, company string, rows []Values) er
 	return err
 }
 
+// LaterUpdater is a Tx that can run an update whose count nothing in the
+// transaction needs (a record's UPDATE whose answer reads nothing back):
+// the SQL store sends PostgreSQL it with the transaction's next statement
+// or its commit, not in a round trip of its own.
+type LaterUpdater interface {
+	// UpdateLater sets columns as Update does, without counting the rows.
+	// Its failure may come from a later call of the transaction or from
+	// its Write. For sets that change no column of a unique index.
+	UpdateLater(ctx context.Context, table, company string, where []Cond, set Values) error
+}
+
+// UpdateLater updates rows in tx: by its UpdateLater when it is a
+// LaterUpdater, else by Update.
+func UpdateLater(ctx context.Context, tx Tx, table, company string, where []Cond, set Values) error {
+	if u, ok := tx.(LaterUpdater); ok {
+		return u.UpdateLater(ctx, table, company, where, set)
+	}
+	_, err := tx.Update(ctx, table, company, where, set)
+	return err
+}
+
+// SeqTaker is a Tx whose tables' Seqs can be taken before their rows are
+// inserted (PostgreSQL's sequences), so that rows given theirs go in
+// without anything read back: sent with the transaction's next statement
+// or its commit. The creates of an atomic batch take theirs at once, and
+// none waits on a round trip of its own.
+type SeqTaker interface {
+	// TakeSeqs takes n Seqs of each table of want, increasing. ok is
+	// false, and none taken, where the store assigns Seqs only as it
+	// inserts (SQLite).
+	TakeSeqs(ctx context.Context, want map[string]int) (seqs map[string][]int64, ok bool, err error)
+	// InsertLater inserts rows with the Seqs TakeSeqs gave them, as
+	// Insert does (a SeqText column a row leaves empty holds its Seq).
+	// Its failure comes from a later call of the transaction or from its
+	// Write, turned by failed (nil: none) into the caller's error: a
+	// repeated unique index is a *DuplicateError before that.
+	InsertLater(ctx context.Context, table, company string, rows []Values, seqs []int64, failed func(error) error) error
+}
+
 // Insertion is one Insert of InsertEach: rows of one table.
 type Insertion struct {
 	Table   string

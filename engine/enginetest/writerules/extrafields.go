@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 
 	"fieldapi/engine"
@@ -189,9 +190,9 @@ func testComputedInCreateAnswer(t *testing.T, s *suite) {
 }
 
 // testComputedInUpdateAnswer: an update answers with the computed extra
-// fields over what it changed (read with its UPDATE: store.UpdateThenSelect),
-// as a Get reads them after; and, when it also writes an extra field value,
-// with that value beside them.
+// fields over what it changed (an expression the write evaluates from the
+// values it stored, store.ExactInGo), as a Get reads them after; and,
+// when it also writes an extra field value, with that value beside them.
 func testComputedInUpdateAnswer(t *testing.T, s *suite) {
 	computedTaskField(t, s, "Text_Label", `'Text ' || COALESCE("task_text", '')`, "tasks.CustomerNr", "tasks.TaskText")
 	created := s.MustCreateIn(t, kit.DemoAPI, "tasks", kit.Values(map[string]any{"CustomerNr": "1001", "TaskText": "before"}))
@@ -217,6 +218,27 @@ func testComputedInUpdateAnswer(t *testing.T, s *suite) {
 			}
 		})
 	}
+}
+
+// testComputedReadBack: a computed extra field whose expression a write
+// cannot evaluate exactly from the values it stored (a number column's
+// text is SQL's: 3 is "3.0" in SQLite and "3" in PostgreSQL) is read back
+// from the store, and the create's and the update's answers carry it as a
+// Get reads it. (The two tests before use expressions a write evaluates
+// itself, store.ExactInGo.)
+func testComputedReadBack(t *testing.T, s *suite) {
+	computedTaskField(t, s, "Estimate", `'est ' || "estimated_time"`, "tasks.CustomerNr", "tasks.EstimatedTime")
+	created := s.MustCreateIn(t, kit.DemoAPI, "tasks", kit.Values(map[string]any{"CustomerNr": "1001", "EstimatedTime": 3.0}))
+	key := kit.KeyIn(t, created, "Nr")
+	check := func(doing string, answered engine.Record) {
+		t.Helper()
+		got := s.Get(t, kit.DemoAPI, "tasks", key)["ExtraFields"]
+		if fields, _ := got.(map[string]string); !strings.HasPrefix(fields["Estimate"], "est ") || !reflect.DeepEqual(got, answered["ExtraFields"]) {
+			t.Errorf("ExtraFields: %s answered %v, a Get reads %v; want the same, with Estimate", doing, answered["ExtraFields"], got)
+		}
+	}
+	check("the create", created)
+	check("the update", s.MustUpdateIn(t, kit.DemoAPI, "tasks", key, kit.Values(map[string]any{"EstimatedTime": 4.0})))
 }
 
 // computedTaskField loads the demo data the test needs (demo's fields)

@@ -59,6 +59,7 @@ var Tests = []kit.Test{
 	test("extra fields on read", testExtraFieldsOnRead),
 	test("computed extra fields in a create's answer", testComputedInCreateAnswer),
 	test("computed extra fields in an update's answer", testComputedInUpdateAnswer),
+	test("computed extra fields the engine reads back", testComputedReadBack),
 	test("extra field definitions and field names", testExtraFieldDefs),
 	test("orders and their lines", testOrders),
 	test("company calendar settings", testCalendarSettings),

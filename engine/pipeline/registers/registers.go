@@ -60,7 +60,7 @@ type Set map[string]*Register
 // needs of it beyond the catalog's own validation.
 func Of(cat *catalog.Catalog) (Set, error) {
 	regs := Set{}
-	reserved := []string{"seq", "company", "modified"}
+	reserved := []string{"seq", "company", modifiedColumn}
 	for _, r := range cat.Registers {
 		reg := &Register{Reg: r, Key: r.KeyField(), EngineKeyed: r.EngineKeyed(), Lookups: r.LookupKeys()}
 		for _, f := range r.Fields {
@@ -141,6 +141,46 @@ func (r *Register) AsRecord(row store.Row) engine.Record {
 		delete(rec, PermissionsColumn) // the engine's, not a field
 	}
 	return rec
+}
+
+// columnField is the field stored in a column of the register's table,
+// nil for Modified's and for a name that is no column.
+func (r *Register) columnField(name string) (f *catalog.Field, ok bool) {
+	if name == modifiedColumn {
+		return nil, true
+	}
+	for _, f := range r.Stored {
+		if f.Column == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// TextColumn reports whether a column of the register's table holds text
+// (store.ExactInGo).
+func (r *Register) TextColumn(name string) bool {
+	f, ok := r.columnField(name)
+	return ok && (f == nil || columnType(f.Type) == store.Text)
+}
+
+// ColumnOf reads a record's values by the columns of its row, as an
+// expression over the row names them (store.EvalExpr), with its Seq and
+// Modified: the row number is the Seq as text where the values leave it
+// empty, as the store fills it.
+func (r *Register) ColumnOf(values map[string]any, seq int64, modified string) func(column string) (any, bool) {
+	return func(column string) (any, bool) {
+		f, ok := r.columnField(column)
+		switch {
+		case !ok:
+			return nil, false
+		case f == nil:
+			return modified, true
+		case f.RowNumber && values[f.Name] == nil:
+			return store.SeqText(seq), true
+		}
+		return values[f.Name], true
+	}
 }
 
 // Line returns the register's line list with the given name, or nil.

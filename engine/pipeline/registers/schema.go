@@ -74,6 +74,9 @@ func (r *Register) UniqueField(index string) *catalog.Field {
 	return nil
 }
 
+// modifiedColumn is the column of Modified.
+const modifiedColumn = "modified"
+
 // storeTable is the register's table: Modified, then a column per stored
 // field (the row number's filled in by the store: SeqText); the key
 // unique per company (unless the engine assigns it: the Seq is the key
@@ -82,7 +85,7 @@ func (r *Register) UniqueField(index string) *catalog.Field {
 func (r *Register) storeTable() *store.Table {
 	name := r.Reg.Name
 	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
-	t.Columns = append(t.Columns, store.Column{Field: ModifiedField, Name: "modified", Type: store.Text, NotNull: true})
+	t.Columns = append(t.Columns, store.Column{Field: ModifiedField, Name: modifiedColumn, Type: store.Text, NotNull: true})
 	for _, f := range r.Stored {
 		t.Columns = append(t.Columns, store.Column{Field: f.Name, Name: f.Column, Type: columnType(f.Type), SeqText: f.RowNumber})
 	}

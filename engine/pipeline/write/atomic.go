@@ -22,7 +22,8 @@ import (
 // cached for the next, except the records of every register a write
 // created or changed, which the next reads again; and their change-log
 // rows and events are written once, in one statement each, when fn ends;
-// and the numbers of its creates are taken ahead (numberPool).
+// and the numbers of its creates are taken ahead (numberPool), and the
+// Seqs of their rows where the store can (seqPool).
 type joinedKey struct{}
 
 type joined struct {
@@ -35,6 +36,7 @@ type joined struct {
 	logs     []store.Values                      // change-log rows of the writes so far
 	events   []platform.Event                    // events of the writes so far
 	numbers  *numberPool                         // numbers taken ahead for the writes
+	seqs     *seqPool                            // Seqs taken ahead for the creates' rows
 }
 
 // Atomically runs fn with every write of the engine in one transaction
@@ -45,7 +47,8 @@ func (e *Writes) Atomically(ctx context.Context, s engine.Session, claim engine.
 	}
 	var resp engine.Response
 	err := e.store.Write(ctx, func(ctx context.Context, tx store.Tx) error {
-		j := &joined{e: e, s: s, tx: tx, refs: map[string]map[string]engine.Record{}, numbers: newNumberPool()}
+		j := &joined{e: e, s: s, tx: tx, refs: map[string]map[string]engine.Record{},
+			numbers: newNumberPool(), seqs: newSeqPool()}
 		var err error
 		if resp, err = fn(context.WithValue(ctx, joinedKey{}, j)); err != nil {
 			return err
@@ -90,7 +93,7 @@ func (e *Writes) joinedTx(ctx context.Context, s engine.Session) (*joined, error
 
 // lend gives a write of the batch the caches the earlier ones filled.
 func (j *joined) lend(w *Writer) {
-	w.refs, w.settings, w.numbers = j.refs, j.settings, j.numbers
+	w.refs, w.settings, w.numbers, w.seqs = j.refs, j.settings, j.numbers, j.seqs
 }
 
 // keep takes what a write of the batch noted for its end, and forgets the

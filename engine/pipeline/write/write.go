@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -224,6 +225,7 @@ type Writer struct {
 	ruleUpdates int
 
 	numbers     *numberPool // inside Atomically: the batch's numbers taken ahead
+	seqs        *seqPool    // inside Atomically: the batch's Seqs taken ahead
 	numberAhead *numberAhead
 	likeCreates struct { // the creates like this one the batch holds, this one included (engine.LikeWrites)
 		register string
@@ -390,12 +392,16 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	if err != nil {
 		return nil, err
 	}
-	seqs, read, err := store.InsertEach(ctx, w.tx, inserts, reads)
-	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) && failed.Index > 0 {
-		list := lists[failed.Index-1]
-		return nil, refuseInLine(w.duplicateKey(list.reg, "", nil, failed.Err), list.line.Name, 0)
-	} else if err != nil {
-		return nil, w.duplicateKey(r, p.key, p.values, err)
+	refused := func(i int, err error) error { // the failure of the record's insert (0) or a line list's
+		if i == 0 {
+			return w.duplicateKey(r, p.key, p.values, err)
+		}
+		list := lists[i-1]
+		return refuseInLine(w.duplicateKey(list.reg, "", nil, err), list.line.Name, 0)
+	}
+	seqs, read, err := w.insert(ctx, r.Reg.Name, inserts, reads, refused)
+	if err != nil {
+		return nil, err
 	}
 	c := &created{reg: r, seq: seqs[0][0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
 	if len(read) == 1 && len(read[0]) == 1 {
@@ -465,10 +471,22 @@ func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond
 		return nil, err
 	}
 	exprs := extrafields.Exprs(defs)
-	if len(exprs) == 0 {
+	if len(exprs) == 0 || exactInGo(r, exprs) {
 		return nil, nil
 	}
 	return []store.Select{{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}, Columns: []string{}, Exprs: exprs}}, nil
+}
+
+// exactInGo reports whether the pipeline evaluates r's computed extra
+// fields itself, from the values a write stored, exactly as the store
+// would from the row (store.ExactInGo): then no write reads them back.
+func exactInGo(r *registers.Register, exprs []store.Expr) bool {
+	for _, x := range exprs {
+		if !store.ExactInGo(x.Text, r.TextColumn) {
+			return false
+		}
+	}
+	return true
 }
 
 // writesBeyondRows reports whether a create writes more than its record's
@@ -760,7 +778,14 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	_, read, err := store.UpdateThenSelect(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set, reads)
+	var read [][]store.Row
+	if len(reads) == 0 && !setsUnique(r, set) {
+		// Nothing reads it back and it cannot collide: PostgreSQL is sent
+		// it with the write's closing statements.
+		err = store.UpdateLater(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set)
+	} else {
+		_, read, err = store.UpdateThenSelect(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set, reads)
+	}
 	if err != nil {
 		return nil, nil, w.duplicateKey(r, key, values, err)
 	}
@@ -787,11 +812,21 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		if computedAt != w.ruleUpdates {
 			computed = nil // a rule changed a record since: read them again
 		}
-		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, stored, computed); err != nil {
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed); err != nil {
 			return nil, nil, err
 		}
 	}
 	return after, changedNames(sent, in.Extra), nil
+}
+
+// setsUnique reports whether an update sets a field a unique index holds
+// (the key, a lookup key), whose collision with another record is the
+// update's refusal.
+func setsUnique(r *registers.Register, set store.Values) bool {
+	if _, ok := set[r.Key.Name]; ok {
+		return true
+	}
+	return slices.ContainsFunc(r.Lookups, func(f *catalog.Field) bool { _, ok := set[f.Name]; return ok })
 }
 
 // createdRecord is a created record as its create answers with it: as a
@@ -841,7 +876,7 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 		if c.computed != nil && c.computedAt == w.ruleUpdates {
 			computed = c.computed
 		}
-		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.extra, computed)
+		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.values, c.extra, computed)
 		if err != nil {
 			return nil, err
 		}
@@ -864,13 +899,21 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 }
 
 // extraFieldsOf is the ExtraFields of a record of r the write has written,
-// whose stored values are known: every field the company defines, the
-// computed ones evaluated by the store with the record's row (one read),
-// unless computed holds them already.
-func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, stored map[string]string, computed store.Values) (map[string]string, error) {
+// whose values (as now stored, live) and stored extra values are known:
+// every field the company defines, the computed ones evaluated from
+// values where that is exact (exactInGo), else by the store with the
+// record's row (one read), unless computed holds them already.
+func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, values map[string]any, stored map[string]string, computed store.Values) (map[string]string, error) {
 	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return nil, err
+	}
+	if exprs := extrafields.Exprs(defs); computed == nil && exactInGo(r, exprs) {
+		computed = make(store.Values, len(exprs))
+		column := r.ColumnOf(values, seq, w.now) // Modified: now, for what the write wrote
+		for _, x := range exprs {
+			computed[x.Name] = store.EvalExpr(x.Text, column)
+		}
 	}
 	if computed == nil {
 		reads, err := w.computedSelect(ctx, r, store.Equal(store.SeqField, seq))

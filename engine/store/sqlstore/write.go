@@ -166,7 +166,7 @@ func (s *Store) insertStatements(ins insertion, company string, rows []store.Val
 	var out []sqldb.Query
 	for start := 0; start < len(rows); start += perStatement {
 		chunk := rows[start:min(start+perStatement, len(rows))]
-		out = append(out, sqldb.Query{SQL: s.insertSQL(ins, len(chunk)), Args: ins.args(company, chunk)})
+		out = append(out, sqldb.Query{SQL: s.insertSQL(ins, len(chunk)), Args: ins.args(company, chunk, nil)})
 	}
 	return out
 }
@@ -178,6 +178,7 @@ type insertion struct {
 	tb       *table
 	cols     []*store.Column
 	numbered bool
+	seqs     bool   // each row's Seq is given, first of its values (InsertLater)
 	shape    string // the cols by their place in the table, two bytes each: the key of the statement's text
 }
 
@@ -221,18 +222,54 @@ func (t *table) insertion(rows []store.Values) (insertion, error) {
 	return ins, nil
 }
 
-// width is the number of values of each row: its company and columns.
-func (ins insertion) width() int {
-	if ins.tb.Company {
-		return len(ins.cols) + 1
+// columnNames are the insertion's columns, quoted, in the order of each
+// row's values: its Seq when given, its company, its columns.
+func (ins insertion) columnNames() []string {
+	names := make([]string, 0, len(ins.cols)+2)
+	if ins.seqs {
+		names = append(names, sqldb.Quote(seqColumn))
 	}
-	return max(len(ins.cols), 1)
+	if ins.tb.Company {
+		names = append(names, sqldb.Quote(companyColumn))
+	}
+	for _, c := range ins.cols {
+		names = append(names, sqldb.Quote(c.Name))
+	}
+	return names
 }
 
-// args are the values of the rows, row after row.
-func (ins insertion) args(company string, rows []store.Values) []any {
+// valuesParts are an INSERT ... VALUES of rows given whole (not
+// numbered): its text up to VALUES, and one row's values.
+func (ins insertion) valuesParts() (head, row string) {
+	names := ins.columnNames()
+	row = "(" + sqldb.Placeholders(len(names)) + ")"
+	if len(names) == 0 {
+		row = "(DEFAULT)" // not reached: every table has a column
+	}
+	return "INSERT INTO " + ins.tb.name + " (" + strings.Join(names, ", ") + ") VALUES ", row
+}
+
+// width is the number of values of each row: its Seq when given, its
+// company and columns.
+func (ins insertion) width() int {
+	n := len(ins.cols)
+	if ins.seqs {
+		n++
+	}
+	if ins.tb.Company {
+		n++
+	}
+	return max(n, 1)
+}
+
+// args are the values of the rows, row after row, each row's Seq first
+// when the insertion gives them (seqs, one per row).
+func (ins insertion) args(company string, rows []store.Values, seqs []int64) []any {
 	args := make([]any, 0, len(rows)*ins.width())
-	for _, row := range rows {
+	for i, row := range rows {
+		if ins.seqs {
+			args = append(args, seqs[i])
+		}
 		if ins.tb.Company {
 			args = append(args, company)
 		}
@@ -251,7 +288,7 @@ func (ins insertion) args(company string, rows []store.Values) []any {
 // the order of VALUES, whose SeqText columns take the row's number where
 // the row gives no value.
 func (s *Store) insertSQL(ins insertion, n int) string {
-	key := insertKey{ins.shape, ins.numbered, n}
+	key := insertKey{ins.shape, ins.numbered, ins.seqs, n}
 	if text, ok := ins.tb.inserts.Load(key); ok {
 		return text.(string)
 	}
@@ -269,6 +306,7 @@ func (s *Store) insertSQL(ins insertion, n int) string {
 type insertKey struct {
 	shape    string
 	numbered bool
+	seqs     bool
 	rows     int
 }
 
@@ -277,20 +315,10 @@ type insertKey struct {
 const maxInsertTexts = 256
 
 func (s *Store) buildInsertSQL(ins insertion, n int) string {
-	names := make([]string, 0, len(ins.cols)+2)
-	if ins.tb.Company {
-		names = append(names, sqldb.Quote(companyColumn))
-	}
-	for _, c := range ins.cols {
-		names = append(names, sqldb.Quote(c.Name))
-	}
+	names := ins.columnNames()
 	if !ins.numbered {
-		rowSQL := "(" + sqldb.Placeholders(len(names)) + ")"
-		if len(names) == 0 {
-			rowSQL = "(DEFAULT)" // not reached: every table has a column
-		}
-		return "INSERT INTO " + ins.tb.name + " (" + strings.Join(names, ", ") + ") VALUES " +
-			strings.TrimSuffix(strings.Repeat(rowSQL+", ", n), ", ")
+		head, row := ins.valuesParts()
+		return head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 	}
 	d := s.db.Dialect()
 	// VALUES names its columns column1, column2, ... in both databases:
@@ -403,6 +431,21 @@ func (t *Tx) Update(ctx context.Context, tableName, company string, where []stor
 	return n, t.duplicate(tb, err)
 }
 
+// UpdateLater runs an UPDATE as Update does, without its count:
+// PostgreSQL is sent it with the transaction's next statement or its
+// commit (sqldb.Tx.ExecLater).
+func (t *Tx) UpdateLater(ctx context.Context, tableName, company string, where []store.Cond, set store.Values) error {
+	tb, err := t.s.table(tableName)
+	if err != nil || len(set) == 0 {
+		return err
+	}
+	q, err := t.s.updateQuery(tb, company, where, set)
+	if err != nil {
+		return err
+	}
+	return t.tx.ExecLater(ctx, func(err error) error { return t.duplicate(tb, err) }, q.SQL, q.Args...)
+}
+
 // UpdateThenSelect is Update with the selects after it, sent together
 // (store.EachUpdater): the UPDATE returns a row for each it changed.
 func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, where []store.Cond, set store.Values, reads []store.Select) (int64, [][]store.Row, error) {
@@ -478,7 +521,7 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 	if err != nil {
 		return err
 	}
-	args := ins.args(company, rows)
+	args := ins.args(company, rows, nil)
 	var targets, sets []string
 	if tb.Company {
 		targets = append(targets, sqldb.Quote(companyColumn))

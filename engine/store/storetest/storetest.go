@@ -121,6 +121,7 @@ var tests = []struct {
 	{"select each", selectEach},
 	{"append", appendRows},
 	{"insert each", insertEach},
+	{"insert and update later", insertLater},
 	{"update then select", updateThenSelect},
 	{"in rows", inRows},
 	{"insert shapes", insertShapes},

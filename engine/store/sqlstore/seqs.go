@@ -1,0 +1,112 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store"
+)
+
+var _ store.SeqTaker = (*Tx)(nil)
+
+// TakeSeqs takes Seqs ahead of the inserts on PostgreSQL: the nextvals
+// of each table's serial sequence, every table in one statement (sent with
+// what the transaction queued before). SQLite assigns them only as it
+// inserts (AUTOINCREMENT): it takes none.
+func (t *Tx) TakeSeqs(ctx context.Context, want map[string]int) (map[string][]int64, bool, error) {
+	if !t.s.db.Dialect().Postgres() {
+		return nil, false, nil
+	}
+	tables := slices.Sorted(maps.Keys(want))
+	parts := make([]string, len(tables))
+	args := make([]any, 0, 2*len(tables))
+	for i, name := range tables {
+		tb, err := t.s.table(name)
+		if err != nil {
+			return nil, false, err
+		}
+		if !tb.Seq || want[name] < 1 {
+			return nil, false, fmt.Errorf("sqlstore: %d Seqs of table %s asked for", want[name], name)
+		}
+		parts[i] = `SELECT ` + strconv.Itoa(i) + ` AS "t", nextval(CAST((SELECT pg_get_serial_sequence(?, 'seq')) AS regclass)) AS "seq" FROM generate_series(1, ?)`
+		args = append(args, tb.name, want[name])
+	}
+	seqs := make(map[string][]int64, len(tables))
+	err := t.readRows(ctx, sqldb.Query{SQL: strings.Join(parts, " UNION ALL "), Args: args}, func(r sqldb.Rows) error {
+		var i int
+		var seq int64
+		if err := r.Scan(&i, &seq); err != nil {
+			return err
+		}
+		seqs[tables[i]] = append(seqs[tables[i]], seq)
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, got := range seqs {
+		slices.Sort(got)
+	}
+	return seqs, true, nil
+}
+
+// InsertLater inserts rows with their Seqs given (TakeSeqs), their
+// SeqText columns filled with them where empty, without RETURNING:
+// PostgreSQL is sent them with the transaction's next statement or its
+// commit, in one statement with the other rows of the table's queued in
+// between (sqldb.Tx.ExecLaterRows). Their order against the rows of
+// other tables queued does not matter: no constraint ties one table to
+// another, and a write reads a record (sending the queue first) before
+// it changes it.
+func (t *Tx) InsertLater(ctx context.Context, tableName, company string, rows []store.Values, seqs []int64, failed func(error) error) error {
+	tb, err := t.s.table(tableName)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	if !tb.Seq || len(seqs) != len(rows) {
+		return fmt.Errorf("sqlstore: %d rows of table %s with %d Seqs", len(rows), tb.Name, len(seqs))
+	}
+	filled := make([]store.Values, len(rows))
+	for i, row := range rows {
+		filled[i] = row
+		cloned := false // the caller's row stays as it was
+		for _, c := range tb.allCols {
+			if c.SeqText && row[c.Field] == nil {
+				if !cloned {
+					filled[i], cloned = maps.Clone(row), true
+				}
+				filled[i][c.Field] = store.SeqText(seqs[i])
+			}
+		}
+	}
+	ins, err := tb.insertion(filled)
+	if err != nil {
+		return err
+	}
+	ins.seqs = true
+	named := func(err error) error {
+		err = t.duplicate(tb, err)
+		if failed != nil {
+			err = failed(err)
+		}
+		return err
+	}
+	head, row := ins.valuesParts()
+	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
+	for start := 0; start < len(filled); start += perStatement {
+		end := min(start+perStatement, len(filled))
+		args := ins.args(company, filled[start:end], seqs[start:end])
+		if err := t.tx.ExecLaterRows(ctx, named, head, row, end-start, args); err != nil {
+			return err
+		}
+	}
+	if tb.Counted {
+		t.addCount(tb.Name, company, int64(len(rows)))
+	}
+	return nil
+}
