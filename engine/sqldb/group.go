@@ -241,5 +241,8 @@ func (w *queuedWrite) call() (err error) {
 			err = fmt.Errorf("write panicked: %v", p)
 		}
 	}()
-	return w.fn(w.ctx, w.tx)
+	if err := w.fn(w.ctx, w.tx); err != nil {
+		return err
+	}
+	return w.tx.flushBefore(w.ctx) // what ExecLaterRows queued: part of this write, under its savepoint
 }

@@ -50,20 +50,19 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 	return nil
 }
 
-// ExecLaterRows queues an INSERT of n rows as ExecLater does: head is its
-// text up to VALUES, row one row's "(?, ...)", args the rows' values, row
-// after row. When the queue is sent, the INSERTs of one head queued since
-// the last send go as one statement, of all their rows (within the
-// placeholder limit), in the place of the first: the creates of an
-// atomic batch insert each table's rows in one statement. For rows whose
+// ExecLaterRows queues an INSERT of n rows as ExecLater does, on SQLite
+// too (sent before the transaction's next statement, or when the write's
+// fn returns): head is its text up to VALUES, row one row's "(?, ...)",
+// args the rows' values, row after row. When the queue is sent, the
+// INSERTs of one head queued since the last send go as one statement, of
+// all their rows (within the placeholder limit), in the place of the
+// first: the creates of an atomic batch insert each table's rows in one
+// statement. For rows whose
 // order against the other statements queued does not matter (nothing
 // queued reads or changes them, and no constraint ties them to another
 // table's). A merged statement's failure is named by the first's failed.
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
 	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-	if t.conn == nil {
-		return t.ExecLater(ctx, failed, head+rows, args...)
-	}
 	t.later = append(t.later, laterStatement{query: head + rows, args: args, failed: failed, rows: &insertRows{head: head, row: row, n: n}})
 	return nil
 }

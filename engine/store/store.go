@@ -155,14 +155,16 @@ func UpdateLater(ctx context.Context, tx Tx, table, company string, where []Cond
 }
 
 // SeqTaker is a Tx whose tables' Seqs can be taken before their rows are
-// inserted (PostgreSQL's sequences), so that rows given theirs go in
-// without anything read back: sent with the transaction's next statement
-// or its commit. The creates of an atomic batch take theirs at once, and
-// none waits on a round trip of its own.
+// inserted (PostgreSQL's sequences; SQLite's AUTOINCREMENT counters, the
+// transaction holding the write lock), so that rows given theirs go in
+// without anything read back, queued: the rows of one table queued
+// together go in one statement, with the transaction's next statement or
+// at its end. The creates of an atomic batch take theirs at once, and
+// none waits on the store by itself.
 type SeqTaker interface {
 	// TakeSeqs takes n Seqs of each table of want, increasing. ok is
-	// false, and none taken, where the store assigns Seqs only as it
-	// inserts (SQLite).
+	// false, and none taken, where the store cannot now (a SQLite table
+	// that has never held a row).
 	TakeSeqs(ctx context.Context, want map[string]int) (seqs map[string][]int64, ok bool, err error)
 	// InsertLater inserts rows with the Seqs TakeSeqs gave them, as
 	// Insert does (a SeqText column a row leaves empty holds its Seq).

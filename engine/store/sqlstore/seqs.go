@@ -14,25 +14,48 @@ import (
 
 var _ store.SeqTaker = (*Tx)(nil)
 
-// TakeSeqs takes Seqs ahead of the inserts on PostgreSQL: the nextvals
-// of each table's serial sequence, every table in one statement (sent with
-// what the transaction queued before). SQLite assigns them only as it
-// inserts (AUTOINCREMENT): it takes none.
+// TakeSeqs takes Seqs ahead of the inserts. PostgreSQL: the nextvals of
+// each table's serial sequence, every table in one statement (sent with
+// what the transaction queued before). SQLite: the transaction holds the
+// database's write lock, and moves each table's AUTOINCREMENT counter
+// (sqlite_sequence) past the Seqs it takes, which no other insert then
+// gets; a table that has never held a row has no counter yet, and none is
+// taken (false).
 func (t *Tx) TakeSeqs(ctx context.Context, want map[string]int) (map[string][]int64, bool, error) {
-	if !t.s.db.Dialect().Postgres() {
-		return nil, false, nil
-	}
 	tables := slices.Sorted(maps.Keys(want))
+	for _, name := range tables {
+		if tb, err := t.s.table(name); err != nil {
+			return nil, false, err
+		} else if !tb.Seq || want[name] < 1 {
+			return nil, false, fmt.Errorf("sqlstore: %d Seqs of table %s asked for", want[name], name)
+		}
+	}
+	if t.s.db.Dialect().Postgres() {
+		return t.takeSequences(ctx, tables, want)
+	}
+	seqs := make(map[string][]int64, len(tables))
+	for _, name := range tables {
+		tb, _ := t.s.table(name)
+		var last []int64
+		if err := sqldb.Select(ctx, t.tx, &last, `UPDATE "sqlite_sequence"
+			SET "seq" = max("seq", COALESCE((SELECT MAX("seq") FROM `+tb.name+`), 0)) + ?
+			WHERE "name" = ? RETURNING "seq"`, want[name], tb.Name); err != nil {
+			return nil, false, err
+		}
+		if len(last) != 1 {
+			return nil, false, nil // the transaction rolls back what it moved
+		}
+		seqs[name] = store.Consecutive(last[0]-int64(want[name])+1, want[name])
+	}
+	return seqs, true, nil
+}
+
+// takeSequences takes Seqs of PostgreSQL's serial sequences.
+func (t *Tx) takeSequences(ctx context.Context, tables []string, want map[string]int) (map[string][]int64, bool, error) {
 	parts := make([]string, len(tables))
 	args := make([]any, 0, 2*len(tables))
 	for i, name := range tables {
-		tb, err := t.s.table(name)
-		if err != nil {
-			return nil, false, err
-		}
-		if !tb.Seq || want[name] < 1 {
-			return nil, false, fmt.Errorf("sqlstore: %d Seqs of table %s asked for", want[name], name)
-		}
+		tb, _ := t.s.table(name)
 		parts[i] = `SELECT ` + strconv.Itoa(i) + ` AS "t", nextval(CAST((SELECT pg_get_serial_sequence(?, 'seq')) AS regclass)) AS "seq" FROM generate_series(1, ?)`
 		args = append(args, tb.name, want[name])
 	}
