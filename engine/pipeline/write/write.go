@@ -224,10 +224,10 @@ type Writer struct {
 	// computed extra fields read with its inserts hold until the next.
 	ruleUpdates int
 
-	numbers     *numberPool // inside Atomically: the batch's numbers taken ahead
-	seqs        *seqPool    // inside Atomically: the batch's Seqs taken ahead
-	numberAhead *numberAhead
-	likeCreates struct { // the creates like this one the batch holds, this one included (engine.LikeWrites)
+	numbers     *numberPool  // inside Atomically: the batch's numbers taken ahead
+	seqs        *seqPool     // inside Atomically: the batch's Seqs taken ahead
+	numberAhead *numberAhead // a single create's number, taken with its reads ahead
+	likeCreates struct {     // the creates like this one the batch holds, this one included (engine.LikeWrites)
 		register string
 		n        int
 	}
