@@ -44,6 +44,7 @@ type Writes struct {
 	extra     *extrafields.Definitions // by company and register
 	settings  *settings.Cache
 	zones     sync.Map // *time.Location by IANA name, loaded once (LoadLocation reads the zone's file)
+	exact     exactMemo
 	now       func() time.Time
 	noEvents  bool
 }
@@ -471,7 +472,7 @@ func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond
 		return nil, err
 	}
 	exprs := extrafields.Exprs(defs)
-	if len(exprs) == 0 || exactInGo(r, exprs) {
+	if len(exprs) == 0 || w.e.exactInGo(r, exprs) {
 		return nil, nil
 	}
 	return []store.Select{{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}, Columns: []string{}, Exprs: exprs}}, nil
@@ -480,13 +481,41 @@ func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond
 // exactInGo reports whether the pipeline evaluates r's computed extra
 // fields itself, from the values a write stored, exactly as the store
 // would from the row (store.ExactInGo): then no write reads them back.
-func exactInGo(r *registers.Register, exprs []store.Expr) bool {
+func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 	for _, x := range exprs {
-		if !store.ExactInGo(x.Text, r.TextColumn) {
+		if !e.exact.of(r, x.Text) {
 			return false
 		}
 	}
 	return true
+}
+
+// exactMemo keeps store.ExactInGo's answer by register and expression
+// text, worked out once: a write asks it on every create and update, and
+// the answer only changes with the company's definitions.
+type exactMemo struct {
+	mu     sync.RWMutex
+	answer map[exactKey]bool
+}
+
+type exactKey struct{ register, text string }
+
+func (m *exactMemo) of(r *registers.Register, text string) bool {
+	k := exactKey{r.Reg.Name, text}
+	m.mu.RLock()
+	exact, ok := m.answer[k]
+	m.mu.RUnlock()
+	if ok {
+		return exact
+	}
+	exact = store.ExactInGo(text, r.TextColumn)
+	m.mu.Lock()
+	if m.answer == nil {
+		m.answer = map[exactKey]bool{}
+	}
+	m.answer[k] = exact
+	m.mu.Unlock()
+	return exact
 }
 
 // writesBeyondRows reports whether a create writes more than its record's
@@ -908,7 +937,7 @@ func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq i
 	if err != nil {
 		return nil, err
 	}
-	if exprs := extrafields.Exprs(defs); computed == nil && exactInGo(r, exprs) {
+	if exprs := extrafields.Exprs(defs); computed == nil && w.e.exactInGo(r, exprs) {
 		computed = make(store.Values, len(exprs))
 		column := r.ColumnOf(values, seq, w.now) // Modified: now, for what the write wrote
 		for _, x := range exprs {
