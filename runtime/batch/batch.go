@@ -8,12 +8,16 @@ package batch
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // MaxOperations is how many operations one batch may carry.
@@ -93,8 +97,8 @@ func Decode(body []byte) (Request, error) {
 	if !ok {
 		return req, &FieldError{Kind: Missing, Field: "operations", Detail: "is required"}
 	}
-	var ops []json.RawMessage
-	if err := json.Unmarshal(raw, &ops); err != nil || isNull(raw) {
+	ops, err := elements(raw)
+	if err != nil {
 		return req, &FieldError{Kind: Invalid, Field: "operations", Detail: "expected an array of operations"}
 	}
 	if len(ops) == 0 || len(ops) > MaxOperations {
@@ -184,33 +188,68 @@ func object(data []byte, at string) (map[string]json.RawMessage, error) {
 		}
 		return &FieldError{Kind: Invalid, Field: at, Detail: "expected an object"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	dec := newDecoder(data)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, notObject()
 	}
 	members := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, notObject()
 		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		name := tok.String()
+		raw, err := dec.ReadValue()
+		if err != nil {
 			return nil, notObject()
 		}
 		if _, dup := members[name]; dup {
 			return nil, &FieldError{Kind: Malformed, Field: join(at, name), Detail: "sent twice"}
 		}
-		members[name] = raw
+		members[name] = json.RawMessage(raw)
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, notObject()
-	}
-	if dec.More() {
+	if !closed(dec, '}') {
 		return nil, notObject()
 	}
 	return members, nil
+}
+
+// elements returns the values of a JSON array as sent.
+func elements(data []byte) ([]json.RawMessage, error) {
+	dec := newDecoder(data)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return nil, errors.New("not an array")
+	}
+	var values []json.RawMessage
+	for dec.PeekKind() != ']' {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, json.RawMessage(raw))
+	}
+	if !closed(dec, ']') {
+		return nil, errors.New("not an array")
+	}
+	return values, nil
+}
+
+// newDecoder reads a batch with jsontext, whose values are slices of data
+// (no copy: a batch's operations are read once more each, by their own
+// route): the members' checks, duplicates included, are Decode's, and
+// text was checked before (textcheck).
+func newDecoder(data []byte) *jsontext.Decoder {
+	return jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+}
+
+// closed reads the end of the value being read and reports whether it was
+// end and nothing but space follows.
+func closed(dec *jsontext.Decoder, end jsontext.Kind) bool {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != end {
+		return false
+	}
+	_, err := dec.ReadToken()
+	return err == io.EOF
 }
 
 func onlyMembers(members map[string]json.RawMessage, at string, known []string) error {

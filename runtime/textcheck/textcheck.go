@@ -10,7 +10,6 @@ package textcheck
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"fieldapi/runtime/problem"
 )
@@ -55,122 +56,75 @@ func Query(values url.Values) error {
 // encoding/json would silently alter or the engine cannot store: names and
 // strings that are not valid UTF-8 (RFC 8259), hold a lone UTF-16
 // surrogate escape or NUL, and numbers beyond float64. A body that is not
-// JSON passes here: the strict decoder names that.
+// JSON passes here: the strict decoder names that. Every write's body is
+// walked, so the walk is jsontext's, which reads tokens without
+// allocating; it is told to let bad text through so that the check, and
+// its problem, are ours.
 func JSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []jsonFrame
-	start := int64(0)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 	for {
-		tok, err := dec.Token()
-		if err != nil {
+		switch kind := dec.PeekKind(); kind {
+		case jsontext.KindInvalid:
 			return nil // the end, or not JSON: the decoder answers that
-		}
-		end := dec.InputOffset()
-		raw := data[start:end] // the token with the separators before it
-		start = end
-		var top *jsonFrame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
-		if s, isString := tok.(string); isString && top != nil && !top.array && top.wantName {
-			top.name, top.wantName = s, false
-			if !validJSONString(raw, s) {
-				return problem.InvalidField(pathOf(stack), "the member name: "+ErrBad.Error())
+		case '{', '}', '[', ']':
+			if _, err := dec.ReadToken(); err != nil {
+				return nil
 			}
-			continue
-		}
-		if top != nil && top.array {
-			top.index++
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				stack = append(stack, jsonFrame{array: v == '[', index: -1, wantName: v == '{'})
-				continue
-			default:
-				stack = stack[:len(stack)-1]
+		default:
+			naming := isNameNext(dec)
+			raw, err := dec.ReadValue()
+			if err != nil {
+				return nil
 			}
-		case string:
-			if !validJSONString(raw, v) {
-				return problem.InvalidField(pathOf(stack), ErrBad.Error())
+			switch {
+			case kind == '"' && !validString(raw) && naming:
+				return problem.InvalidField(pathOf(dec), "the member name: "+ErrBad.Error())
+			case kind == '"' && !validString(raw):
+				return problem.InvalidField(pathOf(dec), ErrBad.Error())
+			case kind == '0' && !inFloat64(raw):
+				return problem.InvalidField(pathOf(dec), fmt.Sprintf("the number %.40s is out of range", raw))
 			}
-		case json.Number:
-			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
-				return problem.InvalidField(pathOf(stack), fmt.Sprintf("the number %.40s is out of range", v))
-			}
-		}
-		if len(stack) > 0 && !stack[len(stack)-1].array {
-			stack[len(stack)-1].wantName = true
 		}
 	}
 }
 
-// jsonFrame is one open object or array of JSON's walk.
-type jsonFrame struct {
-	array    bool
-	index    int    // array: the element being read
-	name     string // object: the member being read
-	wantName bool   // object: the next string is a member name
+// isNameNext reports whether the decoder's next value is a member name:
+// its innermost open value is an object holding whole members only.
+func isNameNext(dec *jsontext.Decoder) bool {
+	kind, length := dec.StackIndex(dec.StackDepth())
+	return kind == '{' && length%2 == 0
 }
 
-// pathOf names the value being read, as problems name fields:
+// validString checks one string's JSON text (quoted): valid UTF-8, no
+// NUL and no lone surrogate once unescaped.
+func validString(raw []byte) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return utf8.Valid(raw) // NUL cannot be sent unescaped
+	}
+	s, err := jsontext.AppendUnquote(nil, raw) // refuses bad UTF-8 and lone surrogates
+	return err == nil && bytes.IndexByte(s, 0) < 0
+}
+
+func inFloat64(raw []byte) bool {
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err == nil && !math.IsInf(f, 0)
+}
+
+// pathOf names the value the decoder read last, as problems name fields:
 // lines[1].price, extraFields.Visit.Type.
-func pathOf(stack []jsonFrame) string {
+func pathOf(dec *jsontext.Decoder) string {
 	var b strings.Builder
-	for i, f := range stack {
-		if f.array {
-			fmt.Fprintf(&b, "[%d]", f.index)
-			continue
+	depth := 1
+	for name := range dec.StackPointer().Tokens() {
+		if kind, length := dec.StackIndex(depth); kind == '[' {
+			fmt.Fprintf(&b, "[%d]", length-1)
+		} else {
+			if depth > 1 {
+				b.WriteByte('.')
+			}
+			b.WriteString(strings.ToValidUTF8(name, "\ufffd")) // problems quote field names with %q, which escapes NUL
 		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(f.name) // problems quote field names with %q, which escapes NUL
+		depth++
 	}
 	return b.String()
-}
-
-// validJSONString checks one string token: raw is its JSON text (with the
-// separators before it), s what encoding/json decoded from it.
-func validJSONString(raw []byte, s string) bool {
-	return utf8.Valid(raw) && !strings.ContainsRune(s, 0) && !hasLoneSurrogate(raw)
-}
-
-// hasLoneSurrogate reports whether JSON string text holds a \uD800–\uDFFF
-// escape that is not half of a pair; encoding/json turns it into U+FFFD.
-func hasLoneSurrogate(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++ // the escaped character: skipping it also skips an escaped backslash
-		if i+4 >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r := hex4(raw[i+1 : i+5])
-		i += 4
-		switch {
-		case r >= 0xD800 && r < 0xDC00: // high half: a low half must follow
-			if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				if low := hex4(raw[i+3 : i+7]); low >= 0xDC00 && low < 0xE000 {
-					i += 6
-					continue
-				}
-			}
-			return true
-		case r >= 0xDC00 && r < 0xE000:
-			return true
-		}
-	}
-	return false
-}
-
-func hex4(b []byte) rune {
-	n, err := strconv.ParseUint(string(b), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
 }
