@@ -466,6 +466,52 @@ func TestBatchEveryKindOfWrite(t *testing.T) {
 	})
 }
 
+// TestBatchRunsEachOperationOnce: operations that name their record
+// directly (no @{…}) are seen by an atomic batch's plan run, which must
+// only decode them. Each kind of write on an existing task, sent as an
+// atomic batch, changes exactly what the same operations sent as an
+// independent batch (no plan run) change on another task: one material
+// line, one note, one document, one event per operation.
+func TestBatchRunsEachOperationOnce(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		is := is.New(t)
+		env := Start(t, b, runtime.Config{})
+		onTask := func(nr string) []map[string]any {
+			return []map[string]any{
+				op("m1", "POST", "/v1/tasks/"+nr+"/materials", map[string]any{"productNr": "4025", "quantity": 1}),
+				op("s1", "POST", "/v1/tasks/"+nr+"/status", map[string]any{"status": "Sent"}),
+				op("n1", "POST", "/v1/tasks/"+nr+"/notes", map[string]any{"text": "from a batch"}),
+				op("l1", "PUT", "/v1/tasks/"+nr+"/location", map[string]any{"latitude": 60.39, "longitude": 5.32, "address": "Bergen"}),
+				op("d1", "POST", "/v1/tasks/"+nr+"/documents", map[string]any{"name": "batch.txt", "contentBase64": "aGVq"}),
+				op("p1", "PATCH", "/v1/tasks/"+nr, map[string]any{"taskNote": "batched"}),
+			}
+		}
+		changes := map[bool][3]int{}
+		for _, atomic := range []bool{false, true} {
+			created := env.Post("/v1/tasks", map[string]any{"customerNr": "1031", "ownerSign": "API"})
+			Expect(t, created, http.StatusCreated)
+			nr := created.Object(t)["nr"].(string)
+			events := env.eventCount(t)
+			resp := env.postBatch(atomic, onTask(nr)...)
+			Expect(t, resp, http.StatusOK)
+			var got batchResults
+			resp.JSON(t, &got)
+			for _, r := range got.Results {
+				if r.Status >= 300 {
+					t.Fatalf("atomic %v, operation %s: %d %+v", atomic, r.ID, r.Status, r.Problem)
+				}
+			}
+			task := getTask(t, env, nr)
+			is.Equal(task["Status"], "Sent")
+			docs := env.Get(KeyPath("tasks", nr, "/documents")).Object(t)
+			changes[atomic] = [3]int{len(task["Materials"].([]any)), int(docs["count"].(float64)), env.eventCount(t) - events}
+		}
+		independent := changes[false]
+		is.Equal(independent[:2], []int{1, 1})
+		is.Equal(changes[true], changes[false]) // materials, documents, events
+	})
+}
+
 // TestBatchUpserts: PUT by key is a batch operation like any write. In an
 // atomic batch a PUT that creates is rolled back with the rest when a
 // later operation fails; in an independent one a PUT creates, a second

@@ -63,7 +63,8 @@ type batchPlan struct {
 // the write and reports planned, and the handler returns, writing
 // nothing; when the operation then runs, it takes the input decoded in
 // the plan run. register "" is a write whose body is not the register's
-// (a line, an action): never planned.
+// (a line, an action): never noted, but reported planned all the same,
+// so that it too writes only when it runs.
 func decodeWrite[W any, P interface {
 	*W
 	Body
@@ -75,12 +76,23 @@ func decodeWrite[W any, P interface {
 	if in, err = decode.Input[W, P](c.Body, shape); err != nil {
 		return in, false, err
 	}
-	if op == nil || op.plan == nil || register == "" {
+	if op == nil || op.plan == nil {
 		return in, false, nil
+	}
+	if register == "" {
+		return in, true, nil // not planned, and not run until the run proper
 	}
 	op.input = &in
 	op.plan.writes = append(op.plan.writes, engine.PlannedWrite{Register: register, Input: in, Create: create})
 	return in, true, nil
+}
+
+// planning reports whether the call is an operation of an atomic batch's
+// plan run: a handler that writes without decodeWrite (a document, a
+// position) must return before writing anything.
+func (c *Call) planning() bool {
+	op, _ := c.Context().Value(batchOperationKey{}).(*batchOperation)
+	return op != nil && op.plan != nil
 }
 
 // serveBatch serves POST /v1/batch.
