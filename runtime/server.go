@@ -9,7 +9,7 @@
 package runtime
 
 import (
-	"encoding/json"
+	"bytes"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/julienschmidt/httprouter"
 	"golang.org/x/time/rate"
 
@@ -130,20 +131,8 @@ type Created struct {
 // location is the Location of the resource a 201 answer body describes,
 // or "" when the body does not name it.
 func (cr *Created) location(requestPath string, body []byte) string {
-	// Only the one member is decoded: the rest (a task's lines, say) stays
-	// raw, as every 201 passes through here.
-	var answer map[string]json.RawMessage
-	var member any
-	if json.Unmarshal(body, &answer) != nil || json.Unmarshal(answer[cr.Member], &member) != nil {
-		return ""
-	}
-	var key string
-	switch v := member.(type) {
-	case string:
-		key = v
-	case float64:
-		key = strconv.FormatFloat(v, 'f', -1, 64)
-	default:
+	key, ok := topMember(body, cr.Member)
+	if !ok {
 		return ""
 	}
 	base := cr.Base
@@ -151,6 +140,41 @@ func (cr *Created) location(requestPath string, body []byte) string {
 		base = requestPath
 	}
 	return strings.TrimRight(base, "/") + "/" + url.PathEscape(key)
+}
+
+// topMember finds a text or number member of a JSON object, reading past
+// the others without decoding them: every 201 passes through here, and a
+// task's answer holds its lines.
+func topMember(body []byte, member string) (string, bool) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return "", false
+	}
+	var buf [64]byte
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return "", false
+		}
+		if unquoted, err := jsontext.AppendUnquote(buf[:0], name); err != nil || string(unquoted) != member {
+			if dec.SkipValue() != nil {
+				return "", false
+			}
+			continue
+		}
+		switch tok, err := dec.ReadToken(); {
+		case err != nil:
+			return "", false
+		case tok.Kind() == '"':
+			return tok.String(), true
+		case tok.Kind() == '0':
+			f, err := tok.Float()
+			return strconv.FormatFloat(f, 'f', -1, 64), err == nil
+		default:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // API is what the generated code describes: its routes, every scope a key
