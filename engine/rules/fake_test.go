@@ -83,6 +83,15 @@ func (f *fakeTx) Setting(_ context.Context, name string) (string, bool, error) {
 	return v, ok, nil
 }
 
+func (f *fakeTx) DecodedSetting(ctx context.Context, name string, decode func(string) (any, error)) (any, bool, error) {
+	v, ok, _ := f.Setting(ctx, name)
+	if !ok {
+		return nil, false, nil
+	}
+	decoded, err := decode(v)
+	return decoded, true, err
+}
+
 func (f *fakeTx) Referenced(_ context.Context, register, key string) (engine.Record, error) {
 	if rec := f.find(register, key); rec != nil {
 		return maps.Clone(rec), nil

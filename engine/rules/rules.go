@@ -38,6 +38,10 @@ type Tx interface {
 	Location(ctx context.Context) (*time.Location, error)
 	// Setting reads one of the company's settings; ok is false when unset.
 	Setting(ctx context.Context, name string) (value string, ok bool, err error)
+	// DecodedSetting is Setting as decode makes it of the value, decoded
+	// once while the company's settings are kept. What decode returns is
+	// shared by every write: it must never be changed.
+	DecodedSetting(ctx context.Context, name string, decode func(value string) (any, error)) (decoded any, ok bool, err error)
 	// Referenced reads the record a reference names, or refuses the write
 	// with the engine's text (`Product "X" does not exist`).
 	Referenced(ctx context.Context, register, key string) (engine.Record, error)

@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -52,14 +53,20 @@ func referenceTaskStatusRules() taskStatusRules {
 
 // loadTaskStatusRules reads the company's status rules.
 func loadTaskStatusRules(ctx context.Context, tx Tx) (taskStatusRules, error) {
-	value, ok, err := tx.Setting(ctx, TaskStatusSetting)
-	if err != nil || !ok {
+	rules, ok, err := tx.DecodedSetting(ctx, TaskStatusSetting, decodeTaskStatusRules)
+	switch {
+	case err != nil && ok:
+		return taskStatusRules{}, fmt.Errorf("settings %s of company %s: %w", TaskStatusSetting, tx.Session().Company, err)
+	case err != nil || !ok:
 		return referenceTaskStatusRules(), err
 	}
+	return rules.(taskStatusRules), nil
+}
+
+func decodeTaskStatusRules(value string) (any, error) {
 	var rules taskStatusRules
 	if err := json.Unmarshal([]byte(value), &rules); err != nil || !slices.Contains(taskStatuses, rules.Default) {
-		return taskStatusRules{}, fmt.Errorf("settings %s of company %s: want {default, transitions} with a task status as default",
-			TaskStatusSetting, tx.Session().Company)
+		return nil, errors.New("want {default, transitions} with a task status as default")
 	}
 	return rules, nil
 }

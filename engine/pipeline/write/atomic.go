@@ -7,6 +7,7 @@ import (
 
 	"fieldapi/engine"
 	"fieldapi/engine/pipeline/registers"
+	"fieldapi/engine/pipeline/settings"
 	"fieldapi/engine/platform"
 	"fieldapi/engine/store"
 )
@@ -32,7 +33,7 @@ type joined struct {
 	tx store.Tx
 
 	refs     map[string]map[string]engine.Record // the writers' reference cache, lent to each
-	settings map[string]string                   // the company's settings, once read
+	settings *settings.Company                   // the company's settings, once read
 	logs     []store.Values                      // change-log rows of the writes so far
 	events   []platform.Event                    // events of the writes so far
 	numbers  *numberPool                         // numbers taken ahead for the writes

@@ -26,6 +26,14 @@ func (x ruleTx) Setting(ctx context.Context, name string) (string, bool, error) 
 	return x.w.setting(ctx, name)
 }
 
+func (x ruleTx) DecodedSetting(ctx context.Context, name string, decode func(string) (any, error)) (any, bool, error) {
+	company, err := x.w.companySettings(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	return company.Decoded(name, decode)
+}
+
 func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Record, error) {
 	r, err := x.w.e.registers.Get(register)
 	if err != nil {

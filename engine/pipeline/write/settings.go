@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
-	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
+	_ "time/tzdata"
+
+	"fieldapi/engine/pipeline/settings" // zone names resolve on servers without a zone database (Windows)
 )
 
 // The company's settings and calendar, as defaults and rules read them.
@@ -21,13 +23,22 @@ const settingTimeZone = "timezone"
 // company has none. A write takes the company's settings once, from the
 // engine's short cache of them (package settings).
 func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
+	company, err := w.companySettings(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	value, ok = company.Values[name]
+	return value, ok, nil
+}
+
+func (w *Writer) companySettings(ctx context.Context) (*settings.Company, error) {
 	if w.settings == nil {
+		var err error
 		if w.settings, err = w.e.settings.Of(ctx, w.reader(), w.s.Company); err != nil {
-			return "", false, err
+			return nil, err
 		}
 	}
-	value, ok = w.settings[name]
-	return value, ok, nil
+	return w.settings, nil
 }
 
 // location is the company's time zone.

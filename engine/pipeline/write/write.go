@@ -216,7 +216,7 @@ type Writer struct {
 	moment time.Time // the same instant
 
 	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
-	settings map[string]string                   // the company's settings, read once
+	settings *settings.Company                   // the company's settings, read once
 	live     map[string]map[string]any           // values of the records written, by register and key (liveKey)
 	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
