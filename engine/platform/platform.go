@@ -114,7 +114,11 @@ type Actor struct {
 // its transaction, and reflection over the record was a twentieth of a
 // create's time).
 func (e Event) Payload() ([]byte, error) {
-	b := make([]byte, 0, 1024)
+	return e.AppendPayload(make([]byte, 0, 4096)) // a task with a few lines fits
+}
+
+// AppendPayload appends the event's Payload to b.
+func (e Event) AppendPayload(b []byte) ([]byte, error) {
 	b = jsontext.AppendString(append(b, `{"id":`...), e.ID)
 	b = strconv.AppendInt(append(b, `,"position":`...), e.Position, 10)
 	b = jsontext.AppendString(append(b, `,"type":`...), e.Type)

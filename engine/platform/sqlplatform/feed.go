@@ -53,17 +53,22 @@ var errNoCounter = errors.New("sqlplatform: the company's event counter row is m
 func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
 	for chunk := range slices.Chunk(events, maxEventRows) {
 		args := make([]any, 0, 9*len(chunk))
+		buf := make([]byte, 0, 4096)
 		for _, ev := range chunk {
 			ev.Position = 0
-			payload, err := ev.Payload()
+			// The column holds the event as a list of one, as the feed
+			// keeps them.
+			listed, err := ev.AppendPayload(append(buf[:0], '['))
 			if err != nil {
 				return err
 			}
-			at, err := positionAt(payload)
+			listed = append(listed, ']')
+			at, err := positionAt(listed)
 			if err != nil {
 				return err
 			}
-			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, "["+string(payload)+"]", at+1)
+			args = append(args, company, events[0].ID, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(listed), at)
+			buf = listed
 		}
 		row := "(" + sqldb.Placeholders(9) + ")"
 		if err := tx.ExecLater(ctx, nil, `INSERT INTO "event_outbox"
