@@ -1,14 +1,13 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 
 	"fieldapi/engine"
+	"fieldapi/internal/jsontext"
 	"fieldapi/runtime/problem"
 	"fieldapi/runtime/textcheck"
 )
@@ -131,16 +130,13 @@ func replayBody(stored engine.Response, requestID string) []byte {
 }
 
 // bodyFingerprint hashes the canonical form of a JSON body, so the same
-// content with other spacing or member order is the same request.
+// content with other spacing or member order is the same request. The
+// form is json.Marshal's of the decoded body (jsontext.Canonical writes
+// it without decoding), so fingerprints stored before stay comparable.
 func bodyFingerprint(body []byte) string {
-	canonical := body
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err == nil {
-		if b, err := json.Marshal(v); err == nil {
-			canonical = b
-		}
+	canonical, ok := jsontext.Canonical(make([]byte, 0, len(body)), body)
+	if !ok {
+		canonical = body
 	}
 	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:])
