@@ -9,6 +9,7 @@ import (
 
 	"fieldapi/catalog"
 	"fieldapi/engine/platform/sqlplatform"
+	"fieldapi/engine/store/migration"
 	"fieldapi/engine/store/sqlstore"
 )
 
@@ -93,7 +94,7 @@ func (e *Engine) ApplyMigration(ctx context.Context, dropRegisters ...string) (*
 		return nil, err
 	}
 	plan, err := e.sqlStore.Evolve(ctx, ev)
-	var refused *sqlstore.RefusedError
+	var refused *migration.RefusedError
 	if errors.As(err, &refused) {
 		m := e.describe(refused.Plan)
 		return m, &RefusedError{Migration: m}
@@ -109,8 +110,8 @@ func (e *Engine) ApplyMigration(ctx context.Context, dropRegisters ...string) (*
 
 // evolution is what the catalog says of the register tables: every one
 // is compared; its fields' renamedFrom and its removedFields.
-func (e *Engine) evolution(dropRegisters []string) (sqlstore.Evolution, error) {
-	ev := sqlstore.Evolution{
+func (e *Engine) evolution(dropRegisters []string) (migration.Evolution, error) {
+	ev := migration.Evolution{
 		Foreign: sqlplatform.TableNames(),
 		Renamed: map[string]map[string]string{},
 		Removed: map[string][]string{},
@@ -145,10 +146,10 @@ func (e *Engine) evolution(dropRegisters []string) (sqlstore.Evolution, error) {
 
 // describe words a plan for the operator: register, field and catalog
 // file rather than table and column alone.
-func (e *Engine) describe(p *sqlstore.Plan) *Migration {
+func (e *Engine) describe(p *migration.Plan) *Migration {
 	m := &Migration{Fresh: p.Fresh}
 	for _, st := range p.Steps {
-		if p.Fresh && st.Kind == sqlstore.CreateTable {
+		if p.Fresh && st.Kind == migration.CreateTable {
 			continue // a new database: "every table is created" says it
 		}
 		m.Changes = append(m.Changes, e.describeStep(st))
@@ -166,28 +167,28 @@ func (e *Engine) describe(p *sqlstore.Plan) *Migration {
 	return m
 }
 
-func (e *Engine) describeStep(st sqlstore.Step) string {
+func (e *Engine) describeStep(st migration.Step) string {
 	switch st.Kind {
-	case sqlstore.CreateTable:
+	case migration.CreateTable:
 		if r := e.cat.Register(st.Table); r != nil {
 			return fmt.Sprintf("create table %s: register %s, %s", st.Table, r.Name, fileOf(r.Name))
 		}
 		return fmt.Sprintf("create table %s (the engine's own)", st.Table)
-	case sqlstore.AddColumn:
+	case migration.AddColumn:
 		if r := e.cat.Register(st.Table); r != nil {
 			return fmt.Sprintf("add column %s.%s: field %s of %s", st.Table, st.Column, fieldOf(st.Column), fileOf(r.Name))
 		}
 		return fmt.Sprintf("add column %s.%s (the engine's own)", st.Table, st.Column)
-	case sqlstore.RenameColumn:
+	case migration.RenameColumn:
 		return fmt.Sprintf("rename column %s.%s to %s, carrying %s: field %s, renamedFrom: %s in %s",
 			st.Table, st.From, st.Column, values(st.Held), fieldOf(st.Column), fieldOf(st.From), fileOf(st.Table))
-	case sqlstore.CopyColumn:
+	case migration.CopyColumn:
 		return fmt.Sprintf("copy %s of column %s.%s into the empty %s, then drop %s: field %s, renamedFrom: %s in %s",
 			values(st.Held), st.Table, st.From, st.Column, st.From, fieldOf(st.Column), fieldOf(st.From), fileOf(st.Table))
-	case sqlstore.DropColumn:
+	case migration.DropColumn:
 		return fmt.Sprintf("drop column %s.%s%s: removedFields: [%s] in %s",
 			st.Table, st.Column, andIts(st.Held, values), fieldOf(st.Column), fileOf(st.Table))
-	case sqlstore.DropTable:
+	case migration.DropTable:
 		return fmt.Sprintf("drop table %s%s: register %s, dropped as asked (--drop-register %s)",
 			st.Table, andIts(st.Held, records), st.Table, st.Table)
 	}
@@ -195,7 +196,7 @@ func (e *Engine) describeStep(st sqlstore.Step) string {
 }
 
 // describeEmpty notes a leftover that holds no data.
-func (e *Engine) describeEmpty(l sqlstore.Leftover) string {
+func (e *Engine) describeEmpty(l migration.Leftover) string {
 	if l.Column == "" {
 		return fmt.Sprintf("table %s: register %s has no %s any more; the table holds no records (fieldapi migrate --drop-register %s drops it)",
 			l.Table, l.Table, fileOf(l.Table), l.Table)
@@ -206,7 +207,7 @@ func (e *Engine) describeEmpty(l sqlstore.Leftover) string {
 
 // describeRefusal says which data the catalog no longer declares, how
 // much, and the two ways forward.
-func (e *Engine) describeRefusal(l sqlstore.Leftover, p *sqlstore.Plan) string {
+func (e *Engine) describeRefusal(l migration.Leftover, p *migration.Plan) string {
 	if l.Column == "" {
 		return fmt.Sprintf("register %s (table %s) has no %s any more, but the table holds %s.\n"+
 			"  To keep them, put %s back.\n"+
@@ -216,7 +217,7 @@ func (e *Engine) describeRefusal(l sqlstore.Leftover, p *sqlstore.Plan) string {
 	field := fieldOf(l.Column)
 	var added []string // the fields new in the register: a misspelling is one of them
 	for _, st := range p.Steps {
-		if st.Kind == sqlstore.AddColumn && st.Table == l.Table {
+		if st.Kind == migration.AddColumn && st.Table == l.Table {
 			added = append(added, fieldOf(st.Column))
 		}
 	}
@@ -236,7 +237,7 @@ func (e *Engine) describeRefusal(l sqlstore.Leftover, p *sqlstore.Plan) string {
 }
 
 // describeConflict refuses a rename into a field that holds values.
-func (e *Engine) describeConflict(c sqlstore.Conflict) string {
+func (e *Engine) describeConflict(c migration.Conflict) string {
 	to, from := fieldOf(c.Column), fieldOf(c.From)
 	return fmt.Sprintf("register %s, field %s renamedFrom: %s (%s): both hold values, %s in %s and %s in %s; carrying %s's over would overwrite %s's.\n"+
 		"  To keep %s's and drop %s's, replace renamedFrom: %s by removedFields: [%s].\n"+
@@ -248,7 +249,7 @@ func (e *Engine) describeConflict(c sqlstore.Conflict) string {
 
 // andIts words what a drop takes with it: " and its 12 values in total
 // (...)", or ", which holds no values".
-func andIts(h sqlstore.Held, count func(sqlstore.Held) string) string {
+func andIts(h migration.Held, count func(migration.Held) string) string {
 	if h.Total() == 0 {
 		return ", which holds " + count(h)
 	}
@@ -269,17 +270,17 @@ func fieldOf(column string) string {
 }
 
 // values counts held values: "12 values in total (by company: demo 10, demo2 2)".
-func values(h sqlstore.Held) string { return counted(h, "value", "values") }
+func values(h migration.Held) string { return counted(h, "value", "values") }
 
 // records counts held records: "12 records in total (by company: demo 10, demo2 2)".
-func records(h sqlstore.Held) string { return counted(h, "record", "records") }
+func records(h migration.Held) string { return counted(h, "record", "records") }
 
 // shownCompanies is how many companies a count names before "and N more".
 const shownCompanies = 5
 
 // counted words a count: the total, then each company's share (the
 // first few, most first), so the operator sees whose data it is.
-func counted(h sqlstore.Held, one, many string) string {
+func counted(h migration.Held, one, many string) string {
 	total := h.Total()
 	noun := many
 	if total == 1 {
@@ -289,7 +290,7 @@ func counted(h sqlstore.Held, one, many string) string {
 		return "no " + many
 	}
 	byCompany := slices.Clone(h)
-	slices.SortStableFunc(byCompany, func(a, b sqlstore.CompanyCount) int {
+	slices.SortStableFunc(byCompany, func(a, b migration.CompanyCount) int {
 		switch {
 		case a.N > b.N:
 			return -1

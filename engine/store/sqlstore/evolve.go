@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"fieldapi/engine/sqldb"
+	"fieldapi/engine/store/migration"
 )
 
 // Schema evolution: what a migration does beyond adding what is missing.
@@ -20,106 +20,11 @@ import (
 // database's own catalog and a count of the values concerned, so showing
 // it changes nothing and takes no write lock.
 
-// Evolution is what the caller, who knows where the schema came from,
-// tells the store about the tables and columns the schema lacks.
-type Evolution struct {
-	// Compared are the tables whose columns are compared with the schema
-	// (a register's): a column the schema lacks is a leftover. A table of
-	// the database that the schema lacks is a leftover too when it has
-	// every column the compared tables share (a former register's).
-	Compared []string
-	// Foreign are tables others keep in the same database (the
-	// platform's): never compared, never leftovers.
-	Foreign []string
-	// Renamed are columns whose values move to another, by table: new
-	// column → old column.
-	Renamed map[string]map[string]string
-	// Removed are columns to drop with their values, by table.
-	Removed map[string][]string
-	// RemovedTables are former tables to drop with their rows.
-	RemovedTables []string
-}
-
-// Plan is what Migrate changes in a database: its steps in the order they
-// run, and the leftovers it keeps.
-type Plan struct {
-	// Fresh: the database has none of the schema's tables yet.
-	Fresh bool
-	Steps []Step
-	// Leftovers are tables and columns the schema lacks and no step
-	// removes. One that holds values refuses the migration (Refused).
-	Leftovers []Leftover
-	// Conflicts are renames whose new column holds values already: the
-	// old values would overwrite them, so they refuse the migration.
-	Conflicts []Conflict
-}
-
-// Refused reports whether the plan keeps Migrate from changing anything.
-func (p *Plan) Refused() bool {
-	return len(p.Conflicts) > 0 || slices.ContainsFunc(p.Leftovers, func(l Leftover) bool { return l.Held.Total() > 0 })
-}
-
-// StepKind is what a step does.
-type StepKind uint8
-
-// The steps of a plan.
-const (
-	CreateTable  StepKind = iota // Table, with every column and index
-	AddColumn                    // Column, to Table's rows (empty)
-	RenameColumn                 // From becomes Column; Held: the values it carries
-	CopyColumn                   // From's values into the empty Column, then From is dropped; Held: the values copied
-	DropColumn                   // Column and its values; Held: the values dropped
-	DropTable                    // Table and its rows; Held: the rows dropped
-)
-
-// Step is one change of a plan.
-type Step struct {
-	Kind   StepKind
-	Table  string
-	Column string
-	From   string // RenameColumn and CopyColumn: the old column
-	Held   Held
-}
-
-// Leftover is a table (Column "") or a column of a compared table that
-// the schema lacks.
-type Leftover struct {
-	Table  string
-	Column string
-	Held   Held // rows of the table, or rows holding a value (not NULL) in the column
-}
-
-// Conflict is a rename whose both columns hold values.
-type Conflict struct {
-	Table            string
-	Column, From     string
-	HeldNew, HeldOld Held
-}
-
-// Held counts the rows holding a value, per company (company "" for a
-// table without companies); only companies with some, by company.
-type Held []CompanyCount
-
-// CompanyCount is one company's number of rows.
-type CompanyCount struct {
-	Company string `db:"company"`
-	N       int64  `db:"n"`
-}
-
-// Total is the rows of every company.
-func (h Held) Total() int64 {
-	var n int64
-	for _, c := range h {
-		n += c.N
-	}
-	return n
-}
-
 // Plan compares the database with the schema and returns what Migrate
 // would do, changing nothing. It reads the database's catalog and counts
 // the values of the leftovers, renames and removals: no write lock.
-func (s *Store) Plan(ctx context.Context, ev Evolution) (*Plan, error) {
-	var p *Plan
+func (s *Store) Plan(ctx context.Context, ev migration.Evolution) (*migration.Plan, error) {
+	var p *migration.Plan
 	err := s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		var err error
 		p, err = s.plan(ctx, q, ev)
@@ -128,39 +33,16 @@ func (s *Store) Plan(ctx context.Context, ev Evolution) (*Plan, error) {
 	return p, err
 }
 
-// RefusedError is a migration refused by its plan: nothing was changed.
-type RefusedError struct{ Plan *Plan }
-
-func (e *RefusedError) Error() string {
-	var what []string
-	for _, l := range e.Plan.Leftovers {
-		if l.Held.Total() > 0 {
-			what = append(what, fmt.Sprintf("%s holds %d values the schema lacks", l.name(), l.Held.Total()))
-		}
-	}
-	for _, c := range e.Plan.Conflicts {
-		what = append(what, fmt.Sprintf("%s.%s cannot take %s's values: it holds %d of its own", c.Table, c.Column, c.From, c.HeldNew.Total()))
-	}
-	return "migration refused, nothing changed: " + strings.Join(what, "; ")
-}
-
-func (l Leftover) name() string {
-	if l.Column == "" {
-		return "table " + l.Table
-	}
-	return l.Table + "." + l.Column
-}
-
 // plan is Plan on q: the pool, or the migration's transaction.
-func (s *Store) plan(ctx context.Context, q sqldb.Querier, ev Evolution) (*Plan, error) {
+func (s *Store) plan(ctx context.Context, q sqldb.Querier, ev migration.Evolution) (*migration.Plan, error) {
 	existing, err := s.tableNames(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Fresh: true}
+	p := &migration.Plan{Fresh: true}
 	for _, st := range s.schema.Tables {
 		if !existing[st.Name] {
-			p.Steps = append(p.Steps, Step{Kind: CreateTable, Table: st.Name})
+			p.Steps = append(p.Steps, migration.Step{Kind: migration.CreateTable, Table: st.Name})
 			continue
 		}
 		p.Fresh = false
@@ -176,7 +58,7 @@ func (s *Store) plan(ctx context.Context, q sqldb.Querier, ev Evolution) (*Plan,
 
 // planTable plans the renames, removals and additions of columns of a
 // table that exists, and notes its leftovers when it is compared.
-func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *table, ev Evolution) error {
+func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *migration.Plan, t *table, ev migration.Evolution) error {
 	columns, err := s.columnNames(ctx, q, t.Name)
 	if err != nil {
 		return err
@@ -201,7 +83,7 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *tabl
 			return err
 		}
 		if !has(to) {
-			p.Steps = append(p.Steps, Step{Kind: RenameColumn, Table: t.Name, Column: to, From: from, Held: old})
+			p.Steps = append(p.Steps, migration.Step{Kind: migration.RenameColumn, Table: t.Name, Column: to, From: from, Held: old})
 			columns = append(columns, to)
 			continue
 		}
@@ -210,10 +92,10 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *tabl
 			return err
 		}
 		if current.Total() > 0 && old.Total() > 0 {
-			p.Conflicts = append(p.Conflicts, Conflict{Table: t.Name, Column: to, From: from, HeldNew: current, HeldOld: old})
+			p.Conflicts = append(p.Conflicts, migration.Conflict{Table: t.Name, Column: to, From: from, HeldNew: current, HeldOld: old})
 			continue
 		}
-		p.Steps = append(p.Steps, Step{Kind: CopyColumn, Table: t.Name, Column: to, From: from, Held: old})
+		p.Steps = append(p.Steps, migration.Step{Kind: migration.CopyColumn, Table: t.Name, Column: to, From: from, Held: old})
 	}
 	for _, c := range ev.Removed[t.Name] {
 		if slices.Contains(schemaColumns, c) {
@@ -227,11 +109,11 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *tabl
 		if err != nil {
 			return err
 		}
-		p.Steps = append(p.Steps, Step{Kind: DropColumn, Table: t.Name, Column: c, Held: held})
+		p.Steps = append(p.Steps, migration.Step{Kind: migration.DropColumn, Table: t.Name, Column: c, Held: held})
 	}
 	for _, c := range schemaColumns {
 		if !has(c) {
-			p.Steps = append(p.Steps, Step{Kind: AddColumn, Table: t.Name, Column: c})
+			p.Steps = append(p.Steps, migration.Step{Kind: migration.AddColumn, Table: t.Name, Column: c})
 		}
 	}
 	if !slices.Contains(ev.Compared, t.Name) {
@@ -245,7 +127,7 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *tabl
 		if err != nil {
 			return err
 		}
-		p.Leftovers = append(p.Leftovers, Leftover{Table: t.Name, Column: c, Held: held})
+		p.Leftovers = append(p.Leftovers, migration.Leftover{Table: t.Name, Column: c, Held: held})
 	}
 	return nil
 }
@@ -253,7 +135,7 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *Plan, t *tabl
 // planFormerTables finds the tables of the database that look like a
 // compared table but are in no list: a former register's. A removed one
 // is dropped, any other is a leftover.
-func (s *Store) planFormerTables(ctx context.Context, q sqldb.Querier, p *Plan, existing map[string]bool, ev Evolution) error {
+func (s *Store) planFormerTables(ctx context.Context, q sqldb.Querier, p *migration.Plan, existing map[string]bool, ev migration.Evolution) error {
 	for _, name := range ev.RemovedTables {
 		if s.tables[name] != nil || slices.Contains(ev.Foreign, name) || isOwnTable(name) {
 			return fmt.Errorf("table %s is to be removed but is not a former one: it is in use", name)
@@ -279,10 +161,10 @@ func (s *Store) planFormerTables(ctx context.Context, q sqldb.Querier, p *Plan, 
 			return err
 		}
 		if slices.Contains(ev.RemovedTables, name) {
-			p.Steps = append(p.Steps, Step{Kind: DropTable, Table: name, Held: held})
+			p.Steps = append(p.Steps, migration.Step{Kind: migration.DropTable, Table: name, Held: held})
 			continue
 		}
-		p.Leftovers = append(p.Leftovers, Leftover{Table: name, Held: held})
+		p.Leftovers = append(p.Leftovers, migration.Leftover{Table: name, Held: held})
 	}
 	return nil
 }
@@ -323,7 +205,7 @@ func (t *table) columnNames() []string {
 
 // held counts the rows of a table that hold a value in column (every row
 // when column is ""), per company when it has companies.
-func (s *Store) held(ctx context.Context, q sqldb.Querier, table string, byCompany bool, column string) (Held, error) {
+func (s *Store) held(ctx context.Context, q sqldb.Querier, table string, byCompany bool, column string) (migration.Held, error) {
 	counted := "COUNT(*)"
 	if column != "" {
 		counted = "COUNT(" + sqldb.Quote(column) + ")" // counts the values that are not NULL
@@ -332,11 +214,11 @@ func (s *Store) held(ctx context.Context, q sqldb.Querier, table string, byCompa
 	if byCompany {
 		query = `SELECT "company", ` + counted + ` AS "n" FROM ` + sqldb.Quote(table) + ` GROUP BY "company" ORDER BY "company"`
 	}
-	var all Held
+	var all migration.Held
 	if err := sqldb.Select(ctx, q, &all, query); err != nil {
 		return nil, fmt.Errorf("count %s: %w", table, err)
 	}
-	return slices.DeleteFunc(all, func(c CompanyCount) bool { return c.N == 0 }), nil
+	return slices.DeleteFunc(all, func(c migration.CompanyCount) bool { return c.N == 0 }), nil
 }
 
 // tableNames lists the tables of the database the store works in: on
@@ -392,12 +274,12 @@ func isSubset(sub, set []string) bool {
 
 // apply carries out the steps that change what exists (the renames,
 // copies and drops); Migrate then creates and adds what is missing.
-func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *Plan) error {
+func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *migration.Plan) error {
 	for _, st := range p.Steps {
 		table := sqldb.Quote(st.Table)
 		var stmts []string
 		switch st.Kind {
-		case RenameColumn:
+		case migration.RenameColumn:
 			// An index on the old column keeps its old name: drop it, and
 			// Migrate creates the schema's under their names.
 			drops, err := s.indexesOn(ctx, tx, st.Table, st.From)
@@ -405,12 +287,12 @@ func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *Plan) error {
 				return err
 			}
 			stmts = append(drops, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", table, sqldb.Quote(st.From), sqldb.Quote(st.Column)))
-		case CopyColumn, DropColumn:
+		case migration.CopyColumn, migration.DropColumn:
 			drops, err := s.indexesOn(ctx, tx, st.Table, cmp.Or(st.From, st.Column))
 			if err != nil {
 				return err
 			}
-			if st.Kind == CopyColumn {
+			if st.Kind == migration.CopyColumn {
 				stmts = append(stmts, fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s IS NOT NULL",
 					table, sqldb.Quote(st.Column), sqldb.Quote(st.From), sqldb.Quote(st.From)))
 			}
@@ -418,7 +300,7 @@ func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *Plan) error {
 			// the index with it.
 			stmts = append(stmts, drops...)
 			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", table, sqldb.Quote(cmp.Or(st.From, st.Column))))
-		case DropTable:
+		case migration.DropTable:
 			stmts = append(stmts, "DROP TABLE "+table)
 		default:
 			continue // created and added by Migrate
@@ -428,7 +310,7 @@ func (s *Store) apply(ctx context.Context, tx *sqldb.Tx, p *Plan) error {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
 		}
-		if st.Kind == DropTable {
+		if st.Kind == migration.DropTable {
 			for _, counts := range []string{`DELETE FROM "record_counts" WHERE "register" = ?`, `DELETE FROM "record_count_deltas" WHERE "register" = ?`} {
 				if _, err := sqldb.Exec(ctx, tx, counts, st.Table); err != nil {
 					return err

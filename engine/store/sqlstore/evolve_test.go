@@ -8,6 +8,7 @@ import (
 
 	"fieldapi/engine/sqldb"
 	"fieldapi/engine/store"
+	"fieldapi/engine/store/migration"
 	"fieldapi/engine/store/sqlstore"
 )
 
@@ -69,12 +70,12 @@ func TestEvolveRenamesAndDropsIndexedColumns(t *testing.T) {
 			compared := []string{"items"}
 
 			s = reopen(t, s, dsn, itemsWith("remark"))
-			renamed := sqlstore.Evolution{Compared: compared, Renamed: map[string]map[string]string{"items": {"remark": "note"}}}
+			renamed := migration.Evolution{Compared: compared, Renamed: map[string]map[string]string{"items": {"remark": "note"}}}
 			plan, err := s.Evolve(ctx, renamed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []sqlstore.Step{{Kind: sqlstore.RenameColumn, Table: "items", Column: "remark", From: "note", Held: sqlstore.Held{{Company: "acme", N: 2}, {Company: "other", N: 1}}}}
+			want := []migration.Step{{Kind: migration.RenameColumn, Table: "items", Column: "remark", From: "note", Held: migration.Held{{Company: "acme", N: 2}, {Company: "other", N: 1}}}}
 			if !slices.EqualFunc(plan.Steps, want, stepEqual) {
 				t.Errorf("steps %+v; want %+v", plan.Steps, want)
 			}
@@ -90,11 +91,11 @@ func TestEvolveRenamesAndDropsIndexedColumns(t *testing.T) {
 			}
 
 			s = reopen(t, s, dsn, itemsWith(""))
-			if _, err := s.Evolve(ctx, sqlstore.Evolution{Compared: compared}); !isRefused(err) {
+			if _, err := s.Evolve(ctx, migration.Evolution{Compared: compared}); !isRefused(err) {
 				t.Fatalf("remark left out of the schema: %v; want it refused (every row holds a value)", err)
 			}
-			plan, err = s.Evolve(ctx, sqlstore.Evolution{Compared: compared, Removed: map[string][]string{"items": {"remark"}}})
-			if err != nil || len(plan.Steps) != 1 || plan.Steps[0].Kind != sqlstore.DropColumn {
+			plan, err = s.Evolve(ctx, migration.Evolution{Compared: compared, Removed: map[string][]string{"items": {"remark"}}})
+			if err != nil || len(plan.Steps) != 1 || plan.Steps[0].Kind != migration.DropColumn {
 				t.Fatalf("removing remark: %+v, %v; want it dropped", plan, err)
 			}
 			if cols := indexedColumns(t, s); len(cols) > 0 {
@@ -127,12 +128,12 @@ func TestEvolveLeavesForeignAndUnlikeTablesAlone(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			plan, err := s.Plan(ctx, sqlstore.Evolution{Compared: []string{"items"}, Foreign: []string{"keys"}})
+			plan, err := s.Plan(ctx, migration.Evolution{Compared: []string{"items"}, Foreign: []string{"keys"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []sqlstore.Leftover{{Table: "gadgets"}}
-			if plan.Refused() || !slices.EqualFunc(plan.Leftovers, want, func(a, b sqlstore.Leftover) bool {
+			want := []migration.Leftover{{Table: "gadgets"}}
+			if plan.Refused() || !slices.EqualFunc(plan.Leftovers, want, func(a, b migration.Leftover) bool {
 				return a.Table == b.Table && a.Column == b.Column && len(a.Held) == 0
 			}) {
 				t.Errorf("leftovers %+v; want the empty gadgets alone (keys is foreign, notes not shaped like items)", plan.Leftovers)
@@ -142,10 +143,10 @@ func TestEvolveLeavesForeignAndUnlikeTablesAlone(t *testing.T) {
 }
 
 func isRefused(err error) bool {
-	var refused *sqlstore.RefusedError
+	var refused *migration.RefusedError
 	return errors.As(err, &refused)
 }
 
-func stepEqual(a, b sqlstore.Step) bool {
+func stepEqual(a, b migration.Step) bool {
 	return a.Kind == b.Kind && a.Table == b.Table && a.Column == b.Column && a.From == b.From && slices.Equal(a.Held, b.Held)
 }

@@ -7,6 +7,7 @@ import (
 
 	"fieldapi/engine/sqldb"
 	"fieldapi/engine/store"
+	"fieldapi/engine/store/migration"
 )
 
 // Migrate creates or upgrades the schema in one transaction: the store's
@@ -14,16 +15,16 @@ import (
 // Missing tables, columns and indexes are added; nothing is dropped or
 // retyped. Running it again changes nothing.
 func (s *Store) Migrate(ctx context.Context) error {
-	_, err := s.Evolve(ctx, Evolution{})
+	_, err := s.Evolve(ctx, migration.Evolution{})
 	return err
 }
 
 // Evolve is Migrate after the evolution's renames and removals (evolve.go),
 // all in the one transaction, and returns the plan it carried out. A plan
 // that refuses (a leftover holding values, a rename into a column holding
-// values) changes nothing: the error is a *RefusedError with the plan.
-func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
-	var plan *Plan
+// values) changes nothing: the error is a *migration.RefusedError with the plan.
+func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.Plan, error) {
+	var plan *migration.Plan
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		if err := s.db.Dialect().LockMigration(ctx, tx); err != nil {
 			return err
@@ -33,7 +34,7 @@ func (s *Store) Evolve(ctx context.Context, ev Evolution) (*Plan, error) {
 			return err
 		}
 		if plan.Refused() {
-			return &RefusedError{Plan: plan}
+			return &migration.RefusedError{Plan: plan}
 		}
 		for _, own := range ownTables {
 			if _, err := tx.ExecContext(ctx, own.ddl); err != nil {

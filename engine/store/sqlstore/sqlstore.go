@@ -6,7 +6,8 @@
 // Files: sqlstore.go (the store and its transactions), query.go (SELECT
 // and conditions), write.go (INSERT, UPDATE, upserts, DELETE), counts.go
 // (number series and the per-company row counts of Counted tables),
-// migrate.go (tables, columns and indexes made to match the schema).
+// migrate.go (tables, columns and indexes made to match the schema),
+// evolve.go (the plan of a migration, in package migration's terms).
 package sqlstore
 
 import (
