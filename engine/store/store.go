@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Store keeps the rows of a Schema.
@@ -52,14 +53,29 @@ type Reader interface {
 	// Count returns how many rows of one table match the query's Where
 	// (Columns, OrderBy, Limit and Offset are ignored).
 	Count(ctx context.Context, q Select) (int64, error)
-	// Estimate returns about how many rows of one table match the query's
-	// Where, from the storage's statistics, and whether the number is in
-	// fact exact (a store that keeps no statistics counts).
-	Estimate(ctx context.Context, q Select) (n int64, exact bool, err error)
 	// Counted returns how many rows a company has in a table the schema
 	// marks Counted: kept by the store as rows are inserted and deleted, so
 	// a list's total costs one read however many rows there are.
 	Counted(ctx context.Context, table, company string) (int64, error)
+}
+
+// Estimator is a Reader that keeps statistics of its tables.
+type Estimator interface {
+	// Estimate returns about how many rows of one table match the query's
+	// Where, from the storage's statistics, and whether the number is in
+	// fact exact.
+	Estimate(ctx context.Context, q Select) (n int64, exact bool, err error)
+}
+
+// Estimate returns about how many rows of one table match the query's
+// Where, and whether the number is exact: from r's statistics when r is
+// an Estimator (a list's total on a large table), else by counting.
+func Estimate(ctx context.Context, r Reader, q Select) (n int64, exact bool, err error) {
+	if est, ok := r.(Estimator); ok {
+		return est.Estimate(ctx, q)
+	}
+	n, err = r.Count(ctx, q)
+	return n, true, err
 }
 
 // EachSelector is a Reader that can run several independent selects
@@ -86,6 +102,30 @@ func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
 		out[i] = rows
 	}
 	return out, nil
+}
+
+// FreeNumberTaker is a Tx that takes a number and checks it is free in
+// one statement: a create takes and checks its number on every call.
+type FreeNumberTaker interface {
+	// NextFreeNumber is NextFreeNumber on the transaction.
+	NextFreeNumber(ctx context.Context, company, series, table, field string) (n int64, free bool, err error)
+}
+
+// NextFreeNumber takes the next number of a company's series, as
+// NextNumbers(…, 1) does, and reports whether it is free: whether no row
+// of the company in table holds it, as decimal text, in the text column
+// of field (a key given by hand may have used it). A FreeNumberTaker does
+// both at once; another tx takes the number, then counts.
+func NextFreeNumber(ctx context.Context, tx Tx, company, series, table, field string) (n int64, free bool, err error) {
+	if taker, ok := tx.(FreeNumberTaker); ok {
+		return taker.NextFreeNumber(ctx, company, series, table, field)
+	}
+	numbers, err := tx.NextNumbers(ctx, company, series, 1)
+	if err != nil {
+		return 0, false, err
+	}
+	used, err := tx.Count(ctx, Select{Table: table, Company: company, Where: []Cond{Equal(field, strconv.FormatInt(numbers[0], 10))}})
+	return numbers[0], used == 0, err
 }
 
 // NumberTaker is a Store whose number series need no transaction: a
@@ -267,13 +307,6 @@ type Tx interface {
 	// which do): a store that promises neither need hold no lock for them
 	// while the transaction runs.
 	NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error)
-	// NextFreeNumber takes the next number of a company's series, as
-	// NextNumbers(…, 1) does, and reports whether it is free: whether no
-	// row of the company in table holds it, as decimal text, in the text
-	// column of field (a key given by hand may have used it). One
-	// statement where the store can: a create takes and checks its number
-	// on every call.
-	NextFreeNumber(ctx context.Context, company, series, table, field string) (n int64, free bool, err error)
 	// AlignNumbers moves a series so that its next number is at least next.
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
 	// ReturnNumbers gives back numbers of a series this transaction took

@@ -17,6 +17,6 @@ func (e *Reads) listTotal(ctx context.Context, r *registers.Register, company st
 		n, err := e.total(ctx, r, company, where)
 		return n, false, err
 	}
-	n, exact, err := e.store.Estimate(ctx, store.Select{Table: r.Reg.Name, Company: company, Where: where})
+	n, exact, err := store.Estimate(ctx, e.store, store.Select{Table: r.Reg.Name, Company: company, Where: where})
 	return int(n), !exact, err
 }

@@ -163,7 +163,7 @@ func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string,
 		return key, nil
 	}
 	for {
-		n, free, err := w.tx.NextFreeNumber(ctx, w.s.Company, r.Reg.Name, r.Reg.Name, r.Key.Name)
+		n, free, err := store.NextFreeNumber(ctx, w.tx, w.s.Company, r.Reg.Name, r.Reg.Name, r.Key.Name)
 		if err != nil || free {
 			return strconv.FormatInt(n, 10), err
 		}

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -149,12 +148,6 @@ func (r reader) Count(ctx context.Context, q store.Select) (int64, error) {
 	return int64(len(found)), err
 }
 
-// Estimate counts: a count costs memory no more than an estimate.
-func (r reader) Estimate(ctx context.Context, q store.Select) (int64, bool, error) {
-	n, err := r.Count(ctx, q)
-	return n, true, err
-}
-
 // Counted counts a company's rows of a Counted table.
 func (r reader) Counted(ctx context.Context, table, company string) (int64, error) {
 	if t := r.tables[table]; t != nil && !t.Counted {
@@ -254,18 +247,6 @@ func (tx *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([
 	}
 	first, err := tx.series(company, series, func(first int64) int64 { return first + int64(n) })
 	return store.Consecutive(first, n), err
-}
-
-// NextFreeNumber takes the series' next number and looks for it among
-// the keys of table's field.
-func (tx *Tx) NextFreeNumber(ctx context.Context, company, series, table, field string) (int64, bool, error) {
-	numbers, err := tx.NextNumbers(ctx, company, series, 1)
-	if err != nil {
-		return 0, false, err
-	}
-	used, err := tx.Count(ctx, store.Select{Table: table, Company: company,
-		Where: []store.Cond{store.Equal(field, strconv.FormatInt(numbers[0], 10))}})
-	return numbers[0], used == 0, err
 }
 
 // AlignNumbers moves a series up so that its next number is at least next.

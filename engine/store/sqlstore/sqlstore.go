@@ -34,6 +34,7 @@ type Store struct {
 var (
 	_ store.Store        = (*Store)(nil)
 	_ store.EachSelector = (*Store)(nil)
+	_ store.Estimator    = (*Store)(nil)
 )
 
 // New keeps schema's tables on db. Migrate creates what is missing.
@@ -158,10 +159,12 @@ type Tx struct {
 }
 
 var (
-	_ store.Tx           = (*Tx)(nil)
-	_ store.EachSelector = (*Tx)(nil)
-	_ store.Appender     = (*Tx)(nil)
-	_ store.EachInserter = (*Tx)(nil)
+	_ store.Tx              = (*Tx)(nil)
+	_ store.EachSelector    = (*Tx)(nil)
+	_ store.Estimator       = (*Tx)(nil)
+	_ store.FreeNumberTaker = (*Tx)(nil)
+	_ store.Appender        = (*Tx)(nil)
+	_ store.EachInserter    = (*Tx)(nil)
 )
 
 // SQL is the transaction's database transaction, for state kept in the

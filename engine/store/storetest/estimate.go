@@ -14,7 +14,7 @@ func estimates(t *testing.T, s store.Store) {
 		store.Values{"Code": "e3", "Day": "2026-01-03"})
 	insert(t, s, other, store.Values{"Code": "e4", "Day": "2026-01-03"})
 	sel := store.Select{Table: itemsTable, Company: acme, Where: []store.Cond{{Field: "Day", Op: store.Ge, Value: "2026-01-02"}}}
-	n, exact, err := s.Estimate(context.Background(), sel)
+	n, exact, err := store.Estimate(context.Background(), s, sel)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -469,7 +469,7 @@ func numberSeries(t *testing.T, s store.Store) {
 	var takes []taken
 	for _, company := range []string{acme, acme, other} {
 		write(t, s, func(ctx context.Context, tx store.Tx) error {
-			n, free, err := tx.NextFreeNumber(ctx, company, "tasks", itemsTable, "Code")
+			n, free, err := store.NextFreeNumber(ctx, tx, company, "tasks", itemsTable, "Code")
 			takes = append(takes, taken{n, free})
 			return err
 		})
