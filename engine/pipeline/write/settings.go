@@ -31,14 +31,11 @@ func (w *Writer) setting(ctx context.Context, name string) (value string, ok boo
 	return value, ok, nil
 }
 
-func (w *Writer) companySettings(ctx context.Context) (*settings.Company, error) {
+func (w *Writer) companySettings(ctx context.Context) (company *settings.Company, err error) {
 	if w.settings == nil {
-		var err error
-		if w.settings, err = w.e.settings.Of(ctx, w.reader(), w.s.Company); err != nil {
-			return nil, err
-		}
+		w.settings, err = w.e.settings.Of(ctx, w.reader(), w.s.Company)
 	}
-	return w.settings, nil
+	return w.settings, err
 }
 
 // location is the company's time zone.
