@@ -229,7 +229,7 @@ func Input[W any, P interface {
 	Body
 }](data []byte, shape Shape) (engine.Input, error) {
 	var w W
-	if err := decodeObject(data, "", shape, P(&w)); err != nil {
+	if err := decodeObject(new(jsontext.Decoder), data, "", shape, P(&w)); err != nil {
 		return engine.Input{}, err
 	}
 	return P(&w).Input(), nil
@@ -241,21 +241,23 @@ func Lines[W any, P interface {
 	*W
 	Body
 }](raw json.RawMessage, list string, shape Shape) ([]W, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))
 	if string(raw) == "null" {
 		return nil, nil
 	}
+	// A name sent twice in a line is decodeObject's to name.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowDuplicateNames(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		return nil, errors.New("expected a list of objects")
 	}
 	var lines []W
+	line := new(jsontext.Decoder) // one for every line: a decoder is large
 	for dec.PeekKind() != ']' {
 		item, err := dec.ReadValue()
 		if err != nil {
 			return nil, errors.New("expected a list of objects")
 		}
 		lines = append(lines, *new(W))
-		if err := decodeObject(item, fmt.Sprintf("%s[%d].", list, len(lines)-1), shape, P(&lines[len(lines)-1])); err != nil {
+		if err := decodeObject(line, item, fmt.Sprintf("%s[%d].", list, len(lines)-1), shape, P(&lines[len(lines)-1])); err != nil {
 			return nil, err
 		}
 	}
@@ -274,17 +276,18 @@ func Strict(body []byte, v any) error {
 // Object decodes the body of a built-in route (a document upload, a
 // position) whose members body decodes, as Input does.
 func Object(data []byte, shape Shape, body Body) error {
-	return decodeObject(data, "", shape, body)
+	return decodeObject(new(jsontext.Decoder), data, "", shape, body)
 }
 
 // decodeObject walks the members of one JSON object in order, rejecting
 // duplicates, unknown and read-only names, and wrong types. It reads the
 // body once with jsontext, whose tokens and values cost no allocation
 // (encoding/json's Decoder.Token spent a tenth of a create's time here),
-// and hands each member's value to the body as the bytes sent.
-func decodeObject(data []byte, prefix string, shape Shape, body Body) error {
+// and hands each member's value to the body as the bytes sent. dec is
+// reset to read data.
+func decodeObject(dec *jsontext.Decoder, data []byte, prefix string, shape Shape, body Body) error {
 	// The duplicate check is ours, to name the field sent twice.
-	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true))
+	dec.Reset(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		if prefix == "" {
 			return problem.MalformedBody("the body must be one JSON object")

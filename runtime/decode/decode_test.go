@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+
+	"fieldapi/runtime/problem"
 )
 
 func TestOptionalPresence(t *testing.T) {
@@ -22,7 +24,7 @@ func TestOptionalPresence(t *testing.T) {
 		t.Run(tc.body, func(t *testing.T) {
 			is := is.New(t)
 			var b sampleBody
-			is.NoErr(decodeObject([]byte(tc.body), "", sampleShape, &b))
+			is.NoErr(Object([]byte(tc.body), sampleShape, &b))
 			is.Equal(b.Price.Presence, tc.presence)
 			is.Equal(b.Input().Values, tc.values)
 		})
@@ -77,6 +79,28 @@ func TestValidDate(t *testing.T) {
 	} {
 		if got := ValidDate(s); got != want {
 			t.Errorf("ValidDate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestProblemsNameTheField: each way a body can be wrong is a 400 that
+// names the field, in a line too (lines[1].name), as the single reading
+// of the body meets it.
+func TestProblemsNameTheField(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"name":"a","name":"b"}`:                          `field "name": sent twice`,
+		`{"lines":[{"name":"a"},{"name":"a","name":"b"}]}`: `field "lines[1].name": sent twice`,
+		`{"lines":[{"name":"a"},{"status":"x"}]}`:          `"lines[1].status"`,
+		`{"lines":[{"name":"a"}, 3]}`:                      `field "lines[1]": expected an object`,
+		`{"lines":{"name":"a"}}`:                           `field "lines": expected a list of objects`,
+		`{"price":"12"}`:                                   `field "price": expected a number`,
+		`{"n\u0061me":1}`:                                  `field "name": expected a string`,
+		`{"nope":1}`:                                       `"nope"`,
+		`{"price":1e400}`:                                  `field "price": expected a number`,
+	} {
+		_, err := Input[sampleBody]([]byte(body), sampleShape)
+		if p, ok := err.(*problem.Problem); !ok || p.Status != 400 || !strings.Contains(p.Detail, want) {
+			t.Errorf("%s: %v, want a 400 saying %s", body, err, want)
 		}
 	}
 }
