@@ -24,7 +24,7 @@ func FuzzCanonicalAsEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !utf8.Valid(data) || loneSurrogate.Match(bytes.ReplaceAll(data, []byte(`\u`), []byte(`\u `))) {
-			t.Skip()
+			t.Skip("invalid text never reaches Canonical: runtime/textcheck refuses it first")
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()

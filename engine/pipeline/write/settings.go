@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
-	_ "time/tzdata"
+	_ "time/tzdata" // zone names resolve on servers without a zone database (Windows)
 
-	"fieldapi/engine/pipeline/settings" // zone names resolve on servers without a zone database (Windows)
+	"fieldapi/engine/pipeline/settings"
 )
 
 // The company's settings and calendar, as defaults and rules read them.
