@@ -53,6 +53,43 @@ func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
 	}
 }
 
+// TestSweeperLeavesEmptiedPages: a sweeper's vacuum does not truncate
+// its table (which takes the table's exclusive lock, waited for while
+// every write inserts into it): a queue table emptied and vacuumed keeps
+// its pages, for the next rows.
+func TestSweeperLeavesEmptiedPages(t *testing.T) {
+	dsn := os.Getenv(postgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: the sweeper does nothing on SQLite", postgresEnv)
+	}
+	ctx := context.Background()
+	db := open(t, ownDatabase(t, dsn), Options{})
+	const table = "sweeper_test_emptied"
+	exec := func(query string) {
+		t.Helper()
+		if _, err := db.pool.ExecContext(ctx, query); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	exec(`CREATE TABLE ` + table + ` ("n" BIGINT NOT NULL, "note" TEXT NOT NULL)`)
+	t.Cleanup(func() { _, _ = db.pool.ExecContext(ctx, `DROP TABLE IF EXISTS `+table) })
+	exec(`INSERT INTO ` + table + ` SELECT i, repeat('x', 80) FROM generate_series(1, 5000) AS i`)
+	exec(`DELETE FROM ` + table)
+	if err := db.Sweeper(table).Deleted(ctx, 5000); err != nil {
+		t.Fatalf("vacuum: %v", err)
+	}
+	var pages, dead int64
+	if err := db.pool.QueryRowxContext(ctx, `SELECT pg_relation_size('`+table+`') / 8192, n_dead_tup FROM pg_stat_user_tables WHERE relname = '`+table+`'`).Scan(&pages, &dead); err != nil {
+		t.Fatal(err)
+	}
+	if pages == 0 {
+		t.Errorf("%s has no pages left after its vacuum: it was truncated", table)
+	}
+	if dead != 0 {
+		t.Errorf("%s holds %d dead rows after its vacuum, want 0 (not vacuumed)", table, dead)
+	}
+}
+
 // ownDatabase creates a database for the test on the server of dsn, drops
 // it when the test ends, and returns its address.
 func ownDatabase(t *testing.T, dsn string) string {
@@ -74,7 +111,9 @@ func ownDatabase(t *testing.T, dsn string) string {
 
 // TestAnalyzerFollowsItsSchedule: on PostgreSQL an analyzer analyzes its
 // table when the rows noted reach 1,024, then 2,048, and not between
-// (the table's reltuples, -1 until the first ANALYZE, tell).
+// (the table's reltuples, -1 until the first ANALYZE, tell). The
+// analyzer of a process started later, when the statistics describe
+// 5,000 rows, first analyzes when it has noted 5,000.
 func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 	for _, b := range backends(t) {
 		if b.name != "postgres" {
@@ -120,6 +159,16 @@ func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 			grow(10, 1, 20)    // 1,024: analyzed
 			grow(10, 1000, 20) // 2,024: not yet
 			grow(10, 24, 40)   // 2,048: analyzed again
+
+			exec(fmt.Sprintf(`INSERT INTO %s SELECT generate_series(1, 4960)`, Quote(table)))
+			exec(`ANALYZE ` + Quote(table))
+			a = db.Analyzer(table) // a process started now
+			if err := a.StartFromStatistics(ctx); err != nil {
+				t.Fatal(err)
+			}
+			grow(10, 1024, 5000)   // not at 1,024: the statistics describe 5,000 rows
+			grow(10, 3975, 5000)   // 4,999: not yet
+			grow(10, 1, 5030)      // 5,000: analyzed
 		})
 	}
 }
