@@ -492,13 +492,18 @@ func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 
 // exactMemo keeps store.ExactInGo's answer by register and expression
 // text, worked out once: a write asks it on every create and update, and
-// the answer only changes with the company's definitions.
+// the answer only changes with the company's definitions. Companies
+// define expressions over the API, so it forgets all at maxExact.
 type exactMemo struct {
 	mu     sync.RWMutex
 	answer map[exactKey]bool
 }
 
 type exactKey struct{ register, text string }
+
+// maxExact bounds the answers an exactMemo keeps: far more than the
+// computed fields of every company of a server, a few hundred kilobytes.
+const maxExact = 4096
 
 func (m *exactMemo) of(r *registers.Register, text string) bool {
 	k := exactKey{r.Reg.Name, text}
@@ -510,7 +515,7 @@ func (m *exactMemo) of(r *registers.Register, text string) bool {
 	}
 	exact = store.ExactInGo(text, r.TextColumn)
 	m.mu.Lock()
-	if m.answer == nil {
+	if m.answer == nil || len(m.answer) >= maxExact {
 		m.answer = map[exactKey]bool{}
 	}
 	m.answer[k] = exact
