@@ -43,6 +43,7 @@ type DB struct {
 	writers *writerGate      // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
 	queue   *writeQueue      // SQLite: write transactions commit in groups; nil on PostgreSQL
 	wal     *walCheckpointer // SQLite: checkpoints the write-ahead log beside the writes; nil on PostgreSQL
+	upkeep  background       // PostgreSQL: the sweepers' vacuums and the analyzers' ANALYZEs
 }
 
 // Open connects to the database named by dsn ("sqlite:PATH" or
@@ -89,14 +90,15 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 // Dialect is the database's dialect.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
-// Close stops the health probe, waits for a checkpoint running and closes
-// the pool (SQLite checkpoints the rest of its log as the last connection
+// Close stops the health probe, waits for a checkpoint and the upkeep
+// running and closes the pool (SQLite checkpoints the rest of its log as the last connection
 // closes).
 func (db *DB) Close() error {
 	if db.health != nil {
 		db.health.close()
 	}
 	db.wal.close()
+	db.upkeep.close()
 	return db.pool.Close()
 }
 

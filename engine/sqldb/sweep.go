@@ -2,6 +2,8 @@ package sqldb
 
 import (
 	"context"
+	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,7 +22,7 @@ import (
 // truncating them (TRUNCATE false): truncating takes the table's
 // exclusive lock, which a queue table every write inserts into is never
 // free for long; the vacuum waited for it up to 0.8 s (make bench,
-// PostgreSQL), the write that ran it with it.
+// PostgreSQL).
 type Sweeper struct{ upkeep }
 
 // sweepEvery is how many deleted rows a sweeper lets pass between
@@ -40,15 +42,14 @@ func (db *DB) Sweeper(table string) *Sweeper {
 }
 
 // Deleted notes n rows deleted from the table by a transaction that
-// committed, and vacuums the table when sweepEvery have passed since the
-// last vacuum (one at a time: a vacuum due while one runs is left to the
-// next call). A vacuum that fails (a table locked, a server going away)
-// loses nothing; its error is returned for the caller to ignore or log.
-func (s *Sweeper) Deleted(ctx context.Context, n int) error {
-	if s == nil {
-		return nil
+// committed; the table is vacuumed beside the calls when sweepEvery have
+// passed since the last vacuum (one at a time: a vacuum due while one
+// runs is left to the next note). A vacuum that fails (a table locked, a
+// server going away) loses nothing.
+func (s *Sweeper) Deleted(n int) {
+	if s != nil {
+		s.note(n)
 	}
-	return s.note(ctx, n)
 }
 
 // Analyzer keeps a growing table's statistics current on PostgreSQL.
@@ -63,12 +64,14 @@ func (s *Sweeper) Deleted(ctx context.Context, n int) error {
 // statements that read it. The schedule starts at the rows the table
 // held when it was last analyzed or vacuumed (reltuples), at least
 // 1,024: statistics that already describe 45,000 keys plan lookups by
-// the index, and each ANALYZE of that table took 0.7 s of the database's
-// CPU, four of them in a new process's first 10,000 writes when the
-// schedule started at 1,024 whatever the table held.
+// the index, and each ANALYZE of that table took 0.7 to 1.4 s of the
+// database's time, three or four of them in a new process's first
+// 10,000 writes when the schedule started at 1,024 whatever the table
+// held.
 type Analyzer struct {
 	upkeep
-	table string // quoted
+	table   string // quoted
+	started atomic.Bool
 }
 
 // analyzeFirst is the rows an analyzer notes before its first ANALYZE.
@@ -82,45 +85,49 @@ func (db *DB) Analyzer(table string) *Analyzer {
 	if !db.dialect.Postgres() {
 		return nil
 	}
-	a := &Analyzer{}
-	a.table = Quote(table)
-	a.init(db, `ANALYZE `+a.table, analyzeFirst, func(noted int64) int64 { return 2 * noted })
+	a := &Analyzer{table: Quote(table)}
+	// No mark until the first note has read where the schedule starts.
+	a.init(db, `ANALYZE `+a.table, math.MaxInt64, func(noted int64) int64 { return 2 * noted })
 	return a
 }
 
-// Grew notes n rows added to the table and analyzes it when the schedule
-// says (one at a time). An ANALYZE that fails loses nothing; its error is
-// returned for the caller to ignore or log.
-func (a *Analyzer) Grew(ctx context.Context, n int) error {
+// Grew notes n rows added to the table; it is analyzed beside the calls
+// when the schedule says (one at a time). The first note reads where the
+// schedule starts, beside the calls too. An ANALYZE that fails loses
+// nothing but the plan.
+func (a *Analyzer) Grew(n int) {
 	if a == nil {
-		return nil
+		return
 	}
-	return a.note(ctx, n)
+	if !a.started.Load() && a.started.CompareAndSwap(false, true) {
+		a.db.upkeep.start(a.startFromStatistics)
+	}
+	a.note(n)
 }
 
-// StartFromStatistics moves the first ANALYZE to when the rows noted
-// reach the rows the table held when its statistics were taken (its size
-// doubled since). A table never analyzed (reltuples -1) or small keeps
-// the first mark. For a process's start, once the table exists: an
-// analyzer not started this way starts at the first mark.
-func (a *Analyzer) StartFromStatistics(ctx context.Context) error {
-	if a == nil {
-		return nil
-	}
+// startFromStatistics sets the first mark: the rows the table held when
+// its statistics were taken (its size doubled since), analyzeFirst for a
+// table never analyzed (reltuples -1), small, or whose statistics cannot
+// be read.
+func (a *Analyzer) startFromStatistics() {
 	var analyzed float64
-	err := a.db.Read(ctx, func(ctx context.Context, q Querier) error {
+	err := a.db.Read(context.Background(), func(ctx context.Context, q Querier) error {
 		return Get(ctx, q, &analyzed, `SELECT reltuples FROM pg_class WHERE oid = to_regclass(?)`, a.table)
 	})
-	if err == nil && int64(analyzed) > a.due.Load() {
-		a.due.Store(int64(analyzed))
+	if err != nil || analyzed < analyzeFirst {
+		analyzed = analyzeFirst
 	}
-	return err
+	a.due.Store(int64(analyzed))
+	a.note(0) // the rows noted meanwhile may have passed it
 }
 
 // upkeep runs a statement that looks after a table (a VACUUM, an
 // ANALYZE) when the rows noted since the process started reach the next
-// mark of its schedule, one run at a time: a mark passed while one runs
-// is left to the next note.
+// mark of its schedule. It runs beside the calls, never in the one that
+// noted the rows: that call may hold the pool's last connection inside
+// its transaction (a server of one connection waited for itself on its
+// 1,024th write), and an ANALYZE of a large table takes a second. One
+// runs at a time: a mark passed while one runs is left to the next note.
 type upkeep struct {
 	db        *DB
 	statement string
@@ -135,13 +142,46 @@ func (u *upkeep) init(db *DB, statement string, first int64, then func(noted int
 	u.due.Store(first)
 }
 
-// note counts n rows and runs the statement when a mark is reached.
-func (u *upkeep) note(ctx context.Context, n int) error {
-	if n <= 0 || u.noted.Add(int64(n)) < u.due.Load() || !u.running.CompareAndSwap(false, true) {
-		return nil
+// note counts n rows and starts the statement when a mark is reached.
+func (u *upkeep) note(n int) {
+	if n < 0 || u.noted.Add(int64(n)) < u.due.Load() || !u.running.CompareAndSwap(false, true) {
+		return
 	}
-	defer u.running.Store(false)
 	u.due.Store(u.then(u.noted.Load()))
-	_, err := u.db.pool.ExecContext(context.WithoutCancel(ctx), u.statement)
-	return err
+	if !u.db.upkeep.start(func() {
+		defer u.running.Store(false)
+		_, _ = u.db.pool.ExecContext(context.Background(), u.statement)
+	}) {
+		u.running.Store(false)
+	}
 }
+
+// background runs a database's upkeep beside its calls, each job in a
+// goroutine of its own; Close waits for those running.
+type background struct {
+	mu     sync.Mutex
+	closed bool
+	jobs   sync.WaitGroup
+}
+
+// start runs job in the background, unless the database is closing.
+func (b *background) start(job func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.jobs.Go(job)
+	return true
+}
+
+// close starts no job any more and waits for those running.
+func (b *background) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.jobs.Wait()
+}
+
+// wait waits for the jobs running (tests).
+func (b *background) wait() { b.jobs.Wait() }

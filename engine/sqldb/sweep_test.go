@@ -39,9 +39,8 @@ func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
 	for range 40 {
 		exec(`INSERT INTO ` + table + ` SELECT i, repeat('x', 80) FROM generate_series(1, 1000) AS i`)
 		exec(`DELETE FROM ` + table)
-		if err := sweeper.Deleted(ctx, 1000); err != nil {
-			t.Fatalf("vacuum: %v", err)
-		}
+		sweeper.Deleted(1000)
+		db.upkeep.wait()
 	}
 	var size int64
 	if err := db.pool.QueryRowxContext(ctx, `SELECT pg_relation_size('`+table+`')`).Scan(&size); err != nil {
@@ -75,9 +74,8 @@ func TestSweeperLeavesEmptiedPages(t *testing.T) {
 	t.Cleanup(func() { _, _ = db.pool.ExecContext(ctx, `DROP TABLE IF EXISTS `+table) })
 	exec(`INSERT INTO ` + table + ` SELECT i, repeat('x', 80) FROM generate_series(1, 5000) AS i`)
 	exec(`DELETE FROM ` + table)
-	if err := db.Sweeper(table).Deleted(ctx, 5000); err != nil {
-		t.Fatalf("vacuum: %v", err)
-	}
+	db.Sweeper(table).Deleted(5000)
+	db.upkeep.wait()
 	var pages, dead int64
 	if err := db.pool.QueryRowxContext(ctx, `SELECT pg_relation_size('`+table+`') / 8192, n_dead_tup FROM pg_stat_user_tables WHERE relname = '`+table+`'`).Scan(&pages, &dead); err != nil {
 		t.Fatal(err)
@@ -87,6 +85,45 @@ func TestSweeperLeavesEmptiedPages(t *testing.T) {
 	}
 	if dead != 0 {
 		t.Errorf("%s holds %d dead rows after its vacuum, want 0 (not vacuumed)", table, dead)
+	}
+}
+
+// TestUpkeepRunsBesideTheCall: a write that notes rows inside its
+// transaction, on a pool of one connection (--max-open-conns 1), ends;
+// its ANALYZE runs after, on the connection the write gave back. Run in
+// the call, it waited for that connection for ever.
+func TestUpkeepRunsBesideTheCall(t *testing.T) {
+	dsn := os.Getenv(postgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no upkeep on SQLite", postgresEnv)
+	}
+	ctx := context.Background()
+	db := open(t, dsn, Options{MaxOpenConns: 1})
+	table := "upkept_" + strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", "")
+	if _, err := db.pool.ExecContext(ctx, `CREATE TABLE `+Quote(table)+` ("x" INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.pool.ExecContext(ctx, `DROP TABLE `+Quote(table)) })
+	a := db.Analyzer(table)
+	a.Grew(1) // reads where the schedule starts
+	db.upkeep.wait()
+	err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+		if _, err := Exec(ctx, tx, `INSERT INTO `+Quote(table)+` SELECT generate_series(1, 2000)`); err != nil {
+			return err
+		}
+		a.Grew(2000)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.upkeep.wait()
+	var tuples float64
+	if err := db.pool.QueryRowxContext(ctx, `SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)`, Quote(table)).Scan(&tuples); err != nil {
+		t.Fatal(err)
+	}
+	if tuples != 2000 {
+		t.Errorf("reltuples after the write: %v, want 2000 (analyzed after it)", tuples)
 	}
 }
 
@@ -148,9 +185,8 @@ func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 			grow := func(rows, noted int, want float64) {
 				t.Helper()
 				exec(fmt.Sprintf(`INSERT INTO %s SELECT generate_series(1, %d)`, Quote(table), rows))
-				if err := a.Grew(ctx, noted); err != nil {
-					t.Fatal(err)
-				}
+				a.Grew(noted)
+				db.upkeep.wait()
 				if got := tuples(); got != want {
 					t.Fatalf("reltuples after noting %d rows more: %v, want %v", noted, got, want)
 				}
@@ -163,12 +199,10 @@ func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 			exec(fmt.Sprintf(`INSERT INTO %s SELECT generate_series(1, 4960)`, Quote(table)))
 			exec(`ANALYZE ` + Quote(table))
 			a = db.Analyzer(table) // a process started now
-			if err := a.StartFromStatistics(ctx); err != nil {
-				t.Fatal(err)
-			}
-			grow(10, 1024, 5000)   // not at 1,024: the statistics describe 5,000 rows
+			grow(10, 1, 5000)      // the schedule's start read
+			grow(10, 1023, 5000)   // not at 1,024: the statistics describe 5,000 rows
 			grow(10, 3975, 5000)   // 4,999: not yet
-			grow(10, 1, 5030)      // 5,000: analyzed
+			grow(10, 1, 5040)      // 5,000: analyzed
 		})
 	}
 }

@@ -121,7 +121,7 @@ func (p *Platform) sequence(ctx context.Context, company string) error {
 		}
 		// The outbox is a queue table: what the sequencer deleted is
 		// vacuumed away now and then (a vacuum that fails loses nothing).
-		_ = p.outbox.Deleted(ctx, taken)
+		p.outbox.Deleted(taken)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (is idempotencyStore) claimLost(err error) error {
 // settle stores the key with the response in a write's transaction,
 // sent with the write's COMMIT (sqldb.Tx.ExecLater).
 func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Claim, r engine.Response) error {
-	is.grew(ctx)
+	is.grew()
 	query, args := is.storeStatement(c, r)
 	return tx.ExecLater(ctx, is.claimLost, query, args...)
 }
@@ -96,7 +96,7 @@ func (is idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Cl
 // Complete stores the response of a claimed call that wrote nothing. A
 // write stores its response itself, in its own transaction (Writes.Settle).
 func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
-	is.grew(ctx)
+	is.grew()
 	return is.p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		query, args := is.storeStatement(c, r)
 		_, err := sqldb.Exec(ctx, q, query, args...)
@@ -107,8 +107,8 @@ func (is idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engin
 // grew notes a key about to be stored, so PostgreSQL's statistics of the
 // table follow its growth (the lookups of replays plan by them). A failed
 // ANALYZE costs only the plan.
-func (is idempotencyStore) grew(ctx context.Context) {
-	_ = is.p.keys.Grew(ctx, 1)
+func (is idempotencyStore) grew() {
+	is.p.keys.Grew(1)
 }
 
 // Prune deletes keys stored before the given time, rows earlier versions

@@ -132,17 +132,8 @@ func TableNames() []string {
 // Migrate creates the platform's tables and indexes that are missing, in
 // one transaction; running it again changes nothing. On PostgreSQL it
 // takes the migration lock the record store takes, so two processes
-// starting together do not both create them. Then the idempotency
-// table's analyzer starts its schedule from the table's statistics.
+// starting together do not both create them.
 func (p *Platform) Migrate(ctx context.Context) error {
-	if err := p.createTables(ctx); err != nil {
-		return err
-	}
-	return p.keys.StartFromStatistics(ctx)
-}
-
-// createTables creates the tables and indexes that are missing.
-func (p *Platform) createTables(ctx context.Context) error {
 	d := p.db.Dialect()
 	return p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		if err := d.LockMigration(ctx, tx); err != nil {
