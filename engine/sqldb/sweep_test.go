@@ -19,22 +19,9 @@ import (
 // of its own: a vacuum removes no row a transaction still running in the
 // same database may see, and other packages' tests run beside it.
 func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
-	dsn := os.Getenv(postgresEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set: the sweeper does nothing on SQLite", postgresEnv)
-	}
 	ctx := context.Background()
-	db := open(t, ownDatabase(t, dsn), Options{})
 	const table = "sweeper_test_queue"
-	exec := func(query string) {
-		t.Helper()
-		if _, err := db.pool.ExecContext(ctx, query); err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-	}
-	exec(`DROP TABLE IF EXISTS ` + table)
-	exec(`CREATE TABLE ` + table + ` ("n" BIGINT NOT NULL, "note" TEXT NOT NULL)`)
-	t.Cleanup(func() { _, _ = db.pool.ExecContext(ctx, `DROP TABLE IF EXISTS `+table) })
+	db, exec := queueTable(t, table)
 	sweeper := db.Sweeper(table)
 	for range 40 {
 		exec(`INSERT INTO ` + table + ` SELECT i, repeat('x', 80) FROM generate_series(1, 1000) AS i`)
@@ -57,21 +44,9 @@ func TestSweeperKeepsAQueueTableSmall(t *testing.T) {
 // every write inserts into it): a queue table emptied and vacuumed keeps
 // its pages, for the next rows.
 func TestSweeperLeavesEmptiedPages(t *testing.T) {
-	dsn := os.Getenv(postgresEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set: the sweeper does nothing on SQLite", postgresEnv)
-	}
 	ctx := context.Background()
-	db := open(t, ownDatabase(t, dsn), Options{})
 	const table = "sweeper_test_emptied"
-	exec := func(query string) {
-		t.Helper()
-		if _, err := db.pool.ExecContext(ctx, query); err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-	}
-	exec(`CREATE TABLE ` + table + ` ("n" BIGINT NOT NULL, "note" TEXT NOT NULL)`)
-	t.Cleanup(func() { _, _ = db.pool.ExecContext(ctx, `DROP TABLE IF EXISTS `+table) })
+	db, exec := queueTable(t, table)
 	exec(`INSERT INTO ` + table + ` SELECT i, repeat('x', 80) FROM generate_series(1, 5000) AS i`)
 	exec(`DELETE FROM ` + table)
 	db.Sweeper(table).Deleted(5000)
@@ -86,6 +61,27 @@ func TestSweeperLeavesEmptiedPages(t *testing.T) {
 	if dead != 0 {
 		t.Errorf("%s holds %d dead rows after its vacuum, want 0 (not vacuumed)", table, dead)
 	}
+}
+
+// queueTable creates a queue table in a database of the test's own (a
+// vacuum removes no row a transaction still running in the same database
+// may see, and other packages' tests run beside it), and returns the
+// database and a statement runner; PostgreSQL only.
+func queueTable(t *testing.T, table string) (*DB, func(query string)) {
+	t.Helper()
+	dsn := os.Getenv(postgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: the sweeper does nothing on SQLite", postgresEnv)
+	}
+	db := open(t, ownDatabase(t, dsn), Options{})
+	exec := func(query string) {
+		t.Helper()
+		if _, err := db.pool.ExecContext(context.Background(), query); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	exec(`CREATE TABLE ` + table + ` ("n" BIGINT NOT NULL, "note" TEXT NOT NULL)`)
+	return db, exec
 }
 
 // TestUpkeepRunsBesideTheCall: a write that notes rows inside its
