@@ -20,7 +20,7 @@ import (
 // after "fieldapi init" on a database whose counters are missing.
 func TestRecordCountsExactAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := dbtest.Schema(t, postgresBase(t))
+	dsn := patient(t, dbtest.Schema(t, postgresBase(t)))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "count-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}

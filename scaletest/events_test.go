@@ -48,7 +48,7 @@ func (s *server) readFeed(bearer, after string, limit int) ([]feedEvent, string,
 // At the end every committed write is in the feed exactly once.
 func TestFeedIsCompleteAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := dbtest.Schema(t, postgresBase(t))
+	dsn := patient(t, dbtest.Schema(t, postgresBase(t)))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "feed-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}
@@ -198,7 +198,7 @@ func mustInt(s string) int64 {
 // same webhook-id.
 func TestKilledWorkerDeliveriesAreTakenOver(t *testing.T) {
 	t.Parallel()
-	dsn := dbtest.Schema(t, postgresBase(t))
+	dsn := patient(t, dbtest.Schema(t, postgresBase(t)))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "hook-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess, "--webhook-allow-private",

@@ -121,6 +121,23 @@ func postgresBase(t *testing.T) string {
 	return base
 }
 
+// patient gives dsn a connect_timeout of 2 s, for the tests that count
+// and number rather than time how soon a silent server is found: their
+// serve processes open their pools in a burst while the other tests' do,
+// beside other packages' tests on CI's two cores, and a connection that
+// took over the default 500 ms to open answered 503 engine_unreachable.
+func patient(t *testing.T, dsn string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("connect_timeout", "2")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)

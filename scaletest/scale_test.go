@@ -22,7 +22,7 @@ const poolPerProcess = "4"
 // tokens and key revocation.
 func TestTwoProcessesShareOneDatabase(t *testing.T) {
 	t.Parallel()
-	dsn := dbtest.Schema(t, postgresBase(t))
+	dsn := patient(t, dbtest.Schema(t, postgresBase(t)))
 	initDemo(t, dsn)
 	const clientID = "scale-client"
 	key := createKey(t, dsn, clientID)

@@ -17,7 +17,7 @@ import (
 // change different fields of one customer lose no acknowledged change.
 func TestUpsertExactlyOnceAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := dbtest.Schema(t, postgresBase(t))
+	dsn := patient(t, dbtest.Schema(t, postgresBase(t)))
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "upsert-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}
