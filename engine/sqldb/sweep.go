@@ -109,9 +109,9 @@ func (a *Analyzer) Grew(n int) {
 // its statistics were taken (its size doubled since), analyzeFirst for a
 // table never analyzed (reltuples -1), small, or whose statistics cannot
 // be read.
-func (a *Analyzer) startFromStatistics() {
+func (a *Analyzer) startFromStatistics(ctx context.Context) {
 	var analyzed float64
-	err := a.db.Read(context.Background(), func(ctx context.Context, q Querier) error {
+	err := a.db.Read(ctx, func(ctx context.Context, q Querier) error {
 		return Get(ctx, q, &analyzed, `SELECT reltuples FROM pg_class WHERE oid = to_regclass(?)`, a.table)
 	})
 	if err != nil || analyzed < analyzeFirst {
@@ -148,37 +148,48 @@ func (u *upkeep) note(n int) {
 		return
 	}
 	u.due.Store(u.then(u.noted.Load()))
-	if !u.db.upkeep.start(func() {
+	if !u.db.upkeep.start(func(ctx context.Context) {
 		defer u.running.Store(false)
-		_, _ = u.db.pool.ExecContext(context.Background(), u.statement)
+		_, _ = u.db.pool.ExecContext(ctx, u.statement)
 	}) {
 		u.running.Store(false)
 	}
 }
 
 // background runs a database's upkeep beside its calls, each job in a
-// goroutine of its own; Close waits for those running.
+// goroutine of its own; close ends the jobs' statements and waits for
+// them.
 type background struct {
 	mu     sync.Mutex
 	closed bool
+	ctx    context.Context // the jobs', ended by close
+	cancel context.CancelFunc
 	jobs   sync.WaitGroup
 }
 
 // start runs job in the background, unless the database is closing.
-func (b *background) start(job func()) bool {
+func (b *background) start(job func(ctx context.Context)) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return false
 	}
-	b.jobs.Go(job)
+	if b.ctx == nil {
+		b.ctx, b.cancel = context.WithCancel(context.Background())
+	}
+	ctx := b.ctx
+	b.jobs.Go(func() { job(ctx) })
 	return true
 }
 
-// close starts no job any more and waits for those running.
+// close starts no job any more, ends the statements of those running and
+// waits for them.
 func (b *background) close() {
 	b.mu.Lock()
 	b.closed = true
+	if b.cancel != nil {
+		b.cancel()
+	}
 	b.mu.Unlock()
 	b.jobs.Wait()
 }

@@ -202,3 +202,25 @@ func TestAnalyzerFollowsItsSchedule(t *testing.T) {
 		})
 	}
 }
+
+// TestBackgroundCloseEndsItsJobs: closing a database ends its upkeep's
+// statements (an ANALYZE of a large table, a server gone silent) rather
+// than waiting them out, and starts none after.
+func TestBackgroundCloseEndsItsJobs(t *testing.T) {
+	var b background
+	started := make(chan struct{})
+	var ended error
+	b.start(func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		ended = ctx.Err()
+	})
+	<-started
+	b.close()
+	if ended == nil {
+		t.Error("the job's context had not ended when close returned")
+	}
+	if b.start(func(context.Context) { t.Error("a job ran after close") }) {
+		t.Error("start after close reports the job started")
+	}
+}
