@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"fieldapi/internal/dbtest"
 	"fieldapi/runtime"
 	"fieldapi/runtime/batch"
 )
@@ -55,16 +55,7 @@ func withoutDurableCommits(b Backend) Backend {
 		return b
 	}
 	dsn := b.dsn
-	b.dsn = func(t testing.TB) string {
-		u, err := url.Parse(dsn(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("synchronous_commit", "off")
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
+	b.dsn = func(t testing.TB) string { return dbtest.WithParam(t, dsn(t), "synchronous_commit", "off") }
 	return b
 }
 

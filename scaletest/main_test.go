@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fieldapi/internal/dbtest"
 	"flag"
 	"fmt"
 	"io"
@@ -127,15 +128,7 @@ func postgresBase(t *testing.T) string {
 // beside other packages' tests on CI's two cores, and a connection that
 // took over the default 500 ms to open answered 503 engine_unreachable.
 func patient(t *testing.T, dsn string) string {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("connect_timeout", "2")
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dbtest.WithParam(t, dsn, "connect_timeout", "2")
 }
 
 func randomHex(n int) string {

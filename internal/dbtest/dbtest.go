@@ -64,8 +64,19 @@ func Schema(t testing.TB, dsn string) string {
 			t.Errorf("drop schema %s: %v", name, err)
 		}
 	})
+	return WithParam(t, dsn, "search_path", name)
+}
+
+// WithParam returns the postgres:// URL dsn with the connection
+// parameter name set to value.
+func WithParam(t testing.TB, dsn, name, value string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("%s must be a postgres:// URL: %v", PostgresEnv, err)
+	}
 	q := u.Query()
-	q.Set("search_path", name)
+	q.Set(name, value)
 	u.RawQuery = q.Encode()
 	return u.String()
 }
