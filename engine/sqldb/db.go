@@ -90,9 +90,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 // Dialect is the database's dialect.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
-// Close stops the health probe, waits for a checkpoint and the upkeep
-// running and closes the pool (SQLite checkpoints the rest of its log as the last connection
-// closes).
+// Close stops the health probe, waits for a checkpoint running, ends the
+// upkeep running and closes the pool (SQLite checkpoints the rest of its
+// log as the last connection closes).
 func (db *DB) Close() error {
 	if db.health != nil {
 		db.health.close()

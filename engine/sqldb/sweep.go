@@ -64,7 +64,7 @@ func (s *Sweeper) Deleted(n int) {
 // statements that read it. The schedule starts at the rows the table
 // held when it was last analyzed or vacuumed (reltuples), at least
 // 1,024: statistics that already describe 45,000 keys plan lookups by
-// the index, and each ANALYZE of that table took 0.7 to 1.4 s of the
+// the index, and each ANALYZE of that table took 0.7 to 1.5 s of the
 // database's time, three or four of them in a new process's first
 // 10,000 writes when the schedule started at 1,024 whatever the table
 // held.
