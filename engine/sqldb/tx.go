@@ -206,9 +206,5 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 	if t.laterErr != nil {
 		return nil, t.laterErr
 	}
-	ctx = t.statementContext(ctx)
-	if s := t.stmt(ctx, query); s != nil {
-		return s.ExecContext(ctx, args...)
-	}
-	return t.run.ExecContext(ctx, query, args...)
+	return t.execStatement(ctx, query, args)
 }
