@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -139,5 +140,55 @@ func TestMergeRows(t *testing.T) {
 	got = mergeRows([]laterStatement{row(a, many...), row(a, 1, 2), row(a, 3)})
 	if len(got) != 2 || len(got[0].args) != maxMergedArgs-1 || !slices.Equal(got[1].args, []any{1, 2, 3}) {
 		t.Errorf("past %d values: %d statements of %d and %v values, want %d, then [1 2 3]", maxMergedArgs, len(got), len(got[0].args), got[len(got)-1].args, maxMergedArgs-1)
+	}
+}
+
+// TestQueuedRowsInChunks: INSERTs of rows queued apart (ExecLaterRows)
+// are all written, each row once, before the statement after them. On
+// SQLite they go in chunks of a power of two rows (at most maxChunkRows)
+// whose texts the pool prepares, so the next batch of another size
+// parses nothing new: 100 + 37 + 1 rows are chunks of 64, 64, 8 and 2.
+func TestQueuedRowsInChunks(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			db := open(t, b.dsn, Options{})
+			ctx := context.Background()
+			table := scratchTable(t, db, "chunks")
+			head := `INSERT INTO ` + table + ` ("x") VALUES `
+			next := 0
+			queue := func(ctx context.Context, tx *Tx, n int) error {
+				args := make([]any, n)
+				for i := range args {
+					args[i], next = next, next+1
+				}
+				return tx.ExecLaterRows(ctx, nil, head, "(?)", n, args)
+			}
+			if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+				if err := errors.Join(queue(ctx, tx, 100), queue(ctx, tx, 37), queue(ctx, tx, 1)); err != nil {
+					return err
+				}
+				var n, sum int
+				if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), SUM("x") FROM `+table).Scan(&n, &sum); err != nil || n != 138 || sum != 137*138/2 {
+					t.Errorf("rows read after 138 queued: %d of sum %d (%v); want 138 of sum %d", n, sum, err, 137*138/2)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if b.name != "sqlite" {
+				return
+			}
+			db.pool.background.Wait() // the chunks' texts are prepared beside the write
+			var chunks []int
+			for query := range db.pool.stmts {
+				if rows, ok := strings.CutPrefix(query, head); ok {
+					chunks = append(chunks, strings.Count(rows, "(?)"))
+				}
+			}
+			slices.Sort(chunks)
+			if !slices.Equal(chunks, []int{2, 8, 64}) {
+				t.Errorf("statements prepared for the rows, by rows: %v; want [2 8 64]", chunks)
+			}
+		})
 	}
 }
