@@ -224,6 +224,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	log := newLogger(a.stderr, cfg.logFormat)
 	cfg.runtime.Logger = log
+	cfg.engine.Logger = log
 	cfg.runtime.Observers = []runtime.Observer{runtime.NewAccessLog(log)}
 	for _, flag := range cfg.deprecated {
 		log.Warn("flag has no effect and will be removed: drop it", "flag", flag)

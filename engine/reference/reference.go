@@ -11,6 +11,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ type Options struct {
 	// WrapDriver wraps the SQL database's driver, to see every statement
 	// (tests count them); see sqldb.Options.
 	WrapDriver func(driver.Driver) driver.Driver
+	// Logger hears of the database's upkeep that failed; see
+	// sqldb.Options.
+	Logger *slog.Logger
 }
 
 // Engine is the reference engine: engine.Engine with every optional
@@ -94,7 +98,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 		return assemble(cat, schema, ruleSet, st, memplatform.New(memplatform.Options{Now: opt.Now}), opt)
 	}
 	db, err := sqldb.Open(ctx, dsn, sqldb.Options{MaxOpenConns: opt.MaxOpenConns, BusyTimeout: opt.BusyTimeout,
-		StatementTimeout: opt.StatementTimeout, WrapDriver: opt.WrapDriver})
+		StatementTimeout: opt.StatementTimeout, WrapDriver: opt.WrapDriver, Logger: opt.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,7 @@ type walCheckpointer struct {
 	commits      atomic.Int64
 	running      atomic.Bool
 	closing      atomic.Bool    // Close has begun: no checkpoint starts any more
+	failing      atomic.Bool    // the last checkpoint failed (report)
 	done         sync.WaitGroup // the checkpoint running, for Close (and tests) to wait on
 }
 
@@ -64,19 +65,36 @@ func (c *walCheckpointer) committed() {
 // checkpoint copies the log into the database file beside the writes,
 // and restarts a log grown past maxLogFrames. A checkpoint that fails (the
 // database is closing, busy past the timeout) loses nothing: the log keeps
-// the pages until the next.
+// the pages until the next. The first failure after a success is logged,
+// and the success after failures: a failure every checkpointEvery commits
+// would flood the log.
 func (c *walCheckpointer) checkpoint(ctx context.Context) {
+	c.report(c.copyLog(ctx))
+}
+
+func (c *walCheckpointer) copyLog(ctx context.Context) error {
 	var busy, logged, copied int
 	err := c.db.pool.QueryRowxContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logged, &copied)
 	if err != nil || logged <= c.maxLogFrames {
-		return
+		return err
 	}
 	leave, err := c.db.writers.enter(ctx)
 	if err != nil {
-		return
+		return err
 	}
 	defer leave()
-	_, _ = c.db.pool.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+	_, err = c.db.pool.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+	return err
+}
+
+// report logs a checkpoint's outcome when it differs from the last one's.
+func (c *walCheckpointer) report(err error) {
+	switch failing := err != nil; {
+	case failing && !c.failing.Swap(true):
+		c.db.opt.Logger.Warn("SQLite checkpoint failed; the write-ahead log grows until one succeeds", "err", err)
+	case !failing && c.failing.Swap(false):
+		c.db.opt.Logger.Info("SQLite checkpoint succeeded again")
+	}
 }
 
 // wait waits for the checkpoint running, if any.

@@ -18,6 +18,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -31,6 +32,11 @@ type Options struct {
 	// WrapDriver, when set, wraps the database driver, to see every
 	// statement the database is sent (tests count them; tracing).
 	WrapDriver func(driver.Driver) driver.Driver
+	// Logger hears of upkeep beside the calls that failed (a checkpoint,
+	// a vacuum, an ANALYZE): no call returns those failures, and one that
+	// keeps failing (a full disk, a lock never free) only grows the
+	// database. nil: they are not logged.
+	Logger *slog.Logger
 }
 
 // DB is one database: the pool and what every call on it goes through.
@@ -56,6 +62,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	}
 	if opt.MaxOpenConns <= 0 {
 		opt.MaxOpenConns = 10
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	d, driverDSN, err := parseDSN(dsn, opt.BusyTimeout)
 	if err != nil {

@@ -1,12 +1,14 @@
 package sqldb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -541,5 +543,33 @@ func TestSQLitePageCacheBounded(t *testing.T) {
 	}
 	if spill != 4096 {
 		t.Errorf("PRAGMA cache_spill = %d; want 4096 pages", spill)
+	}
+}
+
+// TestCheckpointFailuresLoggedOnce: a checkpoint that fails is told to
+// the logger once, however many fail after it, and the next success once:
+// failing every checkpointEvery commits, it would flood the log.
+func TestCheckpointFailuresLoggedOnce(t *testing.T) {
+	t.Parallel()
+	var logged bytes.Buffer
+	db := open(t, "sqlite:"+filepath.Join(t.TempDir(), "wal.db"), Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	ended, end := context.WithCancel(context.Background())
+	end() // a checkpoint on an ended context fails
+	for range 3 {
+		db.wal.checkpoint(ended)
+	}
+	for range 2 {
+		db.wal.checkpoint(context.Background())
+	}
+	db.wal.checkpoint(ended)
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	want := []string{"SQLite checkpoint failed", "SQLite checkpoint succeeded again", "SQLite checkpoint failed"}
+	if len(lines) != len(want) {
+		t.Fatalf("logged %d lines, want %d:\n%s", len(lines), len(want), logged.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d: %q, want it to say %q", i+1, lines[i], w)
+		}
 	}
 }

@@ -150,7 +150,9 @@ func (u *upkeep) note(n int) {
 	u.due.Store(u.then(u.noted.Load()))
 	if !u.db.upkeep.start(func(ctx context.Context) {
 		defer u.running.Store(false)
-		_, _ = u.db.pool.ExecContext(ctx, u.statement)
+		if _, err := u.db.pool.ExecContext(ctx, u.statement); err != nil && ctx.Err() == nil {
+			u.db.opt.Logger.Warn("database upkeep failed", "statement", u.statement, "err", err)
+		}
 	}) {
 		u.running.Store(false)
 	}

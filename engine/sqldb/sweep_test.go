@@ -1,8 +1,10 @@
 package sqldb
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -222,5 +224,21 @@ func TestBackgroundCloseEndsItsJobs(t *testing.T) {
 	}
 	if b.start(func(context.Context) { t.Error("a job ran after close") }) {
 		t.Error("start after close reports the job started")
+	}
+}
+
+// TestUpkeepFailureIsLogged: a vacuum that fails (here its table is
+// gone) is told to the logger: no call returns it.
+func TestUpkeepFailureIsLogged(t *testing.T) {
+	dsn := os.Getenv(postgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no upkeep on SQLite", postgresEnv)
+	}
+	var logged bytes.Buffer
+	db := open(t, dsn, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	db.Sweeper("sweeper_test_no_such_table").Deleted(sweepEvery)
+	db.upkeep.wait()
+	if got := logged.String(); !strings.Contains(got, "database upkeep failed") || !strings.Contains(got, "sweeper_test_no_such_table") {
+		t.Errorf("logged %q, want the failed vacuum of sweeper_test_no_such_table", got)
 	}
 }
