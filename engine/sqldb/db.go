@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldapi/engine/sqldb/health"
 )
 
 // Options tunes the database.
@@ -45,7 +47,7 @@ type DB struct {
 	pool    *pool
 	dialect Dialect
 	opt     Options
-	health  *healthProbe     // PostgreSQL: marks a server that stops answering; nil on SQLite
+	health  *health.Probe    // PostgreSQL: marks a server that stops answering; nil on SQLite
 	writers *writerGate      // SQLite: one write of this process at a time takes the write lock; nil on PostgreSQL
 	queue   *writeQueue      // SQLite: write transactions commit in groups; nil on PostgreSQL
 	wal     *walCheckpointer // SQLite: checkpoints the write-ahead log beside the writes; nil on PostgreSQL
@@ -82,7 +84,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	db := &DB{pool: newPool(sqlDB), dialect: d, opt: opt}
 	if d.postgres {
-		db.health = startHealthProbe(pgConfig)
+		db.health = health.Start(pgConfig)
 		return db, nil
 	}
 	// SQLite opens the file on first use; fail now on a path that cannot be opened.
@@ -104,7 +106,7 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // log as the last connection closes).
 func (db *DB) Close() error {
 	if db.health != nil {
-		db.health.close()
+		db.health.Close()
 	}
 	db.wal.close()
 	db.upkeep.close()
@@ -207,8 +209,8 @@ func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) erro
 	if db.health != nil {
 		var unwatch func()
 		var err error
-		if ctx, unwatch, err = db.health.watch(ctx); err != nil {
-			return err
+		if ctx, unwatch, err = db.health.Watch(ctx); err != nil {
+			return wrapFault(errUnreachable, err)
 		}
 		defer unwatch()
 	}
@@ -219,7 +221,7 @@ func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) erro
 	}
 	err := db.classify(ctx, fn(ctx))
 	if db.health != nil && !isFault(err) {
-		db.health.answered()
+		db.health.Answered()
 	}
 	return err
 }

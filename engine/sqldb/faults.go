@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"fieldapi/engine"
+	"fieldapi/engine/sqldb/health"
 )
 
 // The engine's faults, as the driver errors are classified.
@@ -33,10 +34,10 @@ func (db *DB) classify(ctx context.Context, err error) error {
 	out := db.classifyFault(ctx, err)
 	var unwritten wroteNothing
 	if errors.As(err, &unwritten) && errors.Is(out, errTimeout) {
-		if endedBySilence(ctx) {
+		if health.EndedCall(ctx) {
 			return wrapFault(errUnreachable, fmt.Errorf("%w: %w", context.Cause(ctx), err))
 		}
-		if db.health != nil && db.health.down() {
+		if db.health != nil && db.health.Down() {
 			return wrapFault(errUnreachable, err)
 		}
 		return wrapFault(errBusy, err)
@@ -78,7 +79,7 @@ func (w wroteNothing) Unwrap() error { return w.err }
 func (db *DB) classifyFault(ctx context.Context, err error) error {
 	fault := db.dialect.fault(err)
 	switch {
-	case endedBySilence(ctx):
+	case health.EndedCall(ctx):
 		// The health probe found the server silent and ended the call:
 		// unless nothing reached the server, what the call had sent may
 		// have run, as when its deadline passes.

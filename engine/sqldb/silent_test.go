@@ -211,7 +211,7 @@ func TestSilentServerEndsCallsInFlight(t *testing.T) {
 		if faultOf(r.err) != c.want {
 			t.Errorf("the %s in flight: %v; want %v", c.name, r.err, c.want)
 		}
-		// The probe marks within probeInterval + probeTimeout (0.7 s); the
+		// The probe marks within health.MarksWithin (0.7 s); the
 		// margin is for a loaded machine.
 		if took > 2*time.Second {
 			t.Errorf("the %s in flight answered %s after the server went silent; want within a second", c.name, took)

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"fieldapi/engine"
+	"fieldapi/engine/sqldb/health"
 )
 
 // postgresEnv names the PostgreSQL the tests also run against, e.g.
@@ -85,7 +86,7 @@ func cancelled() context.Context {
 // silenced is the context of a call the health probe ended.
 func silenced() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(fmt.Errorf("%w: %w", errMarkedUnreachable, context.DeadlineExceeded))
+	cancel(fmt.Errorf("%w: %w", health.ErrSilent, context.DeadlineExceeded))
 	return ctx
 }
 
@@ -385,12 +386,12 @@ func TestHealthProbeMarksASilentServer(t *testing.T) {
 	}()
 	db := open(t, "postgres://postgres@"+ln.Addr().String()+"/test?sslmode=disable", Options{StatementTimeout: 5 * time.Second})
 
-	// The probe marks a silent server within probeInterval + probeTimeout;
+	// The probe marks a silent server within health.MarksWithin;
 	// the margin is for a loaded machine. The promised second is asserted
 	// end to end, over HTTP, by scaletest's fault test.
-	markedWithin := 3 * (probeInterval + probeTimeout)
+	markedWithin := 3 * health.MarksWithin
 	start := time.Now()
-	for !db.health.down() {
+	for !db.health.Down() {
 		if time.Since(start) > markedWithin {
 			t.Fatalf("the probe did not mark the silent server within %s", markedWithin)
 		}

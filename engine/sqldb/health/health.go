@@ -1,4 +1,7 @@
-package sqldb
+// Package health watches a PostgreSQL server from a connection of its
+// own and ends the calls waiting on a server gone silent (sqldb's calls
+// go through Probe.Watch).
+package health
 
 import (
 	"context"
@@ -11,15 +14,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// The health probe's rhythm: a server that stops answering is marked
-// unreachable within probeInterval + probeTimeout (0.7 s), and the calls
-// waiting on it end then.
+// The probe's rhythm: a server that stops answering is marked unreachable
+// within MarksWithin (0.7 s), and the calls waiting on it end then.
 const (
 	probeInterval = 200 * time.Millisecond
 	probeTimeout  = 500 * time.Millisecond
+	MarksWithin   = probeInterval + probeTimeout
 )
 
-// healthProbe watches a PostgreSQL server from a connection of its own, so
+// Probe watches a PostgreSQL server from a connection of its own, so
 // a server that accepts connections but stops answering (its host drops
 // packets, a proxy in between forwards nothing) is noticed within a
 // second. Nothing below it would notice: a pooled connection waiting for
@@ -30,11 +33,11 @@ const (
 //
 // When the probe marks the server unreachable it ends the calls in flight
 // on it (their contexts are cancelled, pgx closes their connections) and
-// every new call answers engine.ErrUnreachable at once; the probe goes on
+// every new call is refused at once (sqldb answers engine.ErrUnreachable); the probe goes on
 // trying and clears the mark as soon as the server answers again. A probe
 // that times out while calls are being answered (a busy server, a loaded
 // host) marks nothing: the server is evidently alive.
-type healthProbe struct {
+type Probe struct {
 	cfg        *pgx.ConnConfig
 	state      atomic.Pointer[probeState]
 	lastAnswer atomic.Int64 // unix nanoseconds of the last call the server answered
@@ -59,16 +62,16 @@ func answering() *probeState {
 	return &probeState{calls: ctx, end: end}
 }
 
-// startHealthProbe starts probing; stop it with close.
-func startHealthProbe(cfg *pgx.ConnConfig) *healthProbe {
+// Start starts probing the server of cfg; stop it with Close.
+func Start(cfg *pgx.ConnConfig) *Probe {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &healthProbe{cfg: cfg, stop: cancel, done: make(chan struct{})}
+	p := &Probe{cfg: cfg, stop: cancel, done: make(chan struct{})}
 	p.state.Store(answering())
 	go p.run(ctx)
 	return p
 }
 
-func (p *healthProbe) run(ctx context.Context) {
+func (p *Probe) run(ctx context.Context) {
 	defer close(p.done)
 	var conn *pgx.Conn
 	defer func() {
@@ -85,11 +88,11 @@ func (p *healthProbe) run(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			if p.down() {
+			if p.Down() {
 				p.state.Store(answering())
 			}
 		case p.lastAnswer.Load() < started.UnixNano():
-			p.mark(fmt.Errorf("%w: %w", errMarkedUnreachable, err))
+			p.mark(fmt.Errorf("%w: %w", ErrSilent, err))
 		}
 		select {
 		case <-ctx.Done():
@@ -100,7 +103,7 @@ func (p *healthProbe) run(ctx context.Context) {
 }
 
 // mark marks the server unreachable for why, and ends the calls in flight.
-func (p *healthProbe) mark(why error) {
+func (p *Probe) mark(why error) {
 	was := p.state.Swap(&probeState{why: why})
 	if was.end != nil {
 		was.end(why)
@@ -110,7 +113,7 @@ func (p *healthProbe) mark(why error) {
 // probe pings the server on the probe's connection. A connection that
 // breaks (one the server closed while it was away) is replaced by a fresh
 // one at once, so only a server that does not answer fails the probe.
-func (p *healthProbe) probe(ctx context.Context, conn **pgx.Conn) error {
+func (p *Probe) probe(ctx context.Context, conn **pgx.Conn) error {
 	if *conn != nil {
 		pingCtx, cancel := context.WithTimeout(ctx, probeTimeout)
 		err := (*conn).Ping(pingCtx)
@@ -137,7 +140,7 @@ func (p *healthProbe) probe(ctx context.Context, conn **pgx.Conn) error {
 
 // connect opens the probe's connection. Connecting may take the DSN's
 // connect_timeout, for a database far away.
-func (p *healthProbe) connect(ctx context.Context, conn **pgx.Conn) error {
+func (p *Probe) connect(ctx context.Context, conn **pgx.Conn) error {
 	connectCtx, cancel := context.WithTimeout(ctx, max(probeTimeout, p.cfg.ConnectTimeout))
 	defer cancel()
 	c, err := pgx.ConnectConfig(connectCtx, p.cfg) // the handshake is itself an answer
@@ -158,14 +161,14 @@ func closeQuickly(conn *pgx.Conn) {
 	conn.Close(ctx)
 }
 
-// watch starts a call: it returns the call's context, which ends if the
+// Watch starts a call: it returns the call's context, which ends if the
 // server is marked unreachable while the call runs, and the function that
-// ends the watch. While the server is marked it returns the error the
-// call answers at once, engine.ErrUnreachable.
-func (p *healthProbe) watch(ctx context.Context) (context.Context, func(), error) {
+// ends the watch. While the server is marked it returns why (an ErrSilent),
+// and the call is not to be tried.
+func (p *Probe) Watch(ctx context.Context) (context.Context, func(), error) {
 	s := p.state.Load()
 	if s.why != nil {
-		return nil, nil, wrapFault(errUnreachable, s.why)
+		return nil, nil, s.why
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(s.calls, func() { cancel(context.Cause(s.calls)) })
@@ -175,24 +178,25 @@ func (p *healthProbe) watch(ctx context.Context) (context.Context, func(), error
 	}, nil
 }
 
-// answered notes that the server answered a call.
-func (p *healthProbe) answered() { p.lastAnswer.Store(time.Now().UnixNano()) }
+// Answered notes that the server answered a call: a probe that times out
+// meanwhile marks nothing.
+func (p *Probe) Answered() { p.lastAnswer.Store(time.Now().UnixNano()) }
 
-// down reports whether the server is marked unreachable.
-func (p *healthProbe) down() bool { return p.state.Load().why != nil }
+// Down reports whether the server is marked unreachable.
+func (p *Probe) Down() bool { return p.state.Load().why != nil }
 
-// close stops the probe and closes its connection.
-func (p *healthProbe) close() {
+// Close stops the probe and closes its connection.
+func (p *Probe) Close() {
 	p.stop()
 	<-p.done
 }
 
-// errMarkedUnreachable is why a call was not tried, or was ended: the
-// probe found the server not answering. It comes with the probe's own
-// error, which names the server's address.
-var errMarkedUnreachable = errors.New("the database did not answer the health probe")
+// ErrSilent is why a call was not tried, or was ended: the probe found
+// the server not answering. It comes with the probe's own error, which
+// names the server's address.
+var ErrSilent = errors.New("the database did not answer the health probe")
 
-// endedBySilence reports whether the probe ended the call of ctx.
-func endedBySilence(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), errMarkedUnreachable)
+// EndedCall reports whether the probe ended the call of ctx (Watch).
+func EndedCall(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrSilent)
 }

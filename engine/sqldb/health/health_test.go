@@ -1,4 +1,4 @@
-package sqldb
+package health
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
+
+// postgresEnv names the PostgreSQL the tests run against, as sqldb's do.
+const postgresEnv = "FIELDAPI_TEST_POSTGRES"
 
 // TestProbeReplacesABrokenConnection: the server closes the probe's
 // connection (a restart, an idle timeout, a proxy that dropped it) and
@@ -28,7 +31,7 @@ func TestProbeReplacesABrokenConnection(t *testing.T) {
 	}
 	name := "probe_" + rand.Text()
 	cfg.RuntimeParams["application_name"] = name
-	p := &healthProbe{cfg: cfg}
+	p := &Probe{cfg: cfg}
 	ctx := context.Background()
 	var conn *pgx.Conn
 	t.Cleanup(func() {
