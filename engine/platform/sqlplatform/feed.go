@@ -19,11 +19,13 @@ import (
 	"fieldapi/engine/sqldb"
 )
 
-// Events are recorded in the write's own transaction, into an outbox:
-// a write that rolls back has none, one that commits always has them. A
-// write only inserts its events there (one statement, no row shared with
-// other writes), so writes of one company never queue on each other for
-// their events.
+// Events are recorded in the write's own transaction: a write that
+// rolls back has none, one that commits always has them. On PostgreSQL
+// they go into an outbox: a write only inserts its events there (one
+// statement, no row shared with other writes), so writes of one company
+// never queue on each other for their events. SQLite runs one write
+// transaction at a time anyway, and there a write positions its events
+// itself, as the sequencer below would (recordInFeed).
 //
 // Feed order is commit order. An event gets its feed position later,
 // when a reader of the feed or the webhook dispatcher sequences the
@@ -41,6 +43,62 @@ import (
 const outboxTable = "event_outbox"
 
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
+
+// recordInFeed gives a write's events the next positions of the company
+// and puts them in the feed, in the write's transaction: SQLite's way.
+// SQLite runs one write transaction at a time (each takes the write lock
+// at BEGIN), so the order of the transactions is their commit order,
+// which the sequencer keeps, and the company's counter row keeps no
+// other write waiting: the lock does already. Events an earlier version
+// left in the outbox (or a process of one beside this) are sequenced
+// first, so they keep their place before these. Through the outbox each
+// payload was written twice, and every second the webhook worker's
+// sequencer held the write lock while it moved a second's events (an
+// atomic batch of 100 task creates waited behind it: p99 140 ms, 80 ms
+// without events).
+func (p *Platform) recordInFeed(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
+	// One statement when the company has its counter and nothing waits
+	// in the outbox.
+	var last int64
+	err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" + ? WHERE "company" = ?
+		AND NOT EXISTS (SELECT 1 FROM "event_outbox" WHERE "company" = ?) RETURNING "last"`, len(events), company, company)
+	if errors.Is(err, sql.ErrNoRows) {
+		// The company's first events, or an earlier version's waiting.
+		if _, _, err = p.sequenceCompany(ctx, tx, company); err == nil {
+			last, err = advanceCounter(ctx, tx, company, len(events))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	position := last - int64(len(events))
+	buf := make([]byte, 0, 4096)
+	for chunk := range slices.Chunk(events, maxEventRows) {
+		args := make([]any, 0, 8*len(chunk))
+		for _, ev := range chunk {
+			position++
+			ev.Position = position
+			payload, err := ev.AppendPayload(buf[:0])
+			if err != nil {
+				return err
+			}
+			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
+			buf = payload
+		}
+		if _, err := sqldb.Exec(ctx, tx, feedInsert(len(chunk)), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// feedInsert is the INSERT of n events into the feed, 8 values each:
+// company, position, id, type, register, record key, time and payload.
+func feedInsert(n int) string {
+	row := "(" + sqldb.Placeholders(8) + ")"
+	return `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
+		VALUES ` + strings.Repeat(row+", ", n-1) + row
+}
 
 // record writes a write's events to the outbox, in order, one row each:
 // the event's payload (platform.Event.Payload, position 0) as a JSON
@@ -224,10 +282,7 @@ func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int6
 			}
 			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
 		}
-		rows := strings.Repeat("("+sqldb.Placeholders(8)+"), ", len(chunk)-1) + "(" + sqldb.Placeholders(8) + ")"
-		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "events"
-			("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-			VALUES `+rows, args...); err != nil {
+		if _, err := sqldb.Exec(ctx, tx, feedInsert(len(chunk)), args...); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -243,9 +298,15 @@ func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int6
 // transaction ends, making it on the company's first event, and returns
 // its last position.
 func lockCounter(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
+	return advanceCounter(ctx, tx, company, 0)
+}
+
+// advanceCounter locks the company's event counter row as lockCounter
+// does and moves its last position n further, returning the new last.
+func advanceCounter(ctx context.Context, tx *sqldb.Tx, company string, n int) (int64, error) {
 	var last int64
 	for range 2 {
-		err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" WHERE "company" = ? RETURNING "last"`, company)
+		err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" + ? WHERE "company" = ? RETURNING "last"`, n, company)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return last, err
 		}

@@ -102,8 +102,16 @@ func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) e
 	return idempotencyStore{w.p}.settle(ctx, w.tx, c, r)
 }
 
-// Record adds the events to the company's outbox, from where the feed's
-// readers move them to the feed with their positions (see feed.go).
+// Record adds the events in the write's transaction (see feed.go): on
+// PostgreSQL to the company's outbox, from where the feed's readers move
+// them to the feed with their positions; on SQLite to the feed itself,
+// positioned by the write.
 func (w writes) Record(ctx context.Context, company string, events []platform.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	if !w.p.db.Dialect().Postgres() {
+		return w.p.recordInFeed(ctx, w.tx, company, events)
+	}
 	return record(ctx, w.tx, company, events)
 }

@@ -201,9 +201,15 @@ func TestOutboxRowsOfEarlierVersions(t *testing.T) {
 // write's events, each platform.Recorded), so one running beside it during
 // an upgrade, or after a rollback, still sequences it: given a position,
 // the event's payload is the one the feed gives, byte for byte.
+// PostgreSQL only: on SQLite a write puts its events in the feed itself
+// (TestSQLiteWritesPositionTheirEvents), where an earlier version reads
+// them as its own sequencer's.
 func TestOutboxRowsReadableByEarlierVersions(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			if b.Name == "sqlite" {
+				t.Skip("SQLite writes no outbox rows")
+			}
 			ctx := context.Background()
 			records, p := open(t, b.DSN(t), sqlplatform.Options{})
 			ev := platform.Event{ID: "evt_ü_1", Type: "task.updated", OccurredAt: "2026-11-28T10:00:00Z", Company: "c", Register: "tasks", Key: "7",
@@ -233,6 +239,51 @@ func TestOutboxRowsReadableByEarlierVersions(t *testing.T) {
 				t.Errorf("positioned by an earlier version:\n%s\nwant\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestSQLiteWritesPositionTheirEvents: on SQLite a write gives its events
+// their positions and puts them in the feed itself, payloads as the
+// sequencer would have written them, byte for byte; it leaves nothing in
+// the outbox, and the company's counter names the last position, as an
+// earlier version's sequencer running beside it expects.
+func TestSQLiteWritesPositionTheirEvents(t *testing.T) {
+	ctx := context.Background()
+	records, p := open(t, "sqlite:"+filepath.Join(t.TempDir(), "feed.db"), sqlplatform.Options{})
+	event := func(id string) platform.Event {
+		return platform.Event{ID: id, Type: "task.created", OccurredAt: "2026-11-29T10:00:00Z", Company: "c", Register: "tasks", Key: id,
+			Actor: platform.Actor{ClientID: "client", Sign: "API"}, Data: engine.Record{"Nr": id, "Note": "Åsa \"quoted\""}}
+	}
+	written := []platform.Event{event("evt_1"), event("evt_2"), event("evt_3")}
+	recordEvents(t, records, p, "c", written[:2]...)
+	recordEvents(t, records, p, "c", written[2])
+	type row struct {
+		Position int64  `db:"position"`
+		ID       string `db:"id"`
+		Payload  string `db:"payload"`
+	}
+	var feed []row
+	var outbox, last int
+	err := records.DB().Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+		return errors.Join(sqldb.Select(ctx, q, &feed, `SELECT "position", "id", "payload" FROM "events" WHERE "company" = 'c' ORDER BY "position"`),
+			sqldb.Get(ctx, q, &outbox, `SELECT COUNT(*) FROM "event_outbox"`),
+			sqldb.Get(ctx, q, &last, `SELECT "last" FROM "event_counters" WHERE "company" = 'c'`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outbox != 0 || last != len(written) || len(feed) != len(written) {
+		t.Fatalf("outbox rows %d, counter at %d, feed rows %d; want 0, %d, %d", outbox, last, len(feed), len(written), len(written))
+	}
+	for i, ev := range written {
+		ev.Position = int64(i + 1)
+		payload, err := ev.Payload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := feed[i]; got.Position != ev.Position || got.ID != ev.ID || got.Payload != string(payload) {
+			t.Errorf("feed row %d = %d %s %s\nwant %d %s %s", i, got.Position, got.ID, got.Payload, ev.Position, ev.ID, payload)
+		}
 	}
 }
 
