@@ -16,82 +16,89 @@ import (
 // caller names it, fails the write with nothing of it written and its
 // OnRollback functions run, even when the transaction read on after it.
 func TestExecLater(t *testing.T) {
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			db := open(t, b.dsn, Options{})
-			ctx := context.Background()
-			table := scratchTable(t, db, "later")
-			write := func(fn func(ctx context.Context, tx *Tx) error) (rolledBack bool, err error) {
-				err = db.Write(ctx, func(ctx context.Context, tx *Tx) error {
-					tx.OnRollback(func() { rolledBack = true })
-					return fn(ctx, tx)
-				})
-				return rolledBack, err
-			}
-			add := func(ctx context.Context, tx *Tx, x int) error {
-				return tx.ExecLater(ctx, nil, `INSERT INTO `+table+` ("x") VALUES (?)`, x)
-			}
-			stored := func() (n int) {
-				t.Helper()
-				if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
-					return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
-			if _, err := write(func(ctx context.Context, tx *Tx) error {
-				if err := errors.Join(add(ctx, tx, 1), add(ctx, tx, 2)); err != nil {
-					return err
-				}
-				var n int
-				if err := Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table); err != nil || n != 2 {
-					t.Errorf("rows read after two queued inserts: %d, %v; want 2", n, err)
-				}
-				if err := add(ctx, tx, 3); err != nil {
-					return err
-				}
-				if n, err := ExecAffected(ctx, tx, `UPDATE `+table+` SET "x" = "x" WHERE "x" >= ?`, 2); err != nil || n != 2 {
-					t.Errorf("rows an UPDATE after a queued insert changed: %d, %v; want 2", n, err)
-				}
-				return add(ctx, tx, 4)
+	onScratchTables(t, "later", func(t *testing.T, _ backend, db *DB, table string) {
+		ctx := context.Background()
+		write := func(fn func(ctx context.Context, tx *Tx) error) (rolledBack bool, err error) {
+			err = db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+				tx.OnRollback(func() { rolledBack = true })
+				return fn(ctx, tx)
+			})
+			return rolledBack, err
+		}
+		add := func(ctx context.Context, tx *Tx, x int) error {
+			return tx.ExecLater(ctx, nil, `INSERT INTO `+table+` ("x") VALUES (?)`, x)
+		}
+		stored := func() (n int) {
+			t.Helper()
+			if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
+				return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if n := stored(); n != 4 {
-				t.Fatalf("rows after the commit: %d, want 4", n)
+			return n
+		}
+		if _, err := write(func(ctx context.Context, tx *Tx) error {
+			if err := errors.Join(add(ctx, tx, 1), add(ctx, tx, 2)); err != nil {
+				return err
 			}
+			var n int
+			if err := Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table); err != nil || n != 2 {
+				t.Errorf("rows read after two queued inserts: %d, %v; want 2", n, err)
+			}
+			if err := add(ctx, tx, 3); err != nil {
+				return err
+			}
+			if n, err := ExecAffected(ctx, tx, `UPDATE `+table+` SET "x" = "x" WHERE "x" >= ?`, 2); err != nil || n != 2 {
+				t.Errorf("rows an UPDATE after a queued insert changed: %d, %v; want 2", n, err)
+			}
+			return add(ctx, tx, 4)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := stored(); n != 4 {
+			t.Fatalf("rows after the commit: %d, want 4", n)
+		}
 
-			refused := errors.New("refused")
-			failures := map[string]func(ctx context.Context, tx *Tx) error{
-				"a queued insert fails": func(ctx context.Context, tx *Tx) error {
-					return errors.Join(add(ctx, tx, 5), add(ctx, tx, 1))
-				},
-				"a queued insert fails and the transaction reads on": func(ctx context.Context, tx *Tx) error {
-					if err := errors.Join(add(ctx, tx, 5), add(ctx, tx, 1)); err != nil {
-						return err
-					}
-					var n int
-					_ = Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table)
-					return nil
-				},
-				"a queued insert fails as its caller names it": func(ctx context.Context, tx *Tx) error {
-					return errors.Join(add(ctx, tx, 6), tx.ExecLater(ctx, func(err error) error { return fmt.Errorf("%w: %w", refused, err) },
-						`INSERT INTO `+table+` ("x") VALUES (?)`, 1))
-				},
+		refused := errors.New("refused")
+		failures := map[string]func(ctx context.Context, tx *Tx) error{
+			"a queued insert fails": func(ctx context.Context, tx *Tx) error {
+				return errors.Join(add(ctx, tx, 5), add(ctx, tx, 1))
+			},
+			"a queued insert fails and the transaction reads on": func(ctx context.Context, tx *Tx) error {
+				if err := errors.Join(add(ctx, tx, 5), add(ctx, tx, 1)); err != nil {
+					return err
+				}
+				var n int
+				_ = Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table)
+				return nil
+			},
+			"a queued insert fails as its caller names it": func(ctx context.Context, tx *Tx) error {
+				return errors.Join(add(ctx, tx, 6), tx.ExecLater(ctx, func(err error) error { return fmt.Errorf("%w: %w", refused, err) },
+					`INSERT INTO `+table+` ("x") VALUES (?)`, 1))
+			},
+		}
+		for name, fn := range failures {
+			rolledBack, err := write(fn)
+			if err == nil || !rolledBack {
+				t.Errorf("%s: Write answered %v, OnRollback ran: %v; want an error and a rollback", name, err, rolledBack)
 			}
-			for name, fn := range failures {
-				rolledBack, err := write(fn)
-				if err == nil || !rolledBack {
-					t.Errorf("%s: Write answered %v, OnRollback ran: %v; want an error and a rollback", name, err, rolledBack)
-				}
-				if name == "a queued insert fails as its caller names it" && !errors.Is(err, refused) {
-					t.Errorf("%s: Write answered %v, want the caller's error", name, err)
-				}
-				if n := stored(); n != 4 {
-					t.Errorf("%s: rows after it: %d, want the 4 before it", name, n)
-				}
+			if name == "a queued insert fails as its caller names it" && !errors.Is(err, refused) {
+				t.Errorf("%s: Write answered %v, want the caller's error", name, err)
 			}
+			if n := stored(); n != 4 {
+				t.Errorf("%s: rows after it: %d, want the 4 before it", name, n)
+			}
+		}
+	})
+}
+
+// onScratchTables runs test on each backend with a scratch table of its
+// own (scratchTable).
+func onScratchTables(t *testing.T, prefix string, test func(t *testing.T, b backend, db *DB, table string)) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			db := open(t, b.dsn, Options{})
+			test(t, b, db, scratchTable(t, db, prefix))
 		})
 	}
 }
@@ -149,46 +156,42 @@ func TestMergeRows(t *testing.T) {
 // whose texts the pool prepares, so the next batch of another size
 // parses nothing new: 100 + 37 + 1 rows are chunks of 64, 64, 8 and 2.
 func TestQueuedRowsInChunks(t *testing.T) {
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			db := open(t, b.dsn, Options{})
-			ctx := context.Background()
-			table := scratchTable(t, db, "chunks")
-			head := `INSERT INTO ` + table + ` ("x") VALUES `
-			next := 0
-			queue := func(ctx context.Context, tx *Tx, n int) error {
-				args := make([]any, n)
-				for i := range args {
-					args[i], next = next, next+1
-				}
-				return tx.ExecLaterRows(ctx, nil, head, "(?)", n, args)
+	onScratchTables(t, "chunks", func(t *testing.T, b backend, db *DB, table string) {
+		ctx := context.Background()
+		head := `INSERT INTO ` + table + ` ("x") VALUES `
+		next := 0
+		queue := func(ctx context.Context, tx *Tx, n int) error {
+			args := make([]any, n)
+			for i := range args {
+				args[i], next = next, next+1
 			}
-			if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
-				if err := errors.Join(queue(ctx, tx, 100), queue(ctx, tx, 37), queue(ctx, tx, 1)); err != nil {
-					return err
-				}
-				var n, sum int
-				if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), SUM("x") FROM `+table).Scan(&n, &sum); err != nil || n != 138 || sum != 137*138/2 {
-					t.Errorf("rows read after 138 queued: %d of sum %d (%v); want 138 of sum %d", n, sum, err, 137*138/2)
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
+			return tx.ExecLaterRows(ctx, nil, head, "(?)", n, args)
+		}
+		if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+			if err := errors.Join(queue(ctx, tx, 100), queue(ctx, tx, 37), queue(ctx, tx, 1)); err != nil {
+				return err
 			}
-			if b.name != "sqlite" {
-				return
+			var n, sum int
+			if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), SUM("x") FROM `+table).Scan(&n, &sum); err != nil || n != 138 || sum != 137*138/2 {
+				t.Errorf("rows read after 138 queued: %d of sum %d (%v); want 138 of sum %d", n, sum, err, 137*138/2)
 			}
-			db.pool.background.Wait() // the chunks' texts are prepared beside the write
-			var chunks []int
-			for query := range db.pool.stmts {
-				if rows, ok := strings.CutPrefix(query, head); ok {
-					chunks = append(chunks, strings.Count(rows, "(?)"))
-				}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if b.name != "sqlite" {
+			return
+		}
+		db.pool.background.Wait() // the chunks' texts are prepared beside the write
+		var chunks []int
+		for query := range db.pool.stmts {
+			if rows, ok := strings.CutPrefix(query, head); ok {
+				chunks = append(chunks, strings.Count(rows, "(?)"))
 			}
-			slices.Sort(chunks)
-			if !slices.Equal(chunks, []int{2, 8, 64}) {
-				t.Errorf("statements prepared for the rows, by rows: %v; want [2 8 64]", chunks)
-			}
-		})
-	}
+		}
+		slices.Sort(chunks)
+		if !slices.Equal(chunks, []int{2, 8, 64}) {
+			t.Errorf("statements prepared for the rows, by rows: %v; want [2 8 64]", chunks)
+		}
+	})
 }
