@@ -2,8 +2,8 @@
 // or PostgreSQL from a DSN, a pool of prepared statements, write
 // transactions that reuse them, the call budget (statement timeout),
 // driver faults turned into the engine's errors (busy, unreachable,
-// timeout), PostgreSQL's health probe, SQLite's writer gate and group
-// commit. It holds no table and no business rule: engine/store/sqlstore
+// timeout), PostgreSQL's health probe (package health) and upkeep,
+// SQLite's writer gate, group commit and checkpoints. It holds no table and no business rule: engine/store/sqlstore
 // keeps the records on it, engine/platform/sqlplatform the service's own
 // state, and both write in one transaction when a write and its receipt
 // must commit together.
