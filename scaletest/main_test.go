@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fieldapi/internal/dbtest"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +22,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx", for creating and dropping test schemas
+
+	"fieldapi/internal/dbtest"
 )
 
 // postgresEnv names the PostgreSQL server the tests use.
