@@ -224,27 +224,35 @@ func (p *Platform) sequenceCompany(ctx context.Context, tx *sqldb.Tx, company st
 // on PostgreSQL the DELETE takes exactly the rows the INSERT moves (one
 // snapshot); on SQLite nothing else commits while this holds the write lock.
 func (p *Platform) moveToFeed(ctx context.Context, tx *sqldb.Tx, company string, last int64) (int, error) {
-	move := func(numbered string) string {
+	move := func(payload, numbered string) string {
 		return `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-			SELECT "company", "pos", "id", "type", "register", "record_key", "occurred_at",
-				substr("events", 2, "position_at" - 2) || CAST("pos" AS TEXT) || substr("events", "position_at" + 1, length("events") - "position_at" - 1)
+			SELECT "company", "pos", "id", "type", "register", "record_key", "occurred_at", ` + payload + `
 			FROM (` + numbered + `) AS "numbered"`
 	}
 	if p.db.Dialect().Postgres() {
 		// Writes recording at once may take interleaved seq values: a
 		// write's events stay together, in order, numbered by the write's
-		// first row, then by row.
+		// first row, then by row. The payload is cut as bytes: PostgreSQL's
+		// substr and length on text count characters, walking the whole
+		// text each time (30 µs an event, three times the rest of the
+		// move). Only the id before the position is walked, to turn
+		// position_at into bytes ("at").
+		const payload = `convert_from(substring("bytes" FROM 2 FOR "at" - 2) || convert_to(CAST("pos" AS TEXT), 'UTF8')
+			|| substring("bytes" FROM "at" + 1 FOR octet_length("bytes") - "at" - 1), 'UTF8')`
 		const numbered = `SELECT *, ? + row_number() OVER (ORDER BY "write_seq", "seq") AS "pos"
-			FROM (SELECT *, min("seq") OVER (PARTITION BY "write_id") AS "write_seq" FROM "taken") AS "writes"`
+			FROM (SELECT *, min("seq") OVER (PARTITION BY "write_id") AS "write_seq", convert_to("events", 'UTF8') AS "bytes",
+				octet_length(convert_to(substr("events", 1, "position_at" - 1), 'UTF8')) + 1 AS "at" FROM "taken") AS "writes"`
 		var moved int
 		err := sqldb.Get(ctx, tx, &moved, `WITH "taken" AS (DELETE FROM "event_outbox" WHERE "company" = ? AND "id" IS NOT NULL RETURNING *),
-			"moved" AS (`+move(numbered)+` RETURNING 1)
+			"moved" AS (`+move(payload, numbered)+` RETURNING 1)
 			SELECT count(*) FROM "moved"`, company, last)
 		return moved, err
 	}
-	// SQLite: one writer at a time, so a write's rows have consecutive seq.
+	// SQLite: one writer at a time, so a write's rows have consecutive
+	// seq. Only an earlier version leaves rows here (recordInFeed).
+	const payload = `substr("events", 2, "position_at" - 2) || CAST("pos" AS TEXT) || substr("events", "position_at" + 1, length("events") - "position_at" - 1)`
 	const taken = `"event_outbox" WHERE "company" = ? AND "id" IS NOT NULL`
-	moved, err := sqldb.ExecAffected(ctx, tx, move(`SELECT *, ? + row_number() OVER (ORDER BY "seq") AS "pos" FROM `+taken), last, company)
+	moved, err := sqldb.ExecAffected(ctx, tx, move(payload, `SELECT *, ? + row_number() OVER (ORDER BY "seq") AS "pos" FROM `+taken), last, company)
 	if err != nil || moved == 0 {
 		return int(moved), err
 	}
