@@ -25,9 +25,10 @@ type laterStatement struct {
 // insertRows is what a queued INSERT of rows (ExecLaterRows) is made of,
 // for merging it with the others of its head.
 type insertRows struct {
-	head string // the text up to VALUES
-	row  string // one row's values, "(?, ?, ...)"
-	n    int    // rows in its args
+	head  string // the text up to VALUES
+	row   string // one row's values, "(?, ?, ...)"
+	n     int    // rows in its args
+	parts int    // the queued INSERTs merged in it (mergeRows)
 }
 
 // text is the INSERT of n of the rows.
@@ -69,8 +70,12 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 // queued reads or changes them, and no constraint ties them to another
 // table's). A merged statement's failure is named by the first's failed.
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
-	rows := &insertRows{head: head, row: row, n: n}
+	rows := &insertRows{head: head, row: row, n: n, parts: 1}
 	t.later = append(t.later, laterStatement{query: rows.text(n), args: args, failed: failed, rows: rows})
+	t.laterValues += len(args)
+	if t.batches && t.laterValues >= sendAheadValues {
+		t.sendAhead(ctx)
+	}
 	return nil
 }
 
@@ -102,6 +107,7 @@ func mergeRows(queued []laterStatement) []laterStatement {
 			m := &out[i]
 			m.args = append(m.args, s.args...)
 			m.rows.n += s.rows.n
+			m.rows.parts++
 			continue
 		}
 		open[s.rows.head] = len(out)
@@ -120,6 +126,11 @@ func mergeRows(queued []laterStatement) []laterStatement {
 // flushLater sends the statements ExecLater queued, with next (when
 // given) last in the same round trip, and returns next's result.
 func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, error) {
+	if t.ahead != nil {
+		if err := t.drainAhead(); err != nil {
+			return nil, err
+		}
+	}
 	queued := t.pending()
 	if next != nil {
 		queued = append(queued, *next)
@@ -155,9 +166,10 @@ const maxChunkRows = 64
 // (mergeRows) goes in chunks of a power of two rows, whose few texts
 // repeat from write to write and are prepared once: parsing each merged
 // text anew cost an atomic batch of 100 task creates 7 % of its CPU
-// (pprof, SQLite).
+// (pprof, SQLite). An INSERT merged with no other goes whole: one
+// statement, however many rows a write has.
 func (t *Tx) execQueued(ctx context.Context, s laterStatement) (sql.Result, error) {
-	if s.rows == nil || t.sqlTx == nil {
+	if s.rows == nil || s.rows.parts < 2 || t.sqlTx == nil {
 		return t.execStatement(ctx, t.Rebind(s.query), s.args)
 	}
 	width := len(s.args) / s.rows.n
@@ -190,7 +202,7 @@ func (t *Tx) execStatement(ctx context.Context, query string, args []any) (sql.R
 // with the transaction (laterErr), which then cannot commit, for a caller
 // that cannot be handed it (QueryRowxContext).
 func (t *Tx) flushBefore(ctx context.Context) error {
-	if len(t.later) == 0 && (t.conn == nil || t.begun) {
+	if len(t.later) == 0 && t.ahead == nil && (t.conn == nil || t.begun) {
 		return t.laterErr
 	}
 	if _, err := t.flushLater(ctx, nil); err != nil {

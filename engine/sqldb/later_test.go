@@ -195,3 +195,98 @@ func TestQueuedRowsInChunks(t *testing.T) {
 		}
 	})
 }
+
+// TestRowsSentAhead: rows queued past sendAheadValues values are sent to
+// PostgreSQL at once (SQLite keeps them queued: it runs in process),
+// and whatever was queued, sent or not, is written by the commit and
+// read by the transaction before its next statement. A row sent ahead
+// that the server refuses fails the write, not the call that queued it:
+// nothing is written, and the connection serves the next write. A write
+// that fails with rows sent ahead leaves nothing either.
+func TestRowsSentAhead(t *testing.T) {
+	onScratchTables(t, "ahead", func(t *testing.T, b backend, db *DB, table string) {
+		ctx := context.Background()
+		head := `INSERT INTO ` + table + ` ("x") VALUES `
+		queue := func(ctx context.Context, tx *Tx, from, n int) error {
+			args := make([]any, n)
+			for i := range args {
+				args[i] = from + i
+			}
+			return tx.ExecLaterRows(ctx, nil, head, "(?)", n, args)
+		}
+		// sent checks that what was queued went ahead on PostgreSQL.
+		sent := func(tx *Tx) {
+			t.Helper()
+			if b.name != "sqlite" && (tx.ahead == nil || len(tx.later) > 0) {
+				t.Errorf("after %d values queued: sent ahead %v, still queued %d; want sent, none queued", sendAheadValues, tx.ahead != nil, len(tx.later))
+			}
+		}
+		stored := func() (n int) {
+			t.Helper()
+			if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
+				return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+			if err := queue(ctx, tx, 0, sendAheadValues); err != nil {
+				return err
+			}
+			sent(tx)
+			if err := queue(ctx, tx, sendAheadValues, 10); err != nil {
+				return err
+			}
+			var n int
+			if err := Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table); err != nil || n != sendAheadValues+10 {
+				t.Errorf("rows read in the transaction: %d, %v; want %d", n, err, sendAheadValues+10)
+			}
+			return queue(ctx, tx, sendAheadValues+10, 1)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := sendAheadValues + 11
+		if n := stored(); n != want {
+			t.Fatalf("rows after the commit: %d, want %d", n, want)
+		}
+
+		refused := errors.New("refused")
+		failures := map[string]func(ctx context.Context, tx *Tx) error{
+			"a row sent ahead is refused": func(ctx context.Context, tx *Tx) error {
+				// x 0 is stored: the UNIQUE column refuses it again.
+				if err := queue(ctx, tx, -sendAheadValues+1, sendAheadValues); err != nil {
+					t.Errorf("the call that queued a refused row: %v, want nil", err)
+				}
+				sent(tx)
+				return queue(ctx, tx, -sendAheadValues-10, 10)
+			},
+			"a row sent ahead is refused and the transaction reads on": func(ctx context.Context, tx *Tx) error {
+				_ = queue(ctx, tx, -sendAheadValues+1, sendAheadValues)
+				var n int
+				_ = Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table)
+				return nil
+			},
+			"the write fails after sending ahead": func(ctx context.Context, tx *Tx) error {
+				if err := queue(ctx, tx, -sendAheadValues, sendAheadValues); err != nil {
+					return err
+				}
+				sent(tx)
+				return refused
+			},
+		}
+		for name, fn := range failures {
+			rolledBack := false
+			err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
+				tx.OnRollback(func() { rolledBack = true })
+				return fn(ctx, tx)
+			})
+			if !errors.As(err, new(wroteNothing)) || !rolledBack {
+				t.Errorf("%s: Write answered %v, OnRollback ran: %v; want nothing written and a rollback", name, err, rolledBack)
+			}
+			if n := stored(); n != want {
+				t.Errorf("%s: rows after it: %d, want the %d before it", name, n, want)
+			}
+		}
+	})
+}

@@ -55,8 +55,8 @@ func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, row
 		}
 		return readOneByOne(ctx, t, queries, read)
 	}
-	if t.laterErr != nil {
-		return t.laterErr
+	if err := t.drainAhead(); err != nil {
+		return err
 	}
 	first := t.pending()
 	_, err := sendPgxBatch(ctx, t.conn, func(batch *pgx.Batch) {

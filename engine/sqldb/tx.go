@@ -24,17 +24,19 @@ import (
 // with its last (pgx batches; see ReadEach and ExecLater). pgx prepares
 // each statement once per connection by itself.
 type Tx struct {
-	sqlTx    *sqlx.Tx  // SQLite: database/sql's transaction; nil on PostgreSQL
-	run      runner    // where a statement runs alone: sqlTx, or the held connection
-	conn     *sql.Conn // PostgreSQL: the held connection; nil on SQLite
-	batches  bool      // PostgreSQL: conn is pgx's own, which sends batches (not behind a wrapping driver)
-	begun    bool      // PostgreSQL: BEGIN has been sent
-	pool     *pool
-	Dialect  Dialect
-	rollback []func()         // OnRollback
-	grouped  bool             // shares its transaction with other writes (group.go)
-	later    []laterStatement // queued by ExecLater
-	laterErr error            // the failure of statements ExecLater queued
+	sqlTx       *sqlx.Tx  // SQLite: database/sql's transaction; nil on PostgreSQL
+	run         runner    // where a statement runs alone: sqlTx, or the held connection
+	conn        *sql.Conn // PostgreSQL: the held connection; nil on SQLite
+	batches     bool      // PostgreSQL: conn is pgx's own, which sends batches (not behind a wrapping driver)
+	begun       bool      // PostgreSQL: BEGIN has been sent
+	pool        *pool
+	Dialect     Dialect
+	rollback    []func()         // OnRollback
+	grouped     bool             // shares its transaction with other writes (group.go)
+	later       []laterStatement // queued by ExecLater
+	laterErr    error            // the failure of statements ExecLater queued
+	laterValues int              // values of the rows queued (ExecLaterRows) since the last send
+	ahead       *sentAhead       // sent ahead, its answers not read yet (ahead.go)
 }
 
 // runner runs single statements: *sqlx.Tx and *sqlx.Conn are runners.
@@ -65,7 +67,7 @@ var (
 // statement: BEGIN, until sent, and what ExecLater queued.
 func (t *Tx) pending() []laterStatement {
 	queued := mergeRows(t.later)
-	t.later = nil
+	t.later, t.laterValues = nil, 0
 	if t.conn != nil && !t.begun {
 		t.begun = true // sent now, or the transaction fails
 		queued = append([]laterStatement{beginStatement}, queued...)
@@ -81,8 +83,8 @@ func (t *Tx) commit(ctx context.Context) error {
 	if !t.begun && len(t.later) == 0 {
 		return nil // nothing was sent: nothing to commit
 	}
-	if t.laterErr != nil {
-		return nothingWritten(t.laterErr)
+	if t.drainAhead() != nil {
+		return nothingWritten(t.laterErr) // the COMMIT was not sent
 	}
 	res, err := t.flushLater(ctx, &commitStatement)
 	if _, refused := errors.AsType[*pgconn.PgError](err); refused {
@@ -105,6 +107,7 @@ var errRolledBack = errors.New("sqldb: the transaction was rolled back at its CO
 // past the call's deadline, but not longer than a silent server is
 // allowed (pgx closes the connection when it gives up).
 func (t *Tx) abort(ctx context.Context) {
+	_ = t.drainAhead() // the connection takes no ROLLBACK before
 	if t.begun {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 		defer cancel()
@@ -195,7 +198,7 @@ func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *s
 
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if len(t.later) > 0 || (t.conn != nil && !t.begun) {
+	if len(t.later) > 0 || t.ahead != nil || (t.conn != nil && !t.begun) {
 		// The statement rides with the queued ones: one round trip.
 		res, err := t.flushLater(ctx, &laterStatement{query: query, args: args})
 		if err != nil {

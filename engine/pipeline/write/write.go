@@ -188,10 +188,9 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 			return err
 		}
 		if joined != nil {
-			// Its change log and events are written with the batch's,
-			// when Atomically ends.
-			joined.keep(w, rec)
-			return nil
+			// Its events are recorded with the batch's, when Atomically
+			// ends.
+			return joined.keep(ctx, w, rec)
 		}
 		return w.finish(ctx, rec)
 	}

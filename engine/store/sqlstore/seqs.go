@@ -119,17 +119,5 @@ func (t *Tx) InsertLater(ctx context.Context, tableName, company string, rows []
 		}
 		return err
 	}
-	head, row := ins.valuesParts()
-	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
-	for start := 0; start < len(filled); start += perStatement {
-		end := min(start+perStatement, len(filled))
-		args := ins.args(company, filled[start:end], seqs[start:end])
-		if err := t.tx.ExecLaterRows(ctx, named, head, row, end-start, args); err != nil {
-			return err
-		}
-	}
-	if tb.Counted {
-		t.addCount(tb.Name, company, int64(len(rows)))
-	}
-	return nil
+	return t.queueRows(ctx, ins, company, filled, seqs, named)
 }

@@ -33,9 +33,12 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 	return seqs[0], nil
 }
 
-// Append inserts rows as Insert does, without reading their Seqs back:
-// PostgreSQL is sent them with the transaction's next statement or its
-// commit (sqldb.Tx.ExecLater). For rows that repeat no unique index.
+// Append inserts rows as Insert does, without reading their Seqs back,
+// queued with the transaction's other rows (sqldb.Tx.ExecLaterRows): the
+// rows one table is given between two statements of the transaction go
+// in one INSERT (an atomic batch appends each write's change log as it
+// goes). For rows that repeat no unique index, and that nothing else
+// queued reads or changes.
 func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store.Values) error {
 	tb, err := t.s.table(tableName)
 	if err != nil || len(rows) == 0 {
@@ -45,9 +48,36 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	if err != nil {
 		return err
 	}
-	return t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
-		return t.duplicate(tb, t.tx.ExecLater(ctx, nil, query, args...))
-	})
+	if ins.numbered {
+		// The statement numbers the rows itself (buildInsertSQL): not a
+		// plain VALUES list to merge.
+		return t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
+			return t.duplicate(tb, t.tx.ExecLater(ctx, nil, query, args...))
+		})
+	}
+	return t.queueRows(ctx, ins, company, rows, nil, func(err error) error { return t.duplicate(tb, err) })
+}
+
+// queueRows queues the INSERT of rows, in statements of as many rows as
+// the placeholder limit allows, their Seqs given when seqs is, and counts
+// them in a Counted table.
+func (t *Tx) queueRows(ctx context.Context, ins insertion, company string, rows []store.Values, seqs []int64, named func(error) error) error {
+	head, row := ins.valuesParts()
+	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
+	for start := 0; start < len(rows); start += perStatement {
+		end := min(start+perStatement, len(rows))
+		var chunkSeqs []int64
+		if seqs != nil {
+			chunkSeqs = seqs[start:end]
+		}
+		if err := t.tx.ExecLaterRows(ctx, named, head, row, end-start, ins.args(company, rows[start:end], chunkSeqs)); err != nil {
+			return err
+		}
+	}
+	if ins.tb.Counted {
+		t.addCount(ins.tb.Name, company, int64(len(rows)))
+	}
+	return nil
 }
 
 // InsertEach runs the inserts, each in as few statements as the
