@@ -37,7 +37,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tuneGC: tuneGC}
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
 
@@ -50,6 +50,9 @@ type app struct {
 	onMetricsListen func(net.Addr)   // the same for the --metrics-addr listener
 	catalog         *catalog.Catalog // the catalog of init, serve and migrate; nil: the builtin one (tests give an edited copy)
 	now             func() time.Time // listen's clock; nil: time.Now
+	// tuneGC sets the garbage collector's heap goal (gc.go) for serve. It
+	// is the process's: nil leaves Go's defaults (tests serve in process).
+	tuneGC func(goal uint64)
 }
 
 // clock is the app's clock.

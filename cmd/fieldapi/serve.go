@@ -61,6 +61,7 @@ type serveFlags struct {
 	metricsAddr      string
 	pprof            bool
 	corsOrigins      listFlag
+	heapGoalMiB      int
 }
 
 // serveConfig is what serve runs with, checked and translated.
@@ -72,6 +73,8 @@ type serveConfig struct {
 	logFormat   string // text or json
 	metricsAddr string // "" = no metrics listener
 	pprof       bool
+	heapGoal    uint64 // bytes; 0: Go's own garbage-collector settings
+	gcByEnv     bool   // GOGC or GOMEMLIMIT is set: the heap goal is off
 	runtime     runtime.Config
 	engine      reference.Options
 	webhook     webhook.Options
@@ -108,6 +111,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&f.logFormat, "log-format", "text", "log lines (one per request, and the service's own) as text or json")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "HOST:PORT of a separate listener serving Prometheus /metrics (default off)")
 	fs.BoolVar(&f.pprof, "pprof", false, "also serve net/http/pprof under /debug/pprof/ on the --metrics-addr listener")
+	fs.IntVar(&f.heapGoalMiB, "heap-goal-mib", defaultHeapGoalMiB, "MiB the Go heap may grow to between garbage collections while it holds little: fewer collections, faster calls, the same peak under load; 0 turns this off, as GOGC or GOMEMLIMIT in the environment do")
 	fs.Var(&f.corsOrigins, "cors-origin", "origin browsers may call from, such as https://app.example.com; repeat for more, * for any (default: CORS off)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return serveConfig{}, err
@@ -121,8 +125,18 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	cfg := f.config()
 	cfg.engine.Geocoder = geocoder
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		cfg.heapGoal, cfg.gcByEnv = 0, true // the operator's own settings
+	}
 	return cfg, nil
 }
+
+// defaultHeapGoalMiB is serve's heap goal (gc.go); maxHeapGoalMiB, 1 TiB,
+// keeps it a number of bytes.
+const (
+	defaultHeapGoalMiB = 64
+	maxHeapGoalMiB     = 1 << 20
+)
 
 // check rejects tuning values the service cannot honour.
 func (f serveFlags) check() error {
@@ -131,6 +145,8 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--rate-burst must be at least 1, not %d", f.rateBurst)
 	case f.statementTimeout < 0:
 		return fmt.Errorf("--statement-timeout must not be negative")
+	case f.heapGoalMiB < 0 || f.heapGoalMiB > maxHeapGoalMiB:
+		return fmt.Errorf("--heap-goal-mib must be from 0 (off) to %d, not %d", maxHeapGoalMiB, f.heapGoalMiB)
 	case f.maxOpenConns < 1:
 		return fmt.Errorf("--max-open-conns must be at least 1, not %d", f.maxOpenConns)
 	case f.idempotencyTTL <= 0:
@@ -190,6 +206,7 @@ func (f serveFlags) config() serveConfig {
 		logFormat:   f.logFormat,
 		metricsAddr: f.metricsAddr,
 		pprof:       f.pprof,
+		heapGoal:    uint64(f.heapGoalMiB) << 20,
 		deprecated:  f.deprecated(),
 		webhook: webhook.Options{
 			Poll: f.webhookPoll, Lease: f.webhookLease, Timeout: f.webhookTimeout,
@@ -228,6 +245,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	cfg.runtime.Observers = []runtime.Observer{runtime.NewAccessLog(log)}
 	for _, flag := range cfg.deprecated {
 		log.Warn("flag has no effect and will be removed: drop it", "flag", flag)
+	}
+	switch {
+	case cfg.gcByEnv:
+		log.Info("garbage collector: GOGC or GOMEMLIMIT is set, so --heap-goal-mib is off")
+	case cfg.heapGoal > 0 && a.tuneGC != nil:
+		a.tuneGC(cfg.heapGoal)
+		log.Info("garbage collector: heap goal set", "heapGoalMiB", cfg.heapGoal>>20)
 	}
 
 	memory := isMemory(cfg.dsn)

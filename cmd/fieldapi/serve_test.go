@@ -59,12 +59,19 @@ func startServe(t *testing.T, dsn string, extra ...string) runningServer {
 // startServeWith is startServe over cat (nil: the builtin catalog).
 func startServeWith(t *testing.T, cat *catalog.Catalog, dsn string, extra ...string) runningServer {
 	t.Helper()
+	return startServeApp(t, &app{catalog: cat}, dsn, extra...)
+}
+
+// startServeApp is startServe of a, its outputs, environment (empty) and
+// listen hooks set here.
+func startServeApp(t *testing.T, a *app, dsn string, extra ...string) runningServer {
+	t.Helper()
 	logs, stdout := &syncBuffer{}, &syncBuffer{}
 	listening := make(chan net.Addr, 1)
 	metricsListening := make(chan net.Addr, 1)
-	a := &app{stdout: stdout, stderr: logs, getenv: func(string) string { return "" }, catalog: cat,
-		onListen:        func(addr net.Addr) { listening <- addr },
-		onMetricsListen: func(addr net.Addr) { metricsListening <- addr }}
+	a.stdout, a.stderr, a.getenv = stdout, logs, func(string) string { return "" }
+	a.onListen = func(addr net.Addr) { listening <- addr }
+	a.onMetricsListen = func(addr net.Addr) { metricsListening <- addr }
 	ctx, cancel := context.WithCancel(t.Context())
 	exit := make(chan int, 1)
 	args := append([]string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"}, extra...)
