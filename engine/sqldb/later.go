@@ -135,6 +135,9 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 	if next != nil {
 		queued = append(queued, *next)
 	}
+	if len(queued) == 0 {
+		return nil, nil // only what was sent ahead was due
+	}
 	var results []sql.Result
 	var err error
 	if t.batches {
