@@ -70,8 +70,10 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 // queued reads or changes them, and no constraint ties them to another
 // table's). A merged statement's failure is named by the first's failed.
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
+	// Its text is written when the queue is sent (mergeRows): merged, it
+	// is another.
 	rows := &insertRows{head: head, row: row, n: n, parts: 1}
-	t.later = append(t.later, laterStatement{query: rows.text(n), args: args, failed: failed, rows: rows})
+	t.later = append(t.later, laterStatement{args: args, failed: failed, rows: rows})
 	t.laterValues += len(args)
 	if t.batches && t.laterValues >= sendAheadValues {
 		t.sendAhead(ctx)
@@ -85,7 +87,7 @@ const maxMergedArgs = 30000
 
 // mergeRows merges the queued INSERTs of one head (ExecLaterRows) into
 // one statement each, in the place of the first, while it holds at most
-// maxMergedArgs values.
+// maxMergedArgs values, and writes their texts.
 func mergeRows(queued []laterStatement) []laterStatement {
 	merged := 0
 	for _, s := range queued {
@@ -94,6 +96,11 @@ func mergeRows(queued []laterStatement) []laterStatement {
 		}
 	}
 	if merged < 2 {
+		for i, s := range queued {
+			if s.rows != nil {
+				queued[i].query = s.rows.text(s.rows.n)
+			}
+		}
 		return queued
 	}
 	out := make([]laterStatement, 0, len(queued))

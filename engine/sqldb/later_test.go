@@ -28,15 +28,7 @@ func TestExecLater(t *testing.T) {
 		add := func(ctx context.Context, tx *Tx, x int) error {
 			return tx.ExecLater(ctx, nil, `INSERT INTO `+table+` ("x") VALUES (?)`, x)
 		}
-		stored := func() (n int) {
-			t.Helper()
-			if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
-				return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
-			}); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		stored := func() int { t.Helper(); return rowCount(t, db, table) }
 		if _, err := write(func(ctx context.Context, tx *Tx) error {
 			if err := errors.Join(add(ctx, tx, 1), add(ctx, tx, 2)); err != nil {
 				return err
@@ -90,6 +82,17 @@ func TestExecLater(t *testing.T) {
 			}
 		}
 	})
+}
+
+// rowCount is how many rows table holds, committed.
+func rowCount(t *testing.T, db *DB, table string) (n int) {
+	t.Helper()
+	if err := db.Read(context.Background(), func(ctx context.Context, q Querier) error {
+		return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // onScratchTables runs test on each backend with a scratch table of its
@@ -221,15 +224,7 @@ func TestRowsSentAhead(t *testing.T) {
 				t.Errorf("after %d values queued: sent ahead %v, still queued %d; want sent, none queued", sendAheadValues, tx.ahead != nil, len(tx.later))
 			}
 		}
-		stored := func() (n int) {
-			t.Helper()
-			if err := db.Read(ctx, func(ctx context.Context, q Querier) error {
-				return Get(ctx, q, &n, `SELECT COUNT(*) FROM `+table)
-			}); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		stored := func() int { t.Helper(); return rowCount(t, db, table) }
 		if err := db.Write(ctx, func(ctx context.Context, tx *Tx) error {
 			if err := queue(ctx, tx, 0, sendAheadValues); err != nil {
 				return err

@@ -206,6 +206,7 @@ type table struct {
 	allSQL  string                   // the select list of every column: [seq,] columns
 
 	inserts     sync.Map // insertKey → the text of an INSERT (insertSQL)
+	parts       sync.Map // insertKey (rows 0) → an INSERT's [head, row] (valuesParts)
 	insertsSize atomic.Int32
 }
 
