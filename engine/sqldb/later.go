@@ -69,6 +69,8 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 // order against the other statements queued does not matter (nothing
 // queued reads or changes them, and no constraint ties them to another
 // table's). A merged statement's failure is named by the first's failed.
+// On PostgreSQL a queue of sendAheadValues values is sent at once, its
+// answers read later (ahead.go).
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
 	// Its text is written when the queue is sent (mergeRows): merged, it
 	// is another.

@@ -21,8 +21,9 @@ import (
 // write reads ahead (referenced records, the company's settings) stays
 // cached for the next, except the records of every register a write
 // created or changed, which the next reads again; their events are
-// recorded once, when fn ends; and the numbers of its creates are taken ahead (numberPool), and the
-// Seqs of their rows where the store can (seqPool).
+// recorded once, when fn ends; and the numbers of its creates are taken
+// ahead (numberPool), and the Seqs of their rows where the store can
+// (seqPool).
 type joinedKey struct{}
 
 type joined struct {
