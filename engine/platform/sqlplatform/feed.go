@@ -71,34 +71,54 @@ func (p *Platform) recordInFeed(ctx context.Context, tx *sqldb.Tx, company strin
 	if err != nil {
 		return err
 	}
-	position := last - int64(len(events))
+	rows := make([]feedRow, len(events))
 	buf := make([]byte, 0, 4096)
-	for chunk := range slices.Chunk(events, maxEventRows) {
-		args := make([]any, 0, 8*len(chunk))
-		for _, ev := range chunk {
-			position++
-			ev.Position = position
-			payload, err := ev.AppendPayload(buf[:0])
-			if err != nil {
-				return err
-			}
-			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
-			buf = payload
+	for i, ev := range events {
+		ev.Position = last - int64(len(events)-1-i)
+		payload, err := ev.AppendPayload(buf[:0])
+		if err != nil {
+			return err
 		}
-		if _, err := sqldb.Exec(ctx, tx, feedInsert(len(chunk)), args...); err != nil {
+		rows[i] = feedRow{ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload)}
+		buf = payload
+	}
+	return insertFeed(ctx, tx, company, rows)
+}
+
+// feedRow is an event as the feed stores it, beside its company.
+type feedRow struct {
+	position                                 int64
+	id, eventType, register, key, occurredAt string
+	payload                                  string
+}
+
+// insertFeed inserts events into the company's feed, at most
+// maxEventRows to a statement.
+func insertFeed(ctx context.Context, tx *sqldb.Tx, company string, rows []feedRow) error {
+	for chunk := range slices.Chunk(rows, maxEventRows) {
+		args := make([]any, 0, 8*len(chunk))
+		for _, r := range chunk {
+			args = append(args, company, r.position, r.id, r.eventType, r.register, r.key, r.occurredAt, r.payload)
+		}
+		query := feedInsertOne // a write's one event: the text every time
+		if len(chunk) > 1 {
+			query += strings.Repeat(", "+feedValues, len(chunk)-1)
+		}
+		if _, err := sqldb.Exec(ctx, tx, query, args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// feedInsert is the INSERT of n events into the feed, 8 values each:
-// company, position, id, type, register, record key, time and payload.
-func feedInsert(n int) string {
-	row := "(" + sqldb.Placeholders(8) + ")"
-	return `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
-		VALUES ` + strings.Repeat(row+", ", n-1) + row
-}
+// feedInsertOne is the INSERT of one event into the feed, 8 values:
+// company, position, id, type, register, record key, time and payload;
+// each more event adds feedValues.
+const (
+	feedValues    = `(?, ?, ?, ?, ?, ?, ?, ?)`
+	feedInsertOne = `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
+		VALUES ` + feedValues
+)
 
 // record writes a write's events to the outbox, in order, one row each:
 // the event's payload (platform.Event.Payload, position 0) as a JSON
@@ -279,20 +299,18 @@ func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int6
 		}
 		events = append(events, written...)
 	}
-	for chunk := range slices.Chunk(events, maxEventRows) {
-		args := make([]any, 0, 8*len(chunk))
-		for _, ev := range chunk {
-			last++
-			ev.Position = last
-			payload, err := json.Marshal(ev)
-			if err != nil {
-				return 0, 0, err
-			}
-			args = append(args, company, ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload))
-		}
-		if _, err := sqldb.Exec(ctx, tx, feedInsert(len(chunk)), args...); err != nil {
+	rows := make([]feedRow, len(events))
+	for i, ev := range events {
+		last++
+		ev.Position = last
+		payload, err := json.Marshal(ev)
+		if err != nil {
 			return 0, 0, err
 		}
+		rows[i] = feedRow{ev.Position, ev.ID, ev.Type, ev.Register, ev.Key, ev.OccurredAt, string(payload)}
+	}
+	if err := insertFeed(ctx, tx, company, rows); err != nil {
+		return 0, 0, err
 	}
 	if len(pending) > 0 {
 		if _, err := sqldb.Exec(ctx, tx, `UPDATE "event_counters" SET "last" = ? WHERE "company" = ?`, last, company); err != nil {
