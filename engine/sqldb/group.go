@@ -240,6 +240,9 @@ func (w *queuedWrite) call() (err error) {
 			w.panicked = p
 			err = fmt.Errorf("write panicked: %v", p)
 		}
+		if err != nil {
+			_ = w.tx.drainAhead() // nothing sent ahead may run past the rollback
+		}
 	}()
 	if err := w.fn(w.ctx, w.tx); err != nil {
 		return err

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -279,4 +280,61 @@ func startWrite(db *DB, ctx context.Context, fn func(ctx context.Context, tx *Tx
 	go func() { answer <- db.Write(ctx, fn) }()
 	waitQueued(db, queued)
 	return answer
+}
+
+// TestGroupedWriteSentAhead: rows a grouped write queued past
+// sendAheadValues run on a goroutine of their own (ahead.go); a write that
+// fails meanwhile, or whose rows sent ahead are refused, is rolled back to
+// its savepoint only once they have run, so none of its rows stays and
+// the group's other writes commit.
+func TestGroupedWriteSentAhead(t *testing.T) {
+	t.Parallel()
+	db, release, leader := groupDB(t)
+	refused := errors.New("refused")
+	// queueKeys queues rows 64 at a time, as creates do: sent ahead, they
+	// are one merged INSERT that runs in chunks, many statements.
+	queueKeys := func(ctx context.Context, tx *Tx, prefix string) error {
+		for i := range sendAheadValues / 64 {
+			args := make([]any, 64)
+			for j := range args {
+				args[j] = fmt.Sprintf("%s%05d", prefix, 64*i+j)
+			}
+			if err := tx.ExecLaterRows(ctx, nil, `INSERT INTO "t" ("k") VALUES `, "(?)", len(args), args); err != nil {
+				return err
+			}
+		}
+		if tx.ahead == nil {
+			t.Errorf("after %d values queued: nothing sent ahead", sendAheadValues)
+		}
+		return nil
+	}
+	answers := startWrites(t, db,
+		func(ctx context.Context, tx *Tx) error {
+			if err := queueKeys(ctx, tx, "failed"); err != nil {
+				return err
+			}
+			return refused
+		},
+		func(ctx context.Context, tx *Tx) error {
+			if err := insertKey(ctx, tx, "taken00000"); err != nil {
+				return err
+			}
+			return queueKeys(ctx, tx, "taken") // its first key is taken: refused
+		},
+		func(ctx context.Context, tx *Tx) error { return insertKey(ctx, tx, "c") },
+	)
+	close(release)
+	if err := <-leader; err != nil {
+		t.Fatalf("the leading write: %v", err)
+	}
+	if err := <-answers[0]; !errors.Is(err, refused) {
+		t.Errorf("the write that failed after sending ahead: %v; want its own error", err)
+	}
+	if err := <-answers[1]; err == nil {
+		t.Errorf("the write whose rows sent ahead were refused: no error")
+	}
+	if err := <-answers[2]; err != nil {
+		t.Errorf("write c: %v", err)
+	}
+	expectStored(t, db, "c", "lead")
 }

@@ -69,15 +69,15 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 // order against the other statements queued does not matter (nothing
 // queued reads or changes them, and no constraint ties them to another
 // table's). A merged statement's failure is named by the first's failed.
-// On PostgreSQL a queue of sendAheadValues values is sent at once, its
-// answers read later (ahead.go).
+// A queue of sendAheadValues values is sent at once, its outcome read
+// later (ahead.go).
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
 	// Its text is written when the queue is sent (mergeRows): merged, it
 	// is another.
 	rows := &insertRows{head: head, row: row, n: n, parts: 1}
 	t.later = append(t.later, laterStatement{args: args, failed: failed, rows: rows})
 	t.laterValues += len(args)
-	if t.batches && t.laterValues >= sendAheadValues {
+	if (t.batches || t.sqlTx != nil) && t.laterValues >= sendAheadValues {
 		t.sendAhead(ctx)
 	}
 	return nil
@@ -153,13 +153,7 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 		results, _, err = execBatch(ctx, t.conn, t.pool, queued)
 	} else {
 		// SQLite, or not pgx's own connection (a wrapped driver): one by one.
-		results = make([]sql.Result, len(queued))
-		for i, s := range queued {
-			if results[i], err = t.execQueued(ctx, s); err != nil {
-				err = s.named(err)
-				break
-			}
-		}
+		results, err = t.execEach(ctx, queued)
 	}
 	if err != nil {
 		return nil, err
@@ -168,6 +162,18 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 		return nil, nil
 	}
 	return results[len(results)-1], nil
+}
+
+// execEach runs queued statements one by one, up to the first failure.
+func (t *Tx) execEach(ctx context.Context, queued []laterStatement) ([]sql.Result, error) {
+	results := make([]sql.Result, len(queued))
+	for i, s := range queued {
+		var err error
+		if results[i], err = t.execQueued(ctx, s); err != nil {
+			return nil, s.named(err)
+		}
+	}
+	return results, nil
 }
 
 // maxChunkRows is the most rows of one INSERT execQueued sends.

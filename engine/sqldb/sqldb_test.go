@@ -500,7 +500,7 @@ func writeRow(t *testing.T, db *DB, i, size int) {
 func TestWALRestartedUnderSustainedWrites(t *testing.T) {
 	t.Parallel()
 	const rowBytes = 40_000 // about ten pages a write
-	const writes = 32 * checkpointEvery
+	const writes = 64 * checkpointEvery
 	path := filepath.Join(t.TempDir(), "wal.db")
 	db := open(t, "sqlite:"+path, Options{})
 	db.wal.maxLogFrames = 100
@@ -512,12 +512,13 @@ func TestWALRestartedUnderSustainedWrites(t *testing.T) {
 		}
 	}
 	db.wal.wait()
-	// Never started over, the log holds every write (about 50 MB). A
+	// Never started over, the log holds every write (about 100 MB). A
 	// checkpoint that comes while one waits for the gate is dropped, so a
 	// restart can come a few checkpoints late: seen 3.5 to 6.4 MB alone,
-	// 12 MB with the other packages' tests busy on both cores. The bound
-	// is a third of what the log holds when it is never started over.
-	if bound := int64(16 * checkpointEvery * rowBytes); largestLog > bound {
+	// 25 MB with the other tests of the package busy on both cores. Started
+	// over, the log stays that size however many writes come, so the
+	// bound is half of what they write.
+	if bound := int64(writes / 2 * rowBytes); largestLog > bound {
 		t.Errorf("after %d writes of %d bytes the log reached %d bytes; want at most %d (it was not started over)", writes, rowBytes, largestLog, bound)
 	}
 }
