@@ -33,9 +33,11 @@ func startProcess(listening *regexp.Regexp, name string, args ...string) (*proce
 		return nil, err
 	}
 	found := make(chan string, 1)
+	ended := make(chan struct{}) // the process closed its output: it exited
 	var log strings.Builder
 	var logMu sync.Mutex
 	go func() {
+		defer close(ended)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			logMu.Lock()
@@ -55,6 +57,16 @@ func startProcess(listening *regexp.Regexp, name string, args ...string) (*proce
 	select {
 	case url := <-found:
 		return &process{cmd: cmd, url: url}, nil
+	case <-ended:
+		select {
+		case url := <-found: // it listened, then closed its output
+			return &process{cmd: cmd, url: url}, nil
+		default:
+		}
+		err := cmd.Wait()
+		logMu.Lock()
+		defer logMu.Unlock()
+		return nil, fmt.Errorf("%s exited before it listened (%v):\n%s", name, err, log.String())
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		logMu.Lock()
