@@ -133,6 +133,38 @@ func TestBatchAtomicAllOrNothing(t *testing.T) {
 	})
 }
 
+// TestBatchAtomicLongFailsAtTheEnd: an atomic batch long enough that the
+// rows of its first creates are sent to the database (PostgreSQL's
+// server, SQLite's goroutine of its own) while later operations run, and
+// whose last operation fails, writes nothing; the same batch without that
+// operation writes every task and line.
+func TestBatchAtomicLongFailsAtTheEnd(t *testing.T) {
+	Each(t, func(t *testing.T, b Backend) {
+		is := is.New(t)
+		env := Start(t, b, runtime.Config{})
+		before := env.snapshot(t)
+		line := map[string]any{"productNr": "4025", "quantity": 1}
+		ops := []map[string]any{op("c1", "POST", "/v1/customers", map[string]any{"name": "Long AS"})}
+		const tasks = 60 // some 150 values each: past sqldb's sendAheadValues several times
+		for i := range tasks {
+			ops = append(ops, op(fmt.Sprintf("t%d", i), "POST", "/v1/tasks",
+				map[string]any{"customerNr": "@{c1.Nr}", "materials": []any{line, line, line}}))
+		}
+		failing := op("bad", "POST", "/v1/tasks/@{t0.nr}/materials", map[string]any{"productNr": "no-such-product", "quantity": 1})
+		resp := env.postBatch(true, append(ops, failing)...)
+		is.Equal(resp.Status, http.StatusUnprocessableEntity)
+		is.Equal(resp.Problem(t).ID, "bad")
+		is.Equal(env.snapshot(t), before) // no record, no line, no event
+
+		Expect(t, env.postBatch(true, ops...), http.StatusOK)
+		after := env.snapshot(t)
+		is.Equal(after[0]-before[0], 1)       // the customer
+		is.Equal(after[1]-before[1], tasks)   // the tasks
+		is.Equal(after[2]-before[2], 3*tasks) // their lines
+		is.Equal(after[3]-before[3], 1+tasks) // an event each
+	})
+}
+
 func mustAtoi(t testing.TB, s string) int {
 	t.Helper()
 	var n int
