@@ -70,6 +70,16 @@ func (t *Tx) sendAhead(ctx context.Context) {
 	}
 }
 
+// SendQueued sends the rows ExecLaterRows queued ahead now, however few:
+// a write that has queued its last ones (the creates of an atomic batch)
+// lets the database insert them while it prepares its end. A database
+// that cannot send ahead (a wrapped PostgreSQL driver) keeps them queued.
+func (t *Tx) SendQueued(ctx context.Context) {
+	if t.laterValues > 0 && (t.batches || t.sqlTx != nil) {
+		t.sendAhead(ctx)
+	}
+}
+
 // drainAhead reads the outcome of what sendAhead sent, and returns the
 // transaction's failure, if it has one.
 func (t *Tx) drainAhead() error {

@@ -199,10 +199,11 @@ func TestQueuedRowsInChunks(t *testing.T) {
 	})
 }
 
-// TestRowsSentAhead: rows queued past sendAheadValues values are sent at
-// once (to PostgreSQL; on SQLite, to a goroutine of their own), and
-// whatever was queued, sent or not, is written by the commit and
-// read by the transaction before its next statement. A row sent ahead
+// TestRowsSentAhead: rows queued past sendAheadValues values, or fewer
+// when SendQueued asks, are sent at once (to PostgreSQL; on SQLite, to a
+// goroutine of their own), and whatever was queued, sent or not, is
+// written by the commit and read by the transaction before its next
+// statement. A row sent ahead
 // that the server refuses fails the write, not the call that queued it:
 // nothing is written, and the connection serves the next write. A write
 // that fails with rows sent ahead leaves nothing either.
@@ -217,11 +218,11 @@ func TestRowsSentAhead(t *testing.T) {
 			}
 			return tx.ExecLaterRows(ctx, nil, head, "(?)", n, args)
 		}
-		// sent checks that what was queued went ahead.
-		sent := func(tx *Tx) {
+		// sent checks that what was queued went ahead, after what it says.
+		sent := func(tx *Tx, after string) {
 			t.Helper()
 			if tx.ahead == nil || len(tx.later) > 0 {
-				t.Errorf("after %d values queued: sent ahead %v, still queued %d; want sent, none queued", sendAheadValues, tx.ahead != nil, len(tx.later))
+				t.Errorf("after %s: sent ahead %v, still queued %d; want sent, none queued", after, tx.ahead != nil, len(tx.later))
 			}
 		}
 		stored := func() int { t.Helper(); return rowCount(t, db, table) }
@@ -229,10 +230,12 @@ func TestRowsSentAhead(t *testing.T) {
 			if err := queue(ctx, tx, 0, sendAheadValues); err != nil {
 				return err
 			}
-			sent(tx)
+			sent(tx, fmt.Sprintf("%d values queued", sendAheadValues))
 			if err := queue(ctx, tx, sendAheadValues, 10); err != nil {
 				return err
 			}
+			tx.SendQueued(ctx)
+			sent(tx, "SendQueued with ten rows queued")
 			var n int
 			if err := Get(ctx, tx, &n, `SELECT COUNT(*) FROM `+table); err != nil || n != sendAheadValues+10 {
 				t.Errorf("rows read in the transaction: %d, %v; want %d", n, err, sendAheadValues+10)
@@ -253,7 +256,7 @@ func TestRowsSentAhead(t *testing.T) {
 				if err := queue(ctx, tx, -sendAheadValues+1, sendAheadValues); err != nil {
 					t.Errorf("the call that queued a refused row: %v, want nil", err)
 				}
-				sent(tx)
+				sent(tx, fmt.Sprintf("%d values queued", sendAheadValues))
 				return queue(ctx, tx, -sendAheadValues-10, 10)
 			},
 			"a row sent ahead is refused and the transaction reads on": func(ctx context.Context, tx *Tx) error {
@@ -266,7 +269,7 @@ func TestRowsSentAhead(t *testing.T) {
 				if err := queue(ctx, tx, -sendAheadValues, sendAheadValues); err != nil {
 					return err
 				}
-				sent(tx)
+				sent(tx, fmt.Sprintf("%d values queued", sendAheadValues))
 				return refused
 			},
 		}

@@ -194,6 +194,14 @@ func UpdateLater(ctx context.Context, tx Tx, table, company string, where []Cond
 	return err
 }
 
+// Sender is a Tx that can send what it queued (InsertLater, Append) to
+// the database now, without waiting for the outcome, instead of with its
+// next statement: a write that has queued its last rows lets the
+// database insert them while it prepares what ends it (its events).
+type Sender interface {
+	SendQueued(ctx context.Context)
+}
+
 // SeqTaker is a Tx whose tables' Seqs can be taken before their rows are
 // inserted (PostgreSQL's sequences; SQLite's AUTOINCREMENT counters, the
 // transaction holding the write lock), so that rows given theirs go in

@@ -52,6 +52,9 @@ func (e *Writes) Atomically(ctx context.Context, s engine.Session, claim engine.
 		if resp, err = fn(context.WithValue(ctx, joinedKey{}, j)); err != nil {
 			return err
 		}
+		if sender, ok := tx.(store.Sender); ok {
+			sender.SendQueued(ctx) // the last creates' rows, inserted while the events are written
+		}
 		if err := j.numbers.giveBack(ctx, tx, s.Company); err != nil {
 			return err
 		}

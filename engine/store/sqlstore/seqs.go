@@ -121,3 +121,6 @@ func (t *Tx) InsertLater(ctx context.Context, tableName, company string, rows []
 	}
 	return t.queueRows(ctx, ins, company, filled, seqs, named)
 }
+
+// SendQueued sends the rows queued so far ahead (store.Sender).
+func (t *Tx) SendQueued(ctx context.Context) { t.tx.SendQueued(ctx) }
