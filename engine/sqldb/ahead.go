@@ -75,10 +75,14 @@ func (t *Tx) sendAhead(ctx context.Context) {
 // lets the database insert them while it prepares its end. A database
 // that cannot send ahead (a wrapped PostgreSQL driver) keeps them queued.
 func (t *Tx) SendQueued(ctx context.Context) {
-	if t.laterValues > 0 && (t.batches || t.sqlTx != nil) {
+	if t.laterValues > 0 && t.sendsAhead() {
 		t.sendAhead(ctx)
 	}
 }
+
+// sendsAhead tells whether the transaction can send its queue ahead: on
+// SQLite's connection, or on pgx's own (not behind a wrapping driver).
+func (t *Tx) sendsAhead() bool { return t.batches || t.sqlTx != nil }
 
 // drainAhead reads the outcome of what sendAhead sent, and returns the
 // transaction's failure, if it has one.

@@ -77,7 +77,7 @@ func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, 
 	rows := &insertRows{head: head, row: row, n: n, parts: 1}
 	t.later = append(t.later, laterStatement{args: args, failed: failed, rows: rows})
 	t.laterValues += len(args)
-	if (t.batches || t.sqlTx != nil) && t.laterValues >= sendAheadValues {
+	if t.sendsAhead() && t.laterValues >= sendAheadValues {
 		t.sendAhead(ctx)
 	}
 	return nil

@@ -36,7 +36,7 @@ type Tx struct {
 	later       []laterStatement // queued by ExecLater
 	laterErr    error            // the failure of statements ExecLater queued
 	laterValues int              // values of the rows queued (ExecLaterRows) since the last send
-	ahead       *sentAhead       // sent ahead, its answers not read yet (ahead.go)
+	ahead       *sentAhead       // sent ahead, its outcome not read yet (ahead.go)
 }
 
 // runner runs single statements: *sqlx.Tx and *sqlx.Conn are runners.
