@@ -23,6 +23,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"fieldapi/engine"
 	"fieldapi/engine/sqldb/health"
 )
 
@@ -185,17 +186,15 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 		}
 		defer conn.Close()
 		tx := connTx(conn, db)
-		if err := fn(ctx, tx); err != nil {
+		err = nothingWritten(fn(ctx, tx))
+		if err == nil {
+			err = tx.commit(ctx)
+		}
+		if err != nil {
 			tx.abort(ctx)
 			tx.undo()
-			return nothingWritten(err)
 		}
-		if err := tx.commit(ctx); err != nil {
-			tx.abort(ctx)
-			tx.undo()
-			return err
-		}
-		return nil
+		return err
 	})
 }
 
@@ -210,7 +209,7 @@ func (db *DB) call(ctx context.Context, fn func(ctx context.Context) error) erro
 		var unwatch func()
 		var err error
 		if ctx, unwatch, err = db.health.Watch(ctx); err != nil {
-			return wrapFault(errUnreachable, err)
+			return wrapFault(engine.ErrUnreachable, err)
 		}
 		defer unwatch()
 	}

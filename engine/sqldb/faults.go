@@ -9,13 +9,6 @@ import (
 	"fieldapi/engine/sqldb/health"
 )
 
-// The engine's faults, as the driver errors are classified.
-var (
-	errBusy        = engine.ErrBusy
-	errUnreachable = engine.ErrUnreachable
-	errTimeout     = engine.ErrTimeout
-)
-
 // classify turns a driver error into the engine's errors, so the HTTP layer
 // can tell "retry later" (busy, unreachable) and "may have written"
 // (timeout) from everything else. The driver error stays in the chain.
@@ -32,22 +25,21 @@ func (db *DB) classify(ctx context.Context, err error) error {
 		return err
 	}
 	out := db.classifyFault(ctx, err)
-	var unwritten wroteNothing
-	if errors.As(err, &unwritten) && errors.Is(out, errTimeout) {
+	if _, unwritten := errors.AsType[wroteNothing](err); unwritten && errors.Is(out, engine.ErrTimeout) {
 		if health.EndedCall(ctx) {
-			return wrapFault(errUnreachable, fmt.Errorf("%w: %w", context.Cause(ctx), err))
+			return wrapFault(engine.ErrUnreachable, fmt.Errorf("%w: %w", context.Cause(ctx), err))
 		}
 		if db.health != nil && db.health.Down() {
-			return wrapFault(errUnreachable, err)
+			return wrapFault(engine.ErrUnreachable, err)
 		}
-		return wrapFault(errBusy, err)
+		return wrapFault(engine.ErrBusy, err)
 	}
 	return out
 }
 
 // isFault reports whether err is one of the engine's faults.
 func isFault(err error) bool {
-	return errors.Is(err, errUnreachable) || errors.Is(err, errTimeout) || errors.Is(err, errBusy) || errors.Is(err, context.Canceled)
+	return errors.Is(err, engine.ErrUnreachable) || errors.Is(err, engine.ErrTimeout) || errors.Is(err, engine.ErrBusy) || errors.Is(err, context.Canceled)
 }
 
 // isVerdict reports whether err is the engine's answer to the call rather
@@ -83,18 +75,18 @@ func (db *DB) classifyFault(ctx context.Context, err error) error {
 		// The health probe found the server silent and ended the call:
 		// unless nothing reached the server, what the call had sent may
 		// have run, as when its deadline passes.
-		if fault == errUnreachable {
+		if fault == engine.ErrUnreachable {
 			return wrapFault(fault, err)
 		}
-		return wrapFault(errTimeout, fmt.Errorf("%w: %w", context.Cause(ctx), err))
+		return wrapFault(engine.ErrTimeout, fmt.Errorf("%w: %w", context.Cause(ctx), err))
 	case errors.Is(ctx.Err(), context.Canceled):
 		return wrapFault(context.Canceled, err) // the caller gave up; not an engine fault
-	case fault == errUnreachable:
+	case fault == engine.ErrUnreachable:
 		// Nothing reached the database (say a connect that timed out): 503,
 		// retry is safe, even when the deadline has passed meanwhile.
 		return wrapFault(fault, err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
-		return wrapFault(errTimeout, err)
+		return wrapFault(engine.ErrTimeout, err)
 	case fault != nil:
 		return wrapFault(fault, err)
 	}

@@ -3,8 +3,11 @@ package sqldb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"fieldapi/engine"
 )
 
 // writeQueue commits SQLite's write transactions in groups: the writes
@@ -56,7 +59,6 @@ const (
 	queued  writeState = iota // waiting; its caller may still give up
 	leading                   // runs the next group
 	taken                     // in a group: its caller waits for the answer
-	done                      // answered
 )
 
 // write runs fn in a group and returns its answer; run executes a group.
@@ -76,7 +78,7 @@ func (q *writeQueue) write(ctx context.Context, fn func(ctx context.Context, tx 
 	case <-ctx.Done():
 		q.mu.Lock()
 		if w.state == queued { // not run yet: leave the queue, nothing written
-			q.waiting = removeWrite(q.waiting, w)
+			q.waiting = slices.DeleteFunc(q.waiting, func(x *queuedWrite) bool { return x == w })
 			q.mu.Unlock()
 			return nothingWritten(ctx.Err())
 		}
@@ -100,9 +102,8 @@ func (q *writeQueue) write(ctx context.Context, fn func(ctx context.Context, tx 
 func (q *writeQueue) lead(run func(group []*queuedWrite)) {
 	q.mu.Lock()
 	n := min(len(q.waiting), maxGroup)
-	group := make([]*queuedWrite, n)
-	copy(group, q.waiting)
-	q.waiting = append(q.waiting[:0:0], q.waiting[n:]...)
+	group := q.waiting[:n:n]
+	q.waiting = slices.Clone(q.waiting[n:]) // removing a write from it must not shift group
 	for _, w := range group {
 		w.state = taken
 	}
@@ -118,22 +119,10 @@ func (q *writeQueue) lead(run func(group []*queuedWrite)) {
 	} else {
 		q.leading = false
 	}
-	for _, w := range group {
-		w.state = done
-	}
 	q.mu.Unlock()
 	for _, w := range group[1:] { // group[0] is the leader, whose turn is closed
 		close(w.turn)
 	}
-}
-
-func removeWrite(ws []*queuedWrite, w *queuedWrite) []*queuedWrite {
-	for i, x := range ws {
-		if x == w {
-			return append(ws[:i], ws[i+1:]...)
-		}
-	}
-	return ws
 }
 
 // runGroup runs a group in one transaction and commits it, leaving each
@@ -168,11 +157,8 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 		w.tx = sqliteTx(sqlTx, db, !alone)
 		if err := db.runInGroup(ctx, w, alone); err != nil {
 			_ = sqlTx.Rollback()
-			lost := wrapFault(errBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))
-			for j := len(held) - 1; j >= 0; j-- {
-				held[j].tx.undo()
-				held[j].err = lost
-			}
+			lost := wrapFault(engine.ErrBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))
+			undoAll(held, lost)
 			return group[i+1:]
 		}
 		if w.err == nil {
@@ -184,10 +170,7 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 		return nil
 	}
 	if err := sqlTx.Commit(); err != nil {
-		for i := len(held) - 1; i >= 0; i-- {
-			held[i].tx.undo()
-			held[i].err = err
-		}
+		undoAll(held, err)
 		return nil
 	}
 	db.queue.groups.Add(1)
@@ -196,6 +179,15 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 		db.wal.committed()
 	}
 	return nil
+}
+
+// undoAll answers err to writes a transaction held that did not
+// commit, undoing them last first.
+func undoAll(held []*queuedWrite, err error) {
+	for _, w := range slices.Backward(held) {
+		w.tx.undo()
+		w.err = err
+	}
 }
 
 // runInGroup runs one write of a group inside a savepoint (none when it

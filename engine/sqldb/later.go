@@ -150,7 +150,7 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 	var results []sql.Result
 	var err error
 	if t.batches {
-		results, _, err = execBatch(ctx, t.conn, t.pool, queued)
+		results, _, err = sendPgxBatch(ctx, t.conn, t.pool, queued, nil, nil)
 	} else {
 		// SQLite, or not pgx's own connection (a wrapped driver): one by one.
 		results, err = t.execEach(ctx, queued)
@@ -227,17 +227,6 @@ func (t *Tx) flushBefore(ctx context.Context) error {
 		t.laterErr = err
 	}
 	return t.laterErr
-}
-
-// execBatch runs statements as one pgx batch on conn, in the transaction
-// open on it; see sendPgxBatch.
-func execBatch(ctx context.Context, conn *sql.Conn, p *pool, statements []laterStatement) (results []sql.Result, sent bool, err error) {
-	sent, err = sendPgxBatch(ctx, conn, func(batch *pgx.Batch) { queueExec(batch, p, statements) },
-		func(out pgx.BatchResults) (err error) {
-			results, err = execResults(out, statements)
-			return err
-		})
-	return results, sent, err
 }
 
 // queueExec queues statements in a batch.

@@ -37,7 +37,7 @@ func (db *DB) ReadEach(ctx context.Context, queries []Query, read func(i int, ro
 				return err
 			}
 			defer conn.Close()
-			if sent, err := sendBatch(ctx, conn, db.pool, queries, read); sent {
+			if _, sent, err := sendPgxBatch(ctx, conn, db.pool, nil, queries, read); sent {
 				return err
 			}
 		}
@@ -59,15 +59,7 @@ func (t *Tx) ReadEach(ctx context.Context, queries []Query, read func(i int, row
 		return err
 	}
 	first := t.pending()
-	_, err := sendPgxBatch(ctx, t.conn, func(batch *pgx.Batch) {
-		queueExec(batch, t.pool, first)
-		queueQueries(batch, t.pool, queries)
-	}, func(results pgx.BatchResults) error {
-		if _, err := execResults(results, first); err != nil {
-			return err
-		}
-		return readResults(results, queries, read)
-	})
+	_, _, err := sendPgxBatch(ctx, t.conn, t.pool, first, queries, read)
 	if err != nil && len(first) > 0 {
 		t.laterErr = err // a queued statement's failure, or the transaction's: it cannot commit
 	}
@@ -93,35 +85,12 @@ func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i i
 	return nil
 }
 
-// sendBatch runs the queries as one pgx batch on conn (in the
-// transaction open on it, if any); see sendPgxBatch.
-func sendBatch(ctx context.Context, conn *sql.Conn, p *pool, queries []Query, read func(i int, rows Rows) error) (sent bool, err error) {
-	return sendPgxBatch(ctx, conn, func(batch *pgx.Batch) { queueQueries(batch, p, queries) },
-		func(results pgx.BatchResults) error { return readResults(results, queries, read) })
-}
-
-// queueQueries queues queries in a batch.
-func queueQueries(batch *pgx.Batch, p *pool, queries []Query) {
-	for _, q := range queries {
-		batch.Queue(p.Rebind(q.SQL), q.Args...)
-	}
-}
-
-// readResults hands the results of the queries queueQueries queued to read.
-func readResults(results pgx.BatchResults, queries []Query, read func(i int, rows Rows) error) error {
-	for i := range queries {
-		if err := readResult(results, i, read); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sendPgxBatch sends the statements queue puts in a pgx batch on conn, in
-// one round trip, and hands their results to use. It reports false,
-// having sent nothing, when the connection is not pgx's own (a wrapped
-// driver: tests that count statements, tracing).
-func sendPgxBatch(ctx context.Context, conn *sql.Conn, queue func(*pgx.Batch), use func(pgx.BatchResults) error) (sent bool, err error) {
+// sendPgxBatch sends statements, then queries, as one pgx batch on conn
+// (in the transaction open on it, if any), in one round trip: it returns
+// the statements' results and hands the queries' rows to read. It reports
+// false, having sent nothing, when the connection is not pgx's own (a
+// wrapped driver: tests that count statements, tracing).
+func sendPgxBatch(ctx context.Context, conn *sql.Conn, p *pool, statements []laterStatement, queries []Query, read func(i int, rows Rows) error) (results []sql.Result, sent bool, err error) {
 	err = conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {
@@ -129,15 +98,23 @@ func sendPgxBatch(ctx context.Context, conn *sql.Conn, queue func(*pgx.Batch), u
 		}
 		sent = true
 		batch := &pgx.Batch{}
-		queue(batch)
-		results := c.Conn().SendBatch(ctx, batch)
-		if err := use(results); err != nil {
-			_ = results.Close() // reads what the server still sends; the error is use's
+		queueExec(batch, p, statements)
+		for _, q := range queries {
+			batch.Queue(p.Rebind(q.SQL), q.Args...)
+		}
+		out := c.Conn().SendBatch(ctx, batch)
+		var err error
+		results, err = execResults(out, statements)
+		for i := 0; err == nil && i < len(queries); i++ {
+			err = readResult(out, i, read)
+		}
+		if err != nil {
+			_ = out.Close() // reads what the server still sends; the error is the batch's
 			return err
 		}
-		return results.Close()
+		return out.Close()
 	})
-	return sent, err
+	return results, sent, err
 }
 
 // readResult hands the next result of a batch to read.
