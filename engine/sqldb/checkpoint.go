@@ -69,7 +69,13 @@ func (c *walCheckpointer) committed() {
 // and the success after failures: a failure every checkpointEvery commits
 // would flood the log.
 func (c *walCheckpointer) checkpoint(ctx context.Context) {
-	c.report(c.copyLog(ctx))
+	err := c.copyLog(ctx)
+	switch failing := err != nil; {
+	case failing && !c.failing.Swap(true):
+		c.db.opt.Logger.Warn("SQLite checkpoint failed; the write-ahead log grows until one succeeds", "err", err)
+	case !failing && c.failing.Swap(false):
+		c.db.opt.Logger.Info("SQLite checkpoint succeeded again")
+	}
 }
 
 func (c *walCheckpointer) copyLog(ctx context.Context) error {
@@ -85,16 +91,6 @@ func (c *walCheckpointer) copyLog(ctx context.Context) error {
 	defer leave()
 	_, err = c.db.pool.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
 	return err
-}
-
-// report logs a checkpoint's outcome when it differs from the last one's.
-func (c *walCheckpointer) report(err error) {
-	switch failing := err != nil; {
-	case failing && !c.failing.Swap(true):
-		c.db.opt.Logger.Warn("SQLite checkpoint failed; the write-ahead log grows until one succeeds", "err", err)
-	case !failing && c.failing.Swap(false):
-		c.db.opt.Logger.Info("SQLite checkpoint succeeded again")
-	}
 }
 
 // wait waits for the checkpoint running, if any.

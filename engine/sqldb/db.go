@@ -73,8 +73,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.prepare(); err != nil {
-		return nil, err
+	if !d.postgres {
+		if err := registerSQLiteCase(); err != nil {
+			return nil, err
+		}
 	}
 	sqlDB, pgConfig, err := d.open(driverDSN, opt.StatementTimeout, opt.WrapDriver)
 	if err != nil {
@@ -93,7 +95,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open %s: %w", dsn, err)
 	}
-	db.writers = newWriterGate(opt.BusyTimeout)
+	db.writers = &writerGate{slot: make(chan struct{}, 1), timeout: opt.BusyTimeout}
 	db.queue = &writeQueue{}
 	db.wal = &walCheckpointer{db: db, maxLogFrames: maxLogFrames}
 	return db, nil
@@ -185,7 +187,7 @@ func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, tx *Tx) er
 			return nothingWritten(err)
 		}
 		defer conn.Close()
-		tx := connTx(conn, db)
+		tx := &Tx{run: conn, conn: conn.Conn, batches: db.opt.WrapDriver == nil, pool: db.pool, Dialect: db.dialect}
 		err = nothingWritten(fn(ctx, tx))
 		if err == nil {
 			err = tx.commit(ctx)

@@ -247,28 +247,19 @@ func (d Dialect) LockMigration(ctx context.Context, tx *Tx) error {
 	return err
 }
 
-var (
-	registerSQLiteCase sync.Once
-	sqliteCaseErr      error
-)
-
-// prepare readies the driver before the first connection opens. SQLite's
-// own UPPER and LOWER fold ASCII only, so "ö" would not match "Ö" in a
-// contains filter and UPPER("city") would give "UMEå"; they are replaced by
-// Unicode versions, as PostgreSQL folds with a UTF-8 locale.
-func (d Dialect) prepare() error {
-	if d.postgres {
-		return nil
-	}
-	registerSQLiteCase.Do(func() {
-		for name, fold := range map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper} {
-			if sqliteCaseErr = sqlite.RegisterDeterministicScalarFunction(name, 1, unicodeCase(fold)); sqliteCaseErr != nil {
-				return
-			}
+// registerSQLiteCase readies SQLite's driver before its first connection
+// opens. SQLite's own UPPER and LOWER fold ASCII only, so "ö" would not
+// match "Ö" in a contains filter and UPPER("city") would give "UMEå";
+// they are replaced by Unicode versions, as PostgreSQL folds with a UTF-8
+// locale.
+var registerSQLiteCase = sync.OnceValue(func() error {
+	for name, fold := range map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper} {
+		if err := sqlite.RegisterDeterministicScalarFunction(name, 1, unicodeCase(fold)); err != nil {
+			return err
 		}
-	})
-	return sqliteCaseErr
-}
+	}
+	return nil
+})
 
 func unicodeCase(fold func(string) string) func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 	return func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -305,12 +296,11 @@ func (d Dialect) IsNotNullViolation(err error, table, column string) bool {
 // SQLite the columns, table-qualified ("t.company", "t.nr"); both empty
 // when the database does not say.
 func (d Dialect) UniqueViolation(err error) (hit bool, index string, columns []string) {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return pgErr.Code == "23505", pgErr.ConstraintName, nil
 	}
-	var liteErr *sqlite.Error
-	if !errors.As(err, &liteErr) {
+	liteErr, ok := errors.AsType[*sqlite.Error](err)
+	if !ok {
 		return false, "", nil
 	}
 	if code := liteErr.Code(); code != sqlite3.SQLITE_CONSTRAINT_UNIQUE && code != sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
@@ -331,8 +321,7 @@ func (d Dialect) UniqueViolation(err error) (hit bool, index string, columns []s
 // ErrUnreachable promises that the database did not run the statement
 // (503, retry is safe); a fault that may have run it is ErrTimeout (504).
 func (d Dialect) fault(err error) error {
-	var liteErr *sqlite.Error
-	if errors.As(err, &liteErr) {
+	if liteErr, ok := errors.AsType[*sqlite.Error](err); ok {
 		switch liteErr.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return engine.ErrBusy
@@ -343,12 +332,10 @@ func (d Dialect) fault(err error) error {
 		}
 		return nil
 	}
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) {
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
 		return engine.ErrUnreachable // wrong host, port, database or password
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		switch {
 		case pgErr.Code == "57014": // query_canceled: statement_timeout
 			return engine.ErrTimeout

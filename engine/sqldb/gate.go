@@ -27,10 +27,6 @@ type writerGate struct {
 	timeout time.Duration
 }
 
-func newWriterGate(timeout time.Duration) *writerGate {
-	return &writerGate{slot: make(chan struct{}, 1), timeout: timeout}
-}
-
 // enter waits for the gate and returns how to leave it. A nil gate
 // (PostgreSQL) lets everyone through.
 func (g *writerGate) enter(ctx context.Context) (leave func(), err error) {

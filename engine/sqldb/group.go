@@ -154,7 +154,7 @@ func (db *DB) runTransaction(ctx context.Context, group []*queuedWrite) (notRun 
 	alone := len(group) == 1
 	var held []*queuedWrite // the writes the transaction holds
 	for i, w := range group {
-		w.tx = sqliteTx(sqlTx, db, !alone)
+		w.tx = &Tx{sqlTx: sqlTx, run: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: !alone}
 		if err := db.runInGroup(ctx, w, alone); err != nil {
 			_ = sqlTx.Rollback()
 			lost := wrapFault(engine.ErrBusy, fmt.Errorf("the transaction shared with another write ended with its failure: %w", err))

@@ -97,39 +97,34 @@ func mergeRows(queued []laterStatement) []laterStatement {
 			merged++
 		}
 	}
-	if merged < 2 {
-		for i, s := range queued {
-			if s.rows != nil {
-				queued[i].query = s.rows.text(s.rows.n)
+	if merged >= 2 {
+		out := make([]laterStatement, 0, len(queued))
+		open := map[string]int{} // head → its statement in out still taking rows
+		for _, s := range queued {
+			if s.rows == nil {
+				out = append(out, s)
+				continue
 			}
-		}
-		return queued
-	}
-	out := make([]laterStatement, 0, len(queued))
-	open := map[string]int{} // head → its statement in out still taking rows
-	for _, s := range queued {
-		if s.rows == nil {
+			if i, ok := open[s.rows.head]; ok && len(out[i].args)+len(s.args) <= maxMergedArgs {
+				m := &out[i]
+				m.args = append(m.args, s.args...)
+				m.rows.n += s.rows.n
+				m.rows.parts++
+				continue
+			}
+			open[s.rows.head] = len(out)
+			rows := *s.rows
+			s.rows, s.args = &rows, slices.Clip(s.args)
 			out = append(out, s)
-			continue
 		}
-		if i, ok := open[s.rows.head]; ok && len(out[i].args)+len(s.args) <= maxMergedArgs {
-			m := &out[i]
-			m.args = append(m.args, s.args...)
-			m.rows.n += s.rows.n
-			m.rows.parts++
-			continue
-		}
-		open[s.rows.head] = len(out)
-		rows := *s.rows
-		s.rows, s.args = &rows, slices.Clip(s.args)
-		out = append(out, s)
+		queued = out
 	}
-	for i := range out {
-		if r := out[i].rows; r != nil {
-			out[i].query = r.text(r.n)
+	for i, s := range queued {
+		if s.rows != nil {
+			queued[i].query = s.rows.text(s.rows.n)
 		}
 	}
-	return out
+	return queued
 }
 
 // flushLater sends the statements ExecLater queued, with next (when
@@ -220,7 +215,7 @@ func (t *Tx) execStatement(ctx context.Context, query string, args []any) (sql.R
 // with the transaction (laterErr), which then cannot commit, for a caller
 // that cannot be handed it (QueryRowxContext).
 func (t *Tx) flushBefore(ctx context.Context) error {
-	if len(t.later) == 0 && t.ahead == nil && (t.conn == nil || t.begun) {
+	if !t.due() {
 		return t.laterErr
 	}
 	if _, err := t.flushLater(ctx, nil); err != nil {

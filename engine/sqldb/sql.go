@@ -82,11 +82,8 @@ func AsInt64(v any) (int64, bool) {
 		return int64(x), true
 	case float64:
 		return int64(x), true
-	case string:
-		n, err := strconv.ParseInt(x, 10, 64)
-		return n, err == nil
-	case []byte:
-		n, err := strconv.ParseInt(string(x), 10, 64)
+	case string, []byte:
+		n, err := strconv.ParseInt(AsText(x), 10, 64)
 		return n, err == nil
 	}
 	return 0, false

@@ -27,7 +27,7 @@ type Tx struct {
 	sqlTx       *sqlx.Tx  // SQLite: database/sql's transaction; nil on PostgreSQL
 	run         runner    // where a statement runs alone: sqlTx, or the held connection
 	conn        *sql.Conn // PostgreSQL: the held connection; nil on SQLite
-	batches     bool      // PostgreSQL: conn is pgx's own, which sends batches (not behind a wrapping driver)
+	batches     bool      // PostgreSQL: conn is pgx's own, which sends batches (not behind Options.WrapDriver)
 	begun       bool      // PostgreSQL: BEGIN has been sent
 	pool        *pool
 	Dialect     Dialect
@@ -46,18 +46,6 @@ type runner interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// sqliteTx is a write transaction over database/sql's.
-func sqliteTx(sqlTx *sqlx.Tx, db *DB, grouped bool) *Tx {
-	return &Tx{sqlTx: sqlTx, run: sqlTx, pool: db.pool, Dialect: db.dialect, grouped: grouped}
-}
-
-// connTx is a PostgreSQL write transaction on conn, not begun yet. Its
-// statements go in pgx batches unless a wrapping driver (Options.
-// WrapDriver) hides pgx's connection.
-func connTx(conn *sqlx.Conn, db *DB) *Tx {
-	return &Tx{run: conn, conn: conn.Conn, batches: db.opt.WrapDriver == nil, pool: db.pool, Dialect: db.dialect}
-}
-
 var (
 	beginStatement  = laterStatement{query: "BEGIN"}
 	commitStatement = laterStatement{query: "COMMIT"}
@@ -74,6 +62,11 @@ func (t *Tx) pending() []laterStatement {
 	}
 	return queued
 }
+
+// due tells whether something must reach the server before the
+// transaction's next statement: BEGIN, what ExecLater queued, or the
+// outcome of what was sent ahead.
+func (t *Tx) due() bool { return len(t.later) > 0 || t.ahead != nil || (t.conn != nil && !t.begun) }
 
 // commit ends a PostgreSQL transaction: COMMIT goes with what ExecLater
 // queued, in one round trip. An error the server answered (a
@@ -198,7 +191,7 @@ func (t *Tx) QueryRowxContext(ctx context.Context, query string, args ...any) *s
 
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if len(t.later) > 0 || t.ahead != nil || (t.conn != nil && !t.begun) {
+	if t.due() {
 		// The statement rides with the queued ones: one round trip.
 		res, err := t.flushLater(ctx, &laterStatement{query: query, args: args})
 		if err != nil {
