@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -98,10 +99,7 @@ func (t *Tx) drainAhead() error {
 	} else {
 		err = t.conn.Raw(func(any) error {
 			_, err := execResults(a.results, a.statements)
-			if closed := a.results.Close(); err == nil {
-				err = closed
-			}
-			return err
+			return cmp.Or(err, a.results.Close())
 		})
 	}
 	if err != nil && t.laterErr == nil {

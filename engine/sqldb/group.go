@@ -194,33 +194,29 @@ func undoAll(held []*queuedWrite, err error) {
 // is alone), leaving its answer in w; a write that fails is rolled back
 // to its savepoint. It returns an error when the transaction itself ended.
 func (db *DB) runInGroup(ctx context.Context, w *queuedWrite, alone bool) error {
-	if !alone {
-		if _, err := w.tx.sqlTx.ExecContext(ctx, `SAVEPOINT "write"`); err != nil {
-			w.err = nothingWritten(err)
+	if alone {
+		if w.err = w.call(); w.err != nil {
+			w.tx.undo()
+			w.err = nothingWritten(w.err) // the transaction rolls back as a whole
+		}
+		return nil
+	}
+	if _, err := w.tx.sqlTx.ExecContext(ctx, `SAVEPOINT "write"`); err != nil {
+		w.err = nothingWritten(err)
+		return err
+	}
+	if w.err = w.call(); w.err != nil {
+		w.tx.undo()
+		w.err = nothingWritten(w.err)
+		if _, err := w.tx.sqlTx.ExecContext(ctx, `ROLLBACK TO "write"`); err != nil {
 			return err
 		}
 	}
-	w.err = w.call()
-	if w.err == nil {
-		if alone {
-			return nil
-		}
-		_, err := w.tx.sqlTx.ExecContext(ctx, `RELEASE "write"`)
-		if err != nil {
-			w.tx.undo()
-			w.err = nothingWritten(err)
-		}
-		return err
-	}
-	w.tx.undo()
-	w.err = nothingWritten(w.err)
-	if alone {
-		return nil // the transaction rolls back as a whole
-	}
-	if _, err := w.tx.sqlTx.ExecContext(ctx, `ROLLBACK TO "write"`); err != nil {
-		return err
-	}
 	_, err := w.tx.sqlTx.ExecContext(ctx, `RELEASE "write"`)
+	if err != nil && w.err == nil {
+		w.tx.undo()
+		w.err = nothingWritten(err)
+	}
 	return err
 }
 

@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -75,10 +76,7 @@ func readOneByOne(ctx context.Context, q Querier, queries []Query, read func(i i
 		}
 		err = read(i, rows)
 		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-		if err != nil {
+		if err = cmp.Or(err, rows.Err()); err != nil {
 			return err
 		}
 	}
@@ -108,11 +106,7 @@ func sendPgxBatch(ctx context.Context, conn *sql.Conn, p *pool, statements []lat
 		for i := 0; err == nil && i < len(queries); i++ {
 			err = readResult(out, i, read)
 		}
-		if err != nil {
-			_ = out.Close() // reads what the server still sends; the error is the batch's
-			return err
-		}
-		return out.Close()
+		return cmp.Or(err, out.Close()) // Close reads what the server still sends
 	})
 	return results, sent, err
 }

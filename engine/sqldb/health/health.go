@@ -144,8 +144,7 @@ func (p *Probe) connect(ctx context.Context, conn **pgx.Conn) error {
 	connectCtx, cancel := context.WithTimeout(ctx, max(probeTimeout, p.cfg.ConnectTimeout))
 	defer cancel()
 	c, err := pgx.ConnectConfig(connectCtx, p.cfg) // the handshake is itself an answer
-	var refused *pgconn.PgError
-	if errors.As(err, &refused) {
+	if _, refused := errors.AsType[*pgconn.PgError](err); refused {
 		return nil // the server answered (too many connections, a bad password): it is there
 	}
 	if err != nil {
