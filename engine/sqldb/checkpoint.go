@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 )
 
@@ -32,9 +31,8 @@ type walCheckpointer struct {
 	maxLogFrames int // log length past which a checkpoint restarts the log
 	commits      atomic.Int64
 	running      atomic.Bool
-	closing      atomic.Bool    // Close has begun: no checkpoint starts any more
-	failing      atomic.Bool    // the last checkpoint failed (report)
-	done         sync.WaitGroup // the checkpoint running, for Close (and tests) to wait on
+	failing      atomic.Bool // the last checkpoint failed
+	jobs         background  // the checkpoint running, for Close (and tests) to wait on
 }
 
 // checkpointEvery is how many commits pass between checkpoints: about the
@@ -51,15 +49,15 @@ const maxLogFrames = 32768
 // committed counts one commit, starting a checkpoint when one is due.
 // A nil checkpointer (PostgreSQL) does nothing.
 func (c *walCheckpointer) committed() {
-	if c == nil || c.commits.Add(1)%checkpointEvery != 0 || c.closing.Load() || !c.running.CompareAndSwap(false, true) {
+	if c == nil || c.commits.Add(1)%checkpointEvery != 0 || !c.running.CompareAndSwap(false, true) {
 		return
 	}
-	c.done.Add(1)
-	go func() {
-		defer c.done.Done()
+	if !c.jobs.start(func(context.Context) {
 		defer c.running.Store(false)
-		c.checkpoint(context.Background())
-	}()
+		c.checkpoint(context.Background()) // close waits for it rather than ending it
+	}) {
+		c.running.Store(false)
+	}
 }
 
 // checkpoint copies the log into the database file beside the writes,
@@ -96,7 +94,7 @@ func (c *walCheckpointer) copyLog(ctx context.Context) error {
 // wait waits for the checkpoint running, if any.
 func (c *walCheckpointer) wait() {
 	if c != nil {
-		c.done.Wait()
+		c.jobs.wait()
 	}
 }
 
@@ -105,7 +103,6 @@ func (c *walCheckpointer) wait() {
 // connection closes).
 func (c *walCheckpointer) close() {
 	if c != nil {
-		c.closing.Store(true)
-		c.done.Wait()
+		c.jobs.close()
 	}
 }

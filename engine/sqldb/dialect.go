@@ -27,14 +27,37 @@ import (
 // Dialect holds everything that differs between SQLite and PostgreSQL.
 // The rest writes portable SQL with ? placeholders (rebound for the
 // dialect) and double-quotes every identifier.
-type Dialect struct {
+type Dialect struct{ *dialectSQL } // a pointer: the stores copy it often
+
+type dialectSQL struct {
 	postgres bool
 	driver   string // database/sql driver name
+	// The SQL that differs, as the methods of the same names give it.
+	seqColumn, boolType, numberType, bytesType, forUpdate, columnsQuery, indexesQuery string
 }
 
 var (
-	sqliteDialect   = Dialect{driver: "sqlite"}
-	postgresDialect = Dialect{postgres: true, driver: "pgx"}
+	sqliteDialect = Dialect{&dialectSQL{
+		driver:       "sqlite",
+		seqColumn:    `"seq" INTEGER PRIMARY KEY AUTOINCREMENT`,
+		boolType:     "INTEGER",
+		numberType:   "REAL",
+		bytesType:    "BLOB",
+		columnsQuery: `SELECT name FROM pragma_table_info(?)`,
+		indexesQuery: `SELECT name FROM sqlite_master WHERE type = 'index'`,
+	}}
+	postgresDialect = Dialect{&dialectSQL{
+		postgres:   true,
+		driver:     "pgx",
+		seqColumn:  `"seq" BIGSERIAL PRIMARY KEY`,
+		boolType:   "BOOLEAN",
+		numberType: "DOUBLE PRECISION",
+		bytesType:  "BYTEA",
+		forUpdate:  " FOR UPDATE",
+		// pg_attribute rather than information_schema.columns, a slow view.
+		columnsQuery: `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(quote_ident(CAST(? AS TEXT))) AND attnum > 0 AND NOT attisdropped`,
+		indexesQuery: `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()`,
+	}}
 )
 
 // Postgres reports whether the database is PostgreSQL (else SQLite).
@@ -149,15 +172,8 @@ type dsnConnector struct {
 func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
 func (c dsnConnector) Driver() driver.Driver                        { return c.driver }
 
-// Column types. TEXT works in both; the rest differ.
-
 // SeqColumn is the column definition of an increasing row number.
-func (d Dialect) SeqColumn() string {
-	if d.postgres {
-		return `"seq" BIGSERIAL PRIMARY KEY`
-	}
-	return `"seq" INTEGER PRIMARY KEY AUTOINCREMENT`
-}
+func (d Dialect) SeqColumn() string { return d.seqColumn }
 
 // InsertedSeq is the SQL of the Seq a row takes in an INSERT that gives
 // the "seq" column itself (INSERT ... SELECT), so that other columns of
@@ -193,29 +209,14 @@ func (d Dialect) TypedParam(sqlType string) string {
 // literal single-quotes a text as an SQL string.
 func literal(text string) string { return `'` + strings.ReplaceAll(text, `'`, `''`) + `'` }
 
-// BoolType is the type of a bool column.
-func (d Dialect) BoolType() string {
-	if d.postgres {
-		return "BOOLEAN"
-	}
-	return "INTEGER"
-}
+// BoolType is the type of a bool column (TEXT is the same in both).
+func (d Dialect) BoolType() string { return d.boolType }
 
 // NumberType is the type of a float64 column.
-func (d Dialect) NumberType() string {
-	if d.postgres {
-		return "DOUBLE PRECISION"
-	}
-	return "REAL"
-}
+func (d Dialect) NumberType() string { return d.numberType }
 
 // BytesType is the type of a bytes column.
-func (d Dialect) BytesType() string {
-	if d.postgres {
-		return "BYTEA"
-	}
-	return "BLOB"
-}
+func (d Dialect) BytesType() string { return d.bytesType }
 
 // DDL fills the type placeholders {seq}, {bool}, {number} and {bytes} of
 // a CREATE TABLE statement.
@@ -229,13 +230,7 @@ func (d Dialect) DDL(stmt string) string {
 }
 
 // ColumnsQuery lists the columns of a table (one parameter: the table name).
-func (d Dialect) ColumnsQuery() string {
-	if d.postgres {
-		// pg_attribute rather than information_schema.columns, a slow view.
-		return `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(quote_ident(CAST(? AS TEXT))) AND attnum > 0 AND NOT attisdropped`
-	}
-	return `SELECT name FROM pragma_table_info(?)`
-}
+func (d Dialect) ColumnsQuery() string { return d.columnsQuery }
 
 // LockMigration keeps two processes from migrating the same database at
 // once. SQLite needs nothing: the migration transaction holds the write lock.
@@ -379,12 +374,7 @@ func lostConnection(err error) bool {
 // ForUpdate is the clause that holds the rows a SELECT reads until the
 // transaction ends. SQLite needs none: a write transaction (immediate)
 // holds the whole database.
-func (d Dialect) ForUpdate() string {
-	if d.postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
+func (d Dialect) ForUpdate() string { return d.forUpdate }
 
 // SkipLocked is ForUpdate for a queue: rows another transaction holds are
 // passed over, so workers of several processes claim different rows.

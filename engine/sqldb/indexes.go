@@ -13,12 +13,8 @@ import (
 // starting beside live ones would hold their writes up until its migration
 // commits, or deadlock with a write that takes the tables in another order.
 func Indexes(ctx context.Context, tx *Tx) (map[string]bool, error) {
-	query := `SELECT name FROM sqlite_master WHERE type = 'index'`
-	if tx.Dialect.postgres {
-		query = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()`
-	}
 	var names []string
-	if err := Select(ctx, tx, &names, query); err != nil {
+	if err := Select(ctx, tx, &names, tx.Dialect.indexesQuery); err != nil {
 		return nil, fmt.Errorf("list the indexes: %w", err)
 	}
 	have := make(map[string]bool, len(names))

@@ -150,11 +150,8 @@ func (t *Tx) flushLater(ctx context.Context, next *laterStatement) (sql.Result, 
 		// SQLite, or not pgx's own connection (a wrapped driver): one by one.
 		results, err = t.execEach(ctx, queued)
 	}
-	if err != nil {
+	if err != nil || next == nil {
 		return nil, err
-	}
-	if next == nil {
-		return nil, nil
 	}
 	return results[len(results)-1], nil
 }
