@@ -12,19 +12,14 @@ import (
 // Sending ahead overlaps a long write's work with the database's: once
 // the rows a transaction queued (ExecLaterRows) hold sendAheadValues
 // values, they are sent at once, and the database inserts them while the
-// write goes on preparing the next; their outcome is read before the
-// transaction's next statement. An atomic batch of 100 task creates
-// otherwise inserted all its rows after the Go that made them: on
-// PostgreSQL in the COMMIT's round trip (13 ms of it, 6-7 ms left sent
-// ahead); on SQLite, in process, a quarter of the batch's CPU on the
-// same goroutine, which now runs them on a second one (a second core).
-// A write of a few records queues fewer values and is sent as before,
-// with its next statement or its COMMIT.
+// write prepares the next. An atomic batch of 100 task creates otherwise
+// inserted all its rows at the end: on PostgreSQL in the COMMIT's round
+// trip (13 ms of it, 6-7 ms left sent ahead); on SQLite a quarter of its
+// CPU, now on a second goroutine (a second core).
 //
 // A failure of what was sent ahead is the failure of the transaction's
-// next statement (or of its COMMIT), as a queued statement's always is:
-// sending never fails the call that queued. Whatever uses the
-// transaction next reads that outcome first (drainAhead), so the
+// next statement or COMMIT, as a queued statement's always is. Whatever
+// uses the transaction next reads that outcome first (drainAhead), so the
 // statements still run in the order they were queued.
 
 // sendAheadValues is how many queued values are sent ahead.

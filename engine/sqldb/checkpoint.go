@@ -8,23 +8,17 @@ import (
 // walCheckpointer copies SQLite's write-ahead log back into the database
 // file beside the writes instead of inside one of them. SQLite's own
 // automatic checkpoint runs in the commit that grows the log past 1000
-// pages, so one write in about thirty paid for copying the log and two
-// fsyncs while it held the writer gate: every write queued behind it, and
-// under mixed load those were the slowest calls. Connections are opened
-// with wal_autocheckpoint(0), and every checkpointEvery commits a PASSIVE
-// checkpoint runs in the background on a connection of the pool; it takes
-// no write lock, so writers and readers go on meanwhile. One runs at a
-// time: a trigger while one runs is dropped (the next one copies what it
-// would have).
+// pages: one write in about thirty paid for copying the log and two
+// fsyncs while it held the writer gate, and every write queued behind it.
+// Connections are opened with wal_autocheckpoint(0), and every
+// checkpointEvery commits a PASSIVE checkpoint, which takes no write lock,
+// runs in the background; a trigger while one runs is dropped.
 //
-// A passive checkpoint alone let the log grow without end under writes
-// that follow each other closely (atomic batches from one client: 447 MB
-// after ten seconds): SQLite starts the log over only when a write begins
-// with every page of it copied, and the next write always began before the
-// checkpoint ended. So when a checkpoint leaves a log longer than
-// maxLogFrames, a RESTART checkpoint follows, holding the writer gate: it
-// copies the few pages the passive one could not, waits for readers to
-// leave the log, and the next write starts the log over (and truncates the
+// Passive checkpoints alone let the log grow without end under writes
+// that follow each other closely (447 MB in ten seconds): SQLite starts
+// the log over only when a write begins with all of it copied. So a log
+// left longer than maxLogFrames gets a RESTART checkpoint, holding the
+// writer gate, and the next write starts the log over (and truncates the
 // file to journal_size_limit, see parseDSN).
 type walCheckpointer struct {
 	db           *DB
@@ -60,12 +54,11 @@ func (c *walCheckpointer) committed() {
 	}
 }
 
-// checkpoint copies the log into the database file beside the writes,
-// and restarts a log grown past maxLogFrames. A checkpoint that fails (the
-// database is closing, busy past the timeout) loses nothing: the log keeps
-// the pages until the next. The first failure after a success is logged,
-// and the success after failures: a failure every checkpointEvery commits
-// would flood the log.
+// checkpoint copies the log into the database file, and restarts a log
+// grown past maxLogFrames. A checkpoint that fails (closing, busy) loses
+// nothing: the log keeps the pages until the next. Only a change between
+// failing and succeeding is logged: a failure every checkpointEvery
+// commits would flood the log.
 func (c *walCheckpointer) checkpoint(ctx context.Context) {
 	err := c.copyLog(ctx)
 	switch failing := err != nil; {

@@ -1,12 +1,11 @@
 // Package sqldb is the SQL plumbing the SQL stores share: opening SQLite
 // or PostgreSQL from a DSN, a pool of prepared statements, write
-// transactions that reuse them, the call budget (statement timeout),
-// driver faults turned into the engine's errors (busy, unreachable,
-// timeout), PostgreSQL's health probe (package health) and upkeep,
-// SQLite's writer gate, group commit and checkpoints. It holds no table and no business rule: engine/store/sqlstore
-// keeps the records on it, engine/platform/sqlplatform the service's own
-// state, and both write in one transaction when a write and its receipt
-// must commit together.
+// transactions, the call budget (statement timeout), driver faults turned
+// into the engine's errors, PostgreSQL's health probe (package health)
+// and upkeep, SQLite's writer gate, group commit and checkpoints. It
+// holds no table and no business rule: engine/store/sqlstore and
+// engine/platform/sqlplatform keep their rows on it, in one transaction
+// when a write and its receipt must commit together.
 //
 // All SQL is written with ? placeholders and rebound for the dialect,
 // with every identifier double-quoted. Times are stored as fixed-width
@@ -35,10 +34,8 @@ type Options struct {
 	// WrapDriver, when set, wraps the database driver, to see every
 	// statement the database is sent (tests count them; tracing).
 	WrapDriver func(driver.Driver) driver.Driver
-	// Logger hears of upkeep beside the calls that failed (a checkpoint,
-	// a vacuum, an ANALYZE): no call returns those failures, and one that
-	// keeps failing (a full disk, a lock never free) only grows the
-	// database. nil: they are not logged.
+	// Logger hears of failed upkeep (a checkpoint, a vacuum, an
+	// ANALYZE), which no call returns; nil: it is not logged.
 	Logger *slog.Logger
 }
 

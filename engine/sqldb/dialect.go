@@ -75,27 +75,20 @@ func parseDSN(dsn string, busyTimeout time.Duration) (Dialect, string, error) {
 			// Every connection of the pool would see a database of its own.
 			return Dialect{}, "", fmt.Errorf("DSN %q: an in-memory SQLite database is not supported; use a file", dsn)
 		}
-		// WAL lets readers run beside the one writer; _txlock=immediate makes
-		// every write transaction take the write lock up front, so two
-		// writers never deadlock upgrading a read lock. The log is
-		// checkpointed beside the writes, not in a commit (walCheckpointer).
-		// temp_store(MEMORY) keeps a statement's journal (what undoes a
-		// multi-row INSERT that fails half-way inside a transaction) in
-		// memory: on disk it cost a write per page the statement changed.
-		// cache_size(-1024) keeps 1 MiB of pages per connection rather than
-		// SQLite's 2 MB: the operating system caches the file anyway, and
-		// under 64 clients reading pages of 50 tasks the pool's ten caches
-		// were a sixth of the process's memory (peak RSS 142, 138 → 121,
-		// 120 MB; reads and writes the same within the noise).
-		// cache_spill(4096) lets a write transaction keep up to 16 MiB of
-		// changed pages before it writes them to the log mid-transaction:
-		// at 1 MiB a batch of 100 task creates spilled mid-transaction
-		// (about 2.5 % of its CPU in a profile); a single write changes a
-		// few dozen pages, and after the commit the cache shrinks back to
-		// 1 MiB.
-		// journal_size_limit(64 MiB) truncates the log file when a write
-		// starts the log over: after a burst of writes grew it, the file
-		// does not keep its largest size on disk.
+		// WAL lets readers run beside the one writer; _txlock=immediate takes
+		// the write lock up front, so two writers never deadlock upgrading a
+		// read lock; the log is checkpointed beside the writes
+		// (walCheckpointer), not in a commit.
+		// temp_store(MEMORY): a statement's journal (what undoes a multi-row
+		// INSERT failing half-way) cost a disk write per page it changed.
+		// cache_size(-1024): 1 MiB of pages per connection, not 2 MB; the OS
+		// caches the file anyway, and under 64 readers the pool's ten caches
+		// were a sixth of the memory (peak RSS 142 → 121 MB, speed the same).
+		// cache_spill(4096): a write keeps up to 16 MiB of changed pages
+		// before writing them to the log mid-transaction, which cost a batch
+		// of 100 task creates 2.5 % of its CPU; the cache shrinks back after.
+		// journal_size_limit(64 MiB): the log file shrinks back after a burst
+		// of writes grew it, when a write starts the log over.
 		sep := "?"
 		if strings.Contains(path, "?") {
 			sep = "&"
@@ -115,16 +108,14 @@ func parseDSN(dsn string, busyTimeout time.Duration) (Dialect, string, error) {
 }
 
 // connectTimeout bounds opening one PostgreSQL connection (dial, TLS,
-// authentication) when the DSN sets no connect_timeout. A database that is
-// down or unreachable must answer 503 within a second, and a pool refills
-// connections one call at a time, so this is short; raise it with
-// connect_timeout=N (whole seconds) in the DSN for a database far away.
+// authentication) when the DSN sets no connect_timeout: a database that is
+// down must answer 503 within a second, and a pool refills one call at a
+// time. A database far away sets connect_timeout=N (seconds) in the DSN.
 const connectTimeout = 500 * time.Millisecond
 
 // Keep-alive probes on PostgreSQL connections, so one whose peer vanished
 // without closing it (a partition, a host gone) is found dead within about
-// 4 s and the pool refills with live ones. Noticing a server that stops
-// answering is the health probe's job (below): it takes under a second.
+// 4 s. A server that stops answering is the health probe's to notice.
 var pgKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 2 * time.Second, Interval: time.Second, Count: 2}
 
 // open opens the connection pool for a DSN returned by parseDSN; on
@@ -275,8 +266,7 @@ func (d Dialect) IsUniqueViolation(err error) bool {
 	return hit
 }
 
-// IsNotNullViolation reports whether a write left table's column NULL
-// where it must not be.
+// IsNotNullViolation reports whether a write left table's column NULL.
 func (d Dialect) IsNotNullViolation(err error, table, column string) bool {
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return pgErr.Code == "23502" && pgErr.TableName == table && pgErr.ColumnName == column

@@ -13,23 +13,20 @@ import (
 // writeQueue commits SQLite's write transactions in groups: the writes
 // that queued while one group ran run next, one after the other in one
 // transaction, each inside a savepoint of its own, and commit together.
-// SQLite has one writer, so the writes of one process run one at a time
-// whatever we do; what a group saves is the commit each paid on its own,
-// which wrote every page it had touched to the log again (a quarter of a
-// PATCH's time under the writer gate, pprof: most of it pwrite). The
-// pages many writes touch (the right edge of an index, the change log,
-// the outbox) are written once per group.
+// SQLite's writes run one at a time anyway; a group saves the commit each
+// paid alone, which wrote every page it touched to the log again (a
+// quarter of a PATCH's time): pages many writes touch (an index's right
+// edge, the change log, the outbox) are written once per group.
 //
-// A write is still all or nothing, and alone in what it sees: a write that
-// fails rolls back to its savepoint (its OnRollback functions run) and the
-// others go on; they see each other's changes as they would one after the
-// other. A write answers once its group has committed. Alone, a write runs
-// as before: no savepoint, its own transaction.
+// A write is still all or nothing: one that fails rolls back to its
+// savepoint (its OnRollback functions run) and the others go on, seeing
+// each other's changes as one after the other. A write answers once its
+// group has committed; alone, it runs without a savepoint.
 //
 // The first write to find no group running leads: it runs the group of
-// every write then waiting (itself first), then hands the lead to the next
-// write waiting, as LevelDB's writers do, so no caller runs others' writes
-// for longer than one group.
+// every write then waiting (itself first), then hands the lead to the
+// next write waiting, as LevelDB's writers do, so no caller runs others'
+// writes for longer than one group.
 type writeQueue struct {
 	mu      sync.Mutex
 	waiting []*queuedWrite

@@ -62,18 +62,14 @@ func (t *Tx) ExecLater(ctx context.Context, failed func(error) error, query stri
 // too (sent before the transaction's next statement, or when the write's
 // fn returns): head is its text up to VALUES, row one row's "(?, ...)",
 // args the rows' values, row after row. When the queue is sent, the
-// INSERTs of one head queued since the last send go as one statement, of
+// INSERTs of one head queued since the last send go as one statement of
 // all their rows (within the placeholder limit), in the place of the
-// first: the creates of an atomic batch insert each table's rows in one
-// statement. For rows whose
-// order against the other statements queued does not matter (nothing
-// queued reads or changes them, and no constraint ties them to another
-// table's). A merged statement's failure is named by the first's failed.
-// A queue of sendAheadValues values is sent at once, its outcome read
-// later (ahead.go).
+// first, named by the first's failed: so it is for rows whose order
+// against the other statements queued does not matter. A queue of
+// sendAheadValues values is sent at once, its outcome read later
+// (ahead.go).
 func (t *Tx) ExecLaterRows(ctx context.Context, failed func(error) error, head, row string, n int, args []any) error {
-	// Its text is written when the queue is sent (mergeRows): merged, it
-	// is another.
+	// Its text is written when the queue is sent (mergeRows).
 	rows := &insertRows{head: head, row: row, n: n, parts: 1}
 	t.later = append(t.later, laterStatement{args: args, failed: failed, rows: rows})
 	t.laterValues += len(args)

@@ -101,16 +101,14 @@ func (p *pool) prepareLater(query string) {
 		return
 	}
 	p.preparing[query] = true
-	p.background.Add(1)
-	go func() {
-		defer p.background.Done()
+	p.background.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		p.stmt(ctx, query)
 		p.mu.Lock()
 		delete(p.preparing, query)
 		p.mu.Unlock()
-	}()
+	})
 }
 
 // QueryContext runs a cached statement.

@@ -7,22 +7,18 @@ import (
 	"sync/atomic"
 )
 
-// Sweeper keeps a queue table small on PostgreSQL. Rows pass through a
-// queue table: writes insert them and a merge or a sequencer deletes them
-// soon after (record_count_deltas, event_outbox), and the statement that
-// empties it reads every page of the table. PostgreSQL keeps a deleted
-// row in its page until the table is vacuumed; with autovacuum off or
-// behind (it visits a table at most once a minute by default), a table of
-// a few hundred live rows grew to 45 MB and each merge read all of it,
-// 22 ms, eight times a second under 64 writers. A sweeper vacuums its
-// table itself once sweepEvery rows have been deleted from it since the
+// Sweeper keeps a queue table small on PostgreSQL (record_count_deltas,
+// event_outbox: writes insert rows, a merge or a sequencer deletes them
+// soon after, reading every page of the table). PostgreSQL keeps a
+// deleted row in its page until a vacuum; with autovacuum off or behind
+// (once a minute at most), a table of a few hundred live rows grew to
+// 45 MB and each merge took 22 ms, eight times a second under 64 writers.
+// A sweeper vacuums its table once sweepEvery rows were deleted since the
 // last time. SQLite needs none: pages a table empties leave its B-tree.
 //
-// The vacuum leaves the table's emptied pages to its next rows instead of
-// truncating them (TRUNCATE false): truncating takes the table's
-// exclusive lock, which a queue table every write inserts into is never
-// free for long; the vacuum waited for it up to 0.8 s (make bench,
-// PostgreSQL).
+// TRUNCATE false: truncating takes the table's exclusive lock, which a
+// queue table every write inserts into is seldom free (the vacuum waited
+// up to 0.8 s for it).
 type Sweeper struct{ upkeep }
 
 // sweepEvery is how many deleted rows a sweeper lets pass between
@@ -52,22 +48,17 @@ func (s *Sweeper) Deleted(n int) {
 	}
 }
 
-// Analyzer keeps a growing table's statistics current on PostgreSQL.
-// PostgreSQL plans a prepared statement once for any parameters (a
-// generic plan) after a few runs and keeps that plan until the table's
-// statistics change; with autovacuum off or behind, a table analyzed
-// while empty (the idempotency keys of a new database) kept a sequential
-// scan as its lookup's plan while it grew by every write, 38 ms a lookup
-// at 40,000 keys (auto_explain, make bench). An analyzer analyzes its
-// table when the rows noted since the process started reach the next of
-// a doubling schedule: a few times in a table's life, each replanning the
-// statements that read it. The schedule starts at the rows the table
-// held when it was last analyzed or vacuumed (reltuples), at least
-// 1,024: statistics that already describe 45,000 keys plan lookups by
-// the index, and each ANALYZE of that table took 0.7 to 1.5 s of the
-// database's time, three or four of them in a new process's first
-// 10,000 writes when the schedule started at 1,024 whatever the table
-// held.
+// Analyzer keeps a growing table's statistics current on PostgreSQL,
+// which keeps a prepared statement's generic plan until they change: with
+// autovacuum off or behind, a table analyzed while empty (a new
+// database's idempotency keys) kept a sequential scan as its lookup's
+// plan, 38 ms a lookup at 40,000 keys. An analyzer analyzes its table
+// when the rows noted since the process started reach the next of a
+// doubling schedule: a few times in a table's life. The schedule starts
+// at the rows the table held when last analyzed (reltuples), at least
+// 1,024: started at 1,024 whatever the table held, a new process spent
+// three or four ANALYZEs of 0.7 to 1.5 s each on statistics that already
+// planned lookups by the index.
 type Analyzer struct {
 	upkeep
 	table   string // quoted
@@ -78,9 +69,8 @@ type Analyzer struct {
 const analyzeFirst = 1024
 
 // Analyzer returns the analyzer of a growing table: nil on SQLite, whose
-// Grew does nothing (SQLite plans each statement when it is prepared, by
-// the statistics of that moment, and the store's reads by key use their
-// index whatever the statistics say).
+// Grew does nothing (SQLite plans a statement when it is prepared, and
+// the reads by key use their index whatever the statistics say).
 func (db *DB) Analyzer(table string) *Analyzer {
 	if !db.dialect.Postgres() {
 		return nil
@@ -124,10 +114,9 @@ func (a *Analyzer) startFromStatistics(ctx context.Context) {
 // upkeep runs a statement that looks after a table (a VACUUM, an
 // ANALYZE) when the rows noted since the process started reach the next
 // mark of its schedule. It runs beside the calls, never in the one that
-// noted the rows: that call may hold the pool's last connection inside
-// its transaction (a server of one connection waited for itself on its
-// 1,024th write), and an ANALYZE of a large table takes a second. One
-// runs at a time: a mark passed while one runs is left to the next note.
+// noted the rows, which may hold the pool's last connection (a pool of
+// one waited for itself). One runs at a time: a mark passed while one
+// runs is left to the next note.
 type upkeep struct {
 	db        *DB
 	statement string

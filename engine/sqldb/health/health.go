@@ -22,21 +22,18 @@ const (
 	MarksWithin   = probeInterval + probeTimeout
 )
 
-// Probe watches a PostgreSQL server from a connection of its own, so
-// a server that accepts connections but stops answering (its host drops
-// packets, a proxy in between forwards nothing) is noticed within a
-// second. Nothing below it would notice: a pooled connection waiting for
-// its answer has sent its statement and sees only silence, which TCP
-// keep-alive cannot tell from a slow statement while the path (a proxy, a
-// load balancer) still acknowledges, so a call would wait out its whole
-// statement timeout.
+// Probe watches a PostgreSQL server from a connection of its own, so a
+// server that accepts connections but stops answering (its host drops
+// packets, a proxy forwards nothing) is noticed within a second. A pooled
+// connection that has sent its statement sees only silence, which TCP
+// keep-alive cannot tell from a slow statement while a proxy still
+// acknowledges: its call would wait out its whole statement timeout.
 //
 // When the probe marks the server unreachable it ends the calls in flight
-// on it (their contexts are cancelled, pgx closes their connections) and
-// every new call is refused at once (sqldb answers engine.ErrUnreachable); the probe goes on
-// trying and clears the mark as soon as the server answers again. A probe
-// that times out while calls are being answered (a busy server, a loaded
-// host) marks nothing: the server is evidently alive.
+// on it (pgx closes their connections) and every new call is refused at
+// once (sqldb answers engine.ErrUnreachable), until the server answers
+// the probe again. A probe that times out while calls are being answered
+// (a busy server, a loaded host) marks nothing.
 type Probe struct {
 	cfg        *pgx.ConnConfig
 	state      atomic.Pointer[probeState]
