@@ -32,8 +32,9 @@ func (db *DB) Sweeper(table string) *Sweeper {
 	if !db.dialect.Postgres() {
 		return nil
 	}
-	s := &Sweeper{}
-	s.init(db, `VACUUM (SKIP_LOCKED, TRUNCATE false) `+Quote(table), sweepEvery, func(noted int64) int64 { return noted + sweepEvery })
+	s := &Sweeper{upkeep{db: db, statement: `VACUUM (SKIP_LOCKED, TRUNCATE false) ` + Quote(table),
+		then: func(noted int64) int64 { return noted + sweepEvery }}}
+	s.due.Store(sweepEvery)
 	return s
 }
 
@@ -75,9 +76,9 @@ func (db *DB) Analyzer(table string) *Analyzer {
 	if !db.dialect.Postgres() {
 		return nil
 	}
-	a := &Analyzer{table: Quote(table)}
-	// No mark until the first note has read where the schedule starts.
-	a.init(db, `ANALYZE `+a.table, math.MaxInt64, func(noted int64) int64 { return 2 * noted })
+	a := &Analyzer{upkeep: upkeep{db: db, statement: `ANALYZE ` + Quote(table),
+		then: func(noted int64) int64 { return 2 * noted }}, table: Quote(table)}
+	a.due.Store(math.MaxInt64) // no mark until the first note has read where the schedule starts
 	return a
 }
 
@@ -124,11 +125,6 @@ type upkeep struct {
 	noted     atomic.Int64
 	due       atomic.Int64
 	running   atomic.Bool
-}
-
-func (u *upkeep) init(db *DB, statement string, first int64, then func(noted int64) int64) {
-	u.db, u.statement, u.then = db, statement, then
-	u.due.Store(first)
 }
 
 // note counts n rows and starts the statement when a mark is reached.
