@@ -256,11 +256,16 @@ const mergeEvery = 256
 // countKey is one count row.
 type countKey struct{ table, company string }
 
-func (t *Tx) addCount(table, company string, n int64) {
+// addCount notes n rows inserted (or, negative, deleted) in a Counted
+// table.
+func (t *Tx) addCount(tb *table, company string, n int64) {
+	if !tb.Counted || n == 0 {
+		return
+	}
 	if t.counts == nil {
 		t.counts = map[countKey]int64{}
 	}
-	t.counts[countKey{table, company}] += n
+	t.counts[countKey{tb.Name, company}] += n
 }
 
 // flushCounts writes the transaction's count changes as delta rows and
@@ -275,15 +280,21 @@ func (t *Tx) flushCounts(ctx context.Context) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
+	values, args := countRows(keys, t.counts)
+	t.counts = nil
+	err := t.tx.ExecLater(ctx, nil, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+values, args...)
+	return len(keys), err
+}
+
+// countRows are the VALUES of the rows of keys: company, table, n.
+func countRows(keys []countKey, n map[countKey]int64) (string, []any) {
 	values := make([]string, len(keys))
 	args := make([]any, 0, 3*len(keys))
 	for i, k := range keys {
 		values[i] = "(?, ?, ?)"
-		args = append(args, k.company, k.table, t.counts[k])
+		args = append(args, k.company, k.table, n[k])
 	}
-	t.counts = nil
-	err := t.tx.ExecLater(ctx, nil, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+strings.Join(values, ", "), args...)
-	return len(keys), err
+	return strings.Join(values, ", "), args
 }
 
 // noteDeltas counts delta rows a committed transaction wrote, and merges
@@ -320,13 +331,8 @@ func (s *Store) mergeCounts(ctx context.Context) error {
 		})
 		// Sorted, so parallel merges lock the count rows in one order.
 		for chunk := range slices.Chunk(keys, 500) {
-			values := make([]string, len(chunk))
-			args := make([]any, 0, 3*len(chunk))
-			for i, k := range chunk {
-				values[i] = "(?, ?, ?)"
-				args = append(args, k.company, k.table, sums[k])
-			}
-			if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+strings.Join(values, ", ")+`
+			values, args := countRows(chunk, sums)
+			if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+values+`
 				ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`, args...); err != nil {
 				return err
 			}

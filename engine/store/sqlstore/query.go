@@ -387,3 +387,33 @@ func toDB(c *store.Column, v any) any {
 	}
 	return v
 }
+
+// selectsAfter are selects sent in one ReadEach after other statements
+// (none for SelectEach; a write's for InsertEach, UpdateThenSelect): their
+// rows, by select.
+type selectsAfter struct {
+	first int // the index of the first select among the queries
+	built []builtSelect
+	rows  [][]store.Row
+}
+
+// selectsAfter appends the statements of reads to queries. inTx allows
+// ForUpdate.
+func (s *Store) selectsAfter(queries []sqldb.Query, reads []store.Select, inTx bool) ([]sqldb.Query, *selectsAfter, error) {
+	after := &selectsAfter{first: len(queries), built: make([]builtSelect, len(reads)), rows: make([][]store.Row, len(reads))}
+	for i, sel := range reads {
+		var err error
+		if after.built[i], err = s.buildSelect(sel, inTx); err != nil {
+			return nil, nil, err
+		}
+		queries = append(queries, after.built[i].query)
+	}
+	return queries, after, nil
+}
+
+// scan reads the rows of query i, one of the selects.
+func (a *selectsAfter) scan(i int, r sqldb.Rows) (err error) {
+	j := i - a.first
+	a.rows[j], err = a.built[j].scan(r)
+	return err
+}
