@@ -41,7 +41,10 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 				return fmt.Errorf("create %s: %w", own.name, err)
 			}
 		}
-		have, err := sqldb.Indexes(ctx, tx)
+		if err := s.apply(ctx, tx, plan); err != nil {
+			return err
+		}
+		have, err := sqldb.Indexes(ctx, tx) // after the plan, which may have dropped some
 		if err != nil {
 			return err
 		}
@@ -52,12 +55,6 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
-		}
-		if err := s.apply(ctx, tx, plan); err != nil {
-			return err
-		}
-		if have, err = sqldb.Indexes(ctx, tx); err != nil { // the plan may have dropped some
-			return err
 		}
 		for _, st := range s.schema.Tables {
 			t := s.tables[st.Name]

@@ -177,19 +177,26 @@ func (t *table) selectList(fields []string) ([]*store.Column, string, error) {
 
 // count runs a Select's conditions as a COUNT.
 func (s *Store) count(ctx context.Context, q sqldb.Querier, sel store.Select) (int64, error) {
-	t, err := s.table(sel.Table)
-	if err != nil {
-		return 0, err
-	}
-	var b strings.Builder
-	b.WriteString("SELECT COUNT(*) FROM ")
-	b.WriteString(t.name)
-	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	_, query, args, err := s.filtered("SELECT COUNT(*) FROM ", sel)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	return n, sqldb.Get(ctx, q, &n, b.String(), args...)
+	return n, sqldb.Get(ctx, q, &n, query, args...)
+}
+
+// filtered is head, the table's name and the WHERE of a Select's
+// conditions (count, estimate, Delete), with its args.
+func (s *Store) filtered(head string, sel store.Select) (*table, string, []any, error) {
+	t, err := s.table(sel.Table)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(t.name)
+	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	return t, b.String(), args, err
 }
 
 // where writes " WHERE company = ? AND ..." for the conditions and

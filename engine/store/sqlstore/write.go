@@ -558,17 +558,11 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 
 // Delete removes the matching rows.
 func (t *Tx) Delete(ctx context.Context, tableName, company string, where []store.Cond) (int64, error) {
-	tb, err := t.s.table(tableName)
+	tb, query, args, err := t.s.filtered("DELETE FROM ", store.Select{Table: tableName, Company: company, Where: where})
 	if err != nil {
 		return 0, err
 	}
-	var b strings.Builder
-	b.WriteString("DELETE FROM " + tb.name)
-	args, err := t.s.where(&b, tb, company, where, nil)
-	if err != nil {
-		return 0, err
-	}
-	n, err := sqldb.ExecAffected(ctx, t.tx, b.String(), args...)
+	n, err := sqldb.ExecAffected(ctx, t.tx, query, args...)
 	if err == nil {
 		t.addCount(tb, company, -n)
 	}
