@@ -12,17 +12,15 @@ import (
 )
 
 // Schema evolution: what a migration does beyond adding what is missing.
-// A column or table that holds data the schema no longer has is never
-// dropped quietly: the caller says which were renamed (their values are
-// carried over) and which were removed (dropped with their values); any
-// other that holds a value refuses the whole migration, and one that
-// holds none is noted and left as it is. The plan is read from the
-// database's own catalog and a count of the values concerned, so showing
-// it changes nothing and takes no write lock.
+// A column or table holding data the schema no longer has is never
+// dropped quietly: the caller says which were renamed (their values
+// carried over) and which removed (dropped with their values); any other
+// that holds a value refuses the whole migration, and one that holds none
+// is noted and left as it is.
 
 // Plan compares the database with the schema and returns what Migrate
-// would do, changing nothing. It reads the database's catalog and counts
-// the values of the leftovers, renames and removals: no write lock.
+// would do, changing nothing: it reads the catalog and counts values,
+// without a write lock.
 func (s *Store) Plan(ctx context.Context, ev migration.Evolution) (*migration.Plan, error) {
 	return read(ctx, s, func(ctx context.Context, q sqldb.Querier) (*migration.Plan, error) { return s.plan(ctx, q, ev) })
 }

@@ -79,11 +79,8 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 
 // Analyze refreshes the statistics the query planner picks indexes by:
 // run it after a bulk load. On PostgreSQL it vacuums too, leaving the
-// tables' visibility and free-space maps as autovacuum would after a
-// load: on a freshly seeded database without them (a server whose
-// autovacuum is off, or has not run yet) the engine's writes ran at
-// about half their rate (make bench: POST task 0.45× → 0.63× the
-// baseline, PATCH 0.35× → 0.67×), the baseline's barely changed.
+// visibility and free-space maps autovacuum would: without them a freshly
+// seeded database ran the engine's writes at about half their rate.
 func (s *Store) Analyze(ctx context.Context) error {
 	if s.db.Dialect().Postgres() {
 		return s.analyze(ctx, `VACUUM (ANALYZE)`)
@@ -91,13 +88,11 @@ func (s *Store) Analyze(ctx context.Context) error {
 	return s.analyze(ctx, `ANALYZE`)
 }
 
-// analyze runs a statement that gathers statistics. On SQLite it keeps
-// the per-index statistics (sqlite_stat1) and drops the samples of
-// sqlite_stat4: with samples, SQLite plans a statement again on every
-// call whose parameters it sampled, which for the store's prepared
-// statements was a fifth of GET one's CPU (make bench: 4,200 → 5,800
-// req/s in process without them), and the plans it picks without them
-// are the same index lookups.
+// analyze runs a statement that gathers statistics. On SQLite it drops
+// the samples of sqlite_stat4, keeping sqlite_stat1: with samples, SQLite
+// plans a prepared statement again on every call whose parameters it
+// sampled (a fifth of GET one's CPU), and picks the same index lookups
+// without them.
 func (s *Store) analyze(ctx context.Context, gather string) error {
 	return s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		if _, err := q.ExecContext(ctx, gather); err != nil || s.db.Dialect().Postgres() {

@@ -129,11 +129,8 @@ func (bs builtSelect) scan(rows sqldb.Rows) ([]store.Row, error) {
 			return nil, err
 		}
 		raw := scanned
-		// Room for the columns and one member more, as a caller may add
-		// (a key). A map's table holds more than it is sized for, up to a
-		// power of two, so a few members more rarely make it grow, while
-		// asking room for several doubled the table of many rows (a
-		// material line's 26 columns).
+		// Room for one member more, as a caller may add (a key): asking
+		// room for several doubled the map of many rows.
 		row := store.Row{Values: make(store.Values, len(cols)+len(bs.exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
@@ -287,7 +284,7 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 		return args, nil
 	case store.Contains:
 		b.WriteString(`LOWER(` + col + `) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`)
-		return append(args, "%"+escapeLike(sqldb.AsText(c.Value))+"%"), nil
+		return append(args, "%"+likeEscaper.Replace(sqldb.AsText(c.Value))+"%"), nil
 	case store.Prefix:
 		// substr counts characters in both dialects and compares exactly,
 		// where LIKE would fold ASCII case on SQLite.
@@ -307,17 +304,11 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 	return nil, fmt.Errorf("sqlstore: unknown condition operator %d on %s", c.Op, c.Field)
 }
 
-// escapeLike escapes the LIKE wildcards of a literal, with \ as escape.
-func escapeLike(s string) string { return likeEscaper.Replace(s) }
-
-// likeEscaper is escapeLike's Replacer, built once (it builds its tables
-// on first use).
+// likeEscaper escapes the LIKE wildcards of a literal, with \ as escape.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// fromDB converts a value as the driver returns it into the column's type.
-// A value the driver already gives in that type is returned as it came:
-// boxing it again into an any would allocate once more for every value
-// of every row read.
+// fromDB converts a value as the driver returns it into the column's
+// type; one already of that type is returned as it came, not boxed anew.
 func fromDB(c *store.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil

@@ -1,13 +1,11 @@
 // Package sqlstore keeps the tables of a store.Schema in SQLite or
 // PostgreSQL, one code path for both (the differences are engine/sqldb's
-// Dialect). It stores rows and knows no business rule: the pipeline above
-// it (engine/pipeline) decides what a row means.
+// Dialect). It stores rows and knows no business rule.
 //
 // Files: sqlstore.go (the store and its transactions), query.go (SELECT
 // and conditions), write.go (INSERT, UPDATE, upserts, DELETE), counts.go
-// (number series and the per-company row counts of Counted tables),
-// migrate.go (tables, columns and indexes made to match the schema),
-// evolve.go (the plan of a migration, in package migration's terms).
+// (number series and row counts), migrate.go and evolve.go (the schema's
+// tables, columns and indexes, and the plan of a migration).
 package sqlstore
 
 import (
@@ -149,8 +147,8 @@ var (
 	_ store.EachInserter    = (*Tx)(nil)
 )
 
-// SQL is the transaction's database transaction, for state kept in the
-// same database that must commit with the write (engine/platform/sqlplatform).
+// SQL is the database transaction, for state that must commit with the
+// write (engine/platform/sqlplatform).
 func (t *Tx) SQL() *sqldb.Tx { return t.tx }
 
 // Select reads rows in the transaction.

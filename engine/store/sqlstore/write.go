@@ -20,9 +20,8 @@ const maxArgs = 30000
 // maxRowsPerInsert caps the rows of one INSERT statement.
 const maxRowsPerInsert = 500
 
-// Insert adds rows in as few statements as the placeholder limit allows:
-// one for a record's line list. The columns are those any of the rows
-// sets; a row without one stores NULL there.
+// Insert adds rows in as few statements as the placeholder limit allows.
+// The columns are those any of the rows sets; the others store NULL.
 func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store.Values) ([]int64, error) {
 	seqs, _, err := t.InsertEach(ctx, []store.Insertion{{Table: tableName, Company: company, Rows: rows}}, nil)
 	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) {
@@ -34,11 +33,9 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 }
 
 // Append inserts rows as Insert does, without reading their Seqs back,
-// queued with the transaction's other rows (sqldb.Tx.ExecLaterRows): the
-// rows one table is given between two statements of the transaction go
-// in one INSERT (an atomic batch appends each write's change log as it
-// goes). For rows that repeat no unique index, and that nothing else
-// queued reads or changes.
+// queued (sqldb.Tx.ExecLaterRows): a table's rows queued between two
+// statements of the transaction go in one INSERT. For rows that repeat
+// no unique index, and that nothing else queued reads or changes.
 func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store.Values) error {
 	tb, err := t.s.table(tableName)
 	if err != nil || len(rows) == 0 {
@@ -62,9 +59,8 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	return nil
 }
 
-// queueRows queues the INSERT of rows, in statements of as many rows as
-// the placeholder limit allows, their Seqs given when seqs is, and counts
-// them in a Counted table.
+// queueRows queues the INSERTs of rows, their Seqs given when seqs is,
+// and counts them.
 func (t *Tx) queueRows(ctx context.Context, ins insertion, company string, rows []store.Values, seqs []int64, named func(error) error) error {
 	head, row := ins.valuesParts()
 	perStatement := ins.perStatement()
@@ -82,11 +78,8 @@ func (t *Tx) queueRows(ctx context.Context, ins insertion, company string, rows 
 	return nil
 }
 
-// InsertEach runs the inserts, each in as few statements as the
-// placeholder limit allows, then the selects, all their statements
-// together: PostgreSQL is sent them in one round trip
-// (sqldb.Tx.ReadEach), a record's insert with its line lists' and the
-// read of its computed extra fields.
+// InsertEach runs the inserts, then the selects, all their statements
+// together: PostgreSQL is sent them in one round trip (sqldb.Tx.ReadEach).
 func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []store.Select) ([][]int64, [][]store.Row, error) {
 	var queries []sqldb.Query
 	var of []int // the insertion each insert query belongs to
@@ -147,8 +140,7 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []sto
 	return seqs, after.rows, nil
 }
 
-// insertStatements are the INSERTs of rows, each of as many rows as one
-// statement can carry.
+// insertStatements are the INSERTs of rows, perStatement rows each.
 func (s *Store) insertStatements(ins insertion, company string, rows []store.Values) []sqldb.Query {
 	var out []sqldb.Query
 	for chunk := range slices.Chunk(rows, ins.perStatement()) {
@@ -168,8 +160,7 @@ type insertion struct {
 	shape    string // the cols by their place in the table, two bytes each: the key of the statement's text
 }
 
-// insertion says how rows go into t; it refuses a field that is no
-// column.
+// insertion says how rows go into t, refusing a field that is no column.
 func (t *table) insertion(rows []store.Values) (insertion, error) {
 	for _, row := range rows {
 		for field := range row {
@@ -222,10 +213,9 @@ func (ins insertion) columnNames() []string {
 }
 
 // valuesParts are an INSERT ... VALUES of rows given whole (not
-// numbered): its text up to VALUES, and one row's values. They are
-// remembered per table, as insertSQL's texts are: an atomic batch queues
-// its rows (queueRows) once per write and table, and building them anew
-// was 3 % of a PostgreSQL batch's CPU.
+// numbered): its text up to VALUES, and one row's values. Remembered:
+// building them anew for each write of an atomic batch was 3 % of a
+// PostgreSQL batch's CPU.
 func (ins insertion) valuesParts() (head, row string) {
 	parts := remembered(ins.tb, insertKey{shape: ins.shape, seqs: ins.seqs}, func() [2]string {
 		names := ins.columnNames()
@@ -238,8 +228,7 @@ func (ins insertion) valuesParts() (head, row string) {
 	return parts[0], parts[1]
 }
 
-// width is the number of values of each row: its Seq when given, its
-// company and columns.
+// width is the number of values of each row (columnNames).
 func (ins insertion) width() int {
 	n := len(ins.cols)
 	if ins.seqs {
@@ -272,13 +261,11 @@ func (ins insertion) args(company string, rows []store.Values, seqs []int64) []a
 	return args
 }
 
-// insertSQL is the INSERT of n rows, without RETURNING or ON CONFLICT
-// (remembered per table: building the text was a twentieth of a
-// PostgreSQL create's allocations):
-// INSERT ... VALUES, or, when the statement numbers the rows, an INSERT
-// ... SELECT from the rows numbered once each (a materialized WITH), in
-// the order of VALUES, whose SeqText columns take the row's number where
-// the row gives no value.
+// insertSQL is the INSERT of n rows, without RETURNING or ON CONFLICT,
+// remembered (building it was a twentieth of a PostgreSQL create's
+// allocations): INSERT ... VALUES, or, when the statement numbers the
+// rows, an INSERT ... SELECT from the rows numbered once each in the order
+// of VALUES (a materialized WITH), whose empty SeqText columns take it.
 func (s *Store) insertSQL(ins insertion, n int) string {
 	return remembered(ins.tb, insertKey{ins.shape, ins.numbered, ins.seqs, n}, func() string { return s.buildInsertSQL(ins, n) })
 }
@@ -292,8 +279,7 @@ type insertKey struct {
 	rows     int
 }
 
-// maxInsertTexts bounds a table's remembered INSERT texts: a text is
-// built again, not remembered, past it.
+// maxInsertTexts bounds a table's remembered INSERT texts.
 const maxInsertTexts = 256
 
 // remembered is the table's text under key, built and remembered on
@@ -346,11 +332,9 @@ func (s *Store) buildInsertSQL(ins insertion, n int) string {
 }
 
 // scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave, sorted:
-// the seqs of its rows in order. Both databases number the rows of one
-// INSERT in the order of its VALUES (SQLite's AUTOINCREMENT one after the
-// other, PostgreSQL calling nextval row by row; a numbered insertion by
-// the rows' ordinals, sqldb.Dialect.InsertedSeq), while RETURNING may
-// list them in any order.
+// the seqs of its rows in order. Both databases number the rows in the
+// order of VALUES (a numbered insertion by their ordinals), while
+// RETURNING may list them in any order.
 func scanSeqs(rows sqldb.Rows) ([]int64, error) {
 	var seqs []int64
 	for rows.Next() {
@@ -424,9 +408,8 @@ func (t *Tx) Update(ctx context.Context, tableName, company string, where []stor
 	return n, t.duplicate(tb, err)
 }
 
-// UpdateLater runs an UPDATE as Update does, without its count:
-// PostgreSQL is sent it with the transaction's next statement or its
-// commit (sqldb.Tx.ExecLater).
+// UpdateLater runs an UPDATE as Update does, without its count, queued
+// (sqldb.Tx.ExecLater).
 func (t *Tx) UpdateLater(ctx context.Context, tableName, company string, where []store.Cond, set store.Values) error {
 	if len(set) == 0 {
 		_, err := t.s.table(tableName)
