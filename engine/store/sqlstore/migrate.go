@@ -150,10 +150,8 @@ func (s *Store) createTable(t *table) string {
 	if t.Seq {
 		defs = append(defs, d.SeqColumn())
 	}
-	var key []string
 	if t.Company {
 		defs = append(defs, `"company" TEXT NOT NULL`)
-		key = append(key, sqldb.Quote(companyColumn))
 	}
 	for _, c := range t.allCols {
 		def := sqldb.Quote(c.Name) + " " + s.columnType(c)
@@ -163,9 +161,7 @@ func (s *Store) createTable(t *table) string {
 		defs = append(defs, def)
 	}
 	if !t.Seq && len(t.Key) > 0 {
-		for _, f := range t.Key {
-			key = append(key, sqldb.Quote(t.columns[f].Name))
-		}
+		key, _ := t.keyColumns(t.Key) // Schema.Check made sure the columns exist
 		defs = append(defs, "PRIMARY KEY ("+strings.Join(key, ", ")+")")
 	}
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n\t%s)", t.name, strings.Join(defs, ",\n\t"))
@@ -190,14 +186,7 @@ func (s *Store) columnType(c *store.Column) string {
 // createIndex is the CREATE INDEX statement of an index: the company of a
 // Company table first, then the index's fields.
 func (t *table) createIndex(ix store.Index) string {
-	var cols []string
-	if t.Company {
-		cols = append(cols, sqldb.Quote(companyColumn))
-	}
-	for _, f := range ix.Fields {
-		col, _, _ := t.column(f) // Schema.Check made sure the column exists
-		cols = append(cols, col)
-	}
+	cols, _ := t.keyColumns(ix.Fields) // Schema.Check made sure the columns exist
 	kind := "INDEX"
 	if ix.Unique {
 		kind = "UNIQUE INDEX"

@@ -7,8 +7,6 @@ import (
 	"fieldapi/engine/store"
 )
 
-var _ store.NumberTaker = (*Store)(nil)
-
 // SelectEachTakingNumber runs the selects and, on PostgreSQL, the
 // nextval of the series' sequence with its check, in one round trip
 // outside any transaction: a sequence hands out numbers outside

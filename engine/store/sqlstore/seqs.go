@@ -12,8 +12,6 @@ import (
 	"fieldapi/engine/store"
 )
 
-var _ store.SeqTaker = (*Tx)(nil)
-
 // TakeSeqs takes Seqs ahead of the inserts. PostgreSQL: the nextvals of
 // each table's serial sequence, every table in one statement. SQLite:
 // the transaction, holding the write lock, moves each table's

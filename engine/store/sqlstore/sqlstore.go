@@ -32,6 +32,7 @@ var (
 	_ store.Store        = (*Store)(nil)
 	_ store.EachSelector = (*Store)(nil)
 	_ store.Estimator    = (*Store)(nil)
+	_ store.NumberTaker  = (*Store)(nil)
 )
 
 // New keeps schema's tables on db. Migrate creates what is missing.
@@ -145,6 +146,7 @@ var (
 	_ store.FreeNumberTaker = (*Tx)(nil)
 	_ store.Appender        = (*Tx)(nil)
 	_ store.EachInserter    = (*Tx)(nil)
+	_ store.SeqTaker        = (*Tx)(nil)
 )
 
 // SQL is the database transaction, for state that must commit with the
@@ -212,6 +214,23 @@ func (s *Store) table(name string) (*table, error) {
 		return nil, fmt.Errorf("sqlstore: no table %q in the schema", name)
 	}
 	return t, nil
+}
+
+// keyColumns are the columns of a key, an index or a conflict target: the
+// company of a Company table, then the fields'.
+func (t *table) keyColumns(fields []string) ([]string, error) {
+	var cols []string
+	if t.Company {
+		cols = append(cols, sqldb.Quote(companyColumn))
+	}
+	for _, f := range fields {
+		col, _, err := t.column(f)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, col)
+	}
+	return cols, nil
 }
 
 // column is the SQL of a field of t in conditions and orders.

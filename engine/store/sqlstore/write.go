@@ -365,13 +365,7 @@ func (t *Tx) duplicate(tb *table, err error) error {
 // or by its columns, or "" when none matches.
 func (tb *table) violated(index string, columns []string) string {
 	for _, ix := range tb.Indexes {
-		if !ix.Unique {
-			continue
-		}
-		if index != "" && ix.Name == index {
-			return ix.Name
-		}
-		if columns != nil && slices.Equal(columns, tb.indexColumns(ix)) {
+		if ix.Unique && (index != "" && ix.Name == index || columns != nil && slices.Equal(columns, tb.indexColumns(ix))) {
 			return ix.Name
 		}
 	}
@@ -497,17 +491,11 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 		return err
 	}
 	args := ins.args(company, rows, nil)
-	var targets, sets []string
-	if tb.Company {
-		targets = append(targets, sqldb.Quote(companyColumn))
+	targets, err := tb.keyColumns(conflict)
+	if err != nil {
+		return err
 	}
-	for _, field := range conflict {
-		col, _, err := tb.column(field)
-		if err != nil {
-			return err
-		}
-		targets = append(targets, col)
-	}
+	var sets []string
 	for _, field := range replace {
 		col, _, err := tb.column(field)
 		if err != nil {
