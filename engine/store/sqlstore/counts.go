@@ -61,14 +61,11 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 			return nil, err
 		}
 		var numbers []int64
-		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}},
-			func(r sqldb.Rows) error {
-				var number int64
-				err := r.Scan(&number)
-				numbers = append(numbers, number)
+		err = t.tx.ReadEach(ctx, []sqldb.Query{{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}}},
+			func(_ int, r sqldb.Rows) (err error) {
+				numbers, err = scanSeqs(r)
 				return err
 			})
-		slices.Sort(numbers)
 		return numbers, err
 	}
 	var first int64

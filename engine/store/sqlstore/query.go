@@ -254,28 +254,26 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 	if err != nil {
 		return nil, err
 	}
-	value := func(v any) any { return toDB(column, v) }
-	switch c.Op {
-	case store.Eq:
-		if c.Value == nil {
-			b.WriteString(col + " IS NULL")
-			return args, nil
-		}
-		b.WriteString(col + " = ?")
-		return append(args, value(c.Value)), nil
+	op := c.Op
+	if op == store.Eq && c.Value == nil {
+		op = store.IsNull
+	}
+	switch op {
+	case store.IsNull, store.NotNull:
+		b.WriteString(col + [...]string{store.IsNull: " IS NULL", store.NotNull: " IS NOT NULL"}[op])
+		return args, nil
+	case store.Eq, store.Lt, store.Le, store.Gt, store.Ge:
+		b.WriteString(col + " " + [...]string{store.Eq: "=", store.Lt: "<", store.Le: "<=", store.Gt: ">", store.Ge: ">="}[op] + " ?")
+		return append(args, toDB(column, c.Value)), nil
 	case store.In, store.NotIn:
 		if len(c.Values) == 0 {
-			if c.Op == store.In {
-				b.WriteString("1 = 0")
-			} else {
-				b.WriteString("1 = 1")
-			}
+			b.WriteString([...]string{store.In: "1 = 0", store.NotIn: "1 = 1"}[op])
 			return args, nil
 		}
 		for _, v := range c.Values {
-			args = append(args, value(v))
+			args = append(args, toDB(column, v))
 		}
-		if c.Op == store.In {
+		if op == store.In {
 			b.WriteString(col + " IN (" + sqldb.Placeholders(len(c.Values)) + ")")
 		} else {
 			// NOT IN is unknown for NULL; a row without a value is "none of them".
@@ -291,15 +289,6 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 		prefix := sqldb.AsText(c.Value)
 		b.WriteString("substr(" + col + ", 1, ?) = ?")
 		return append(args, len([]rune(prefix)), prefix), nil
-	case store.Lt, store.Le, store.Gt, store.Ge:
-		b.WriteString(col + " " + [...]string{store.Lt: "<", store.Le: "<=", store.Gt: ">", store.Ge: ">="}[c.Op] + " ?")
-		return append(args, value(c.Value)), nil
-	case store.IsNull:
-		b.WriteString(col + " IS NULL")
-		return args, nil
-	case store.NotNull:
-		b.WriteString(col + " IS NOT NULL")
-		return args, nil
 	}
 	return nil, fmt.Errorf("sqlstore: unknown condition operator %d on %s", c.Op, c.Field)
 }

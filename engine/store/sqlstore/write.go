@@ -331,8 +331,8 @@ func (s *Store) buildInsertSQL(ins insertion, n int) string {
 		"SELECT " + strings.Join(selected, ", ") + ` FROM "numbered" WHERE true` // WHERE: SQLite's parser wants it before ON CONFLICT
 }
 
-// scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave, sorted:
-// the seqs of its rows in order. Both databases number the rows in the
+// scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave (or numbers
+// a series' nextvals), sorted: the seqs of its rows in order. Both databases number the rows in the
 // order of VALUES (a numbered insertion by their ordinals), while
 // RETURNING may list them in any order.
 func scanSeqs(rows sqldb.Rows) ([]int64, error) {
