@@ -1,8 +1,9 @@
 // Package store is the narrow interface between the engine's pipeline
 // (engine/pipeline) and the storage below it. A store keeps rows of the
 // tables a Schema declares, in transactions, with the schema's indexes;
-// it knows no catalog semantics and no business rule, which are the
-// pipeline's, written once for every store.
+// it knows no catalog semantics and no business rule: defaults,
+// references, number series use, line lists, extra fields, permissions
+// and the change log are the pipeline's, written once for every store.
 //
 // engine/store/sqlstore (SQLite and PostgreSQL) and engine/store/memstore
 // (memory) implement it; another, such as an adapter to a business
@@ -78,18 +79,19 @@ type EachSelector interface {
 }
 
 // SelectEach runs independent selects on r: together when r is an
-// EachSelector, else one after the other.
+// EachSelector, else one after the other. The pipeline reads what it can
+// ask at once (a record's line lists and extra fields, a write's
+// references) through it.
 func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
 	if each, ok := r.(EachSelector); ok && len(qs) > 1 {
 		return each.SelectEach(ctx, qs)
 	}
 	out := make([][]Row, len(qs))
 	for i, q := range qs {
-		rows, err := r.Select(ctx, q)
-		if err != nil {
+		var err error
+		if out[i], err = r.Select(ctx, q); err != nil {
 			return nil, err
 		}
-		out[i] = rows
 	}
 	return out, nil
 }
@@ -120,7 +122,8 @@ func NextFreeNumber(ctx context.Context, tx Tx, company, series, table, field st
 // NumberTaker is a Store whose number series need no transaction
 // (PostgreSQL's sequences: neither a rollback nor ReturnNumbers gives a
 // number back). A create takes its number with the reads it does before
-// its transaction, in their round trip.
+// its transaction, in their round trip, rather than in one of its own
+// inside the transaction.
 type NumberTaker interface {
 	// SelectEachTakingNumber runs the selects as SelectEach does and,
 	// with them, takes and checks the series' next number as
@@ -188,8 +191,9 @@ type Sender interface {
 // SeqTaker is a Tx whose tables' Seqs can be taken before their rows are
 // inserted (PostgreSQL's sequences; SQLite's AUTOINCREMENT counters under
 // the write lock), so that the rows go in queued, nothing read back: an
-// atomic batch's creates take theirs at once, and each table's queued
-// rows go in one statement.
+// atomic batch's creates take theirs at once, none waiting on the store
+// by itself, and each table's queued rows go in one statement, with the
+// transaction's next statement or at its end.
 type SeqTaker interface {
 	// TakeSeqs takes n Seqs of each table of want, increasing. ok is
 	// false, and none taken, where the store cannot now (a SQLite table

@@ -225,12 +225,15 @@ func sequenceName(company, series string) string {
 }
 
 // Row counts of Counted tables: a list's total is one row read (and a few
-// deltas), not a scan. A transaction inserts its count changes as delta
-// rows in one statement just before its commit: inserting locks no row,
+// deltas), not a scan. A count changes in the transaction that inserts or
+// deletes the rows (a rollback or a crash takes both away together): it
+// inserts its changes as delta rows in one statement just before its
+// commit. Inserting locks no row,
 // so creates of one company never queue on their count, as an UPDATE of
 // its row would. A count is its row plus its deltas; every mergeEvery
 // delta rows the store adds them to the count rows. A missing count row
-// means no rows: Migrate counts a table that was never counted.
+// means no rows: Migrate counts a table that was never counted, and never
+// replaces a count.
 
 // mergeEvery is how many delta rows a store writes before it merges
 // them: reading a count sums a handful, merging costs writes little.
@@ -292,8 +295,9 @@ func (s *Store) noteDeltas(ctx context.Context, n int) {
 }
 
 // mergeCounts adds every delta row to its count row and deletes it, in
-// one transaction. A parallel merge takes other rows (each DELETE removes
-// those it saw), and writes go on inserting deltas meanwhile.
+// one transaction. On PostgreSQL a parallel merge takes other rows (each
+// DELETE removes those it saw, which no other removes as well), and
+// writes go on inserting deltas meanwhile.
 func (s *Store) mergeCounts(ctx context.Context) error {
 	var deltas []struct {
 		Company  string `db:"company"`
@@ -339,8 +343,9 @@ func (s *Store) counted(ctx context.Context, q sqldb.Querier, table, company str
 }
 
 // backfillCounts counts the rows of a Counted table that has never been
-// counted (no count row and no delta). The WHERE also keeps SQLite's
-// parser from reading ON CONFLICT as a join clause.
+// counted (no count row and no delta). The NOT EXISTS is evaluated once,
+// before any row is read; the WHERE also keeps SQLite's parser from
+// reading ON CONFLICT as a join clause.
 func backfillCounts(ctx context.Context, tx *sqldb.Tx, t *table) error {
 	_, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n")
 		SELECT "company", ?, COUNT(*) FROM `+t.name+`

@@ -129,8 +129,10 @@ func (bs builtSelect) scan(rows sqldb.Rows) ([]store.Row, error) {
 			return nil, err
 		}
 		raw := scanned
-		// Room for one member more, as a caller may add (a key): asking
-		// room for several doubled the map of many rows.
+		// Room for one member more, as a caller may add (a key). A map's
+		// table holds more than it is sized for, up to a power of two, so
+		// one more rarely makes it grow, while asking room for several
+		// doubled the table of many rows (a material line's 26 columns).
 		row := store.Row{Values: make(store.Values, len(cols)+len(bs.exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])

@@ -74,8 +74,10 @@ func (t *Tx) takeSequences(ctx context.Context, tables []string, want map[string
 	return seqs, true, nil
 }
 
-// InsertLater inserts rows with their Seqs given (TakeSeqs), queued as
-// Append's are. Their order against other tables' queued rows does not
+// InsertLater inserts rows with their Seqs given (TakeSeqs), their
+// SeqText columns filled with them where empty, queued as Append's are:
+// PostgreSQL is sent them with the transaction's next statement or its
+// commit. Their order against other tables' queued rows does not
 // matter: no constraint ties one table to another, and a write reads a
 // record (sending the queue first) before it changes it.
 func (t *Tx) InsertLater(ctx context.Context, tableName, company string, rows []store.Values, seqs []int64, failed func(error) error) error {
