@@ -1,23 +1,19 @@
-// Package store is the narrow interface between the engine's write
-// pipeline (engine/pipeline) and the storage below it. A store keeps rows
-// of the tables a Schema declares, in transactions, with the indexes the
-// schema asks for; it knows no catalog semantics and no business rule:
-// defaults, references, number series use, line lists, extra fields,
-// permissions and the change log are the pipeline's, written once for
-// every store.
+// Package store is the narrow interface between the engine's pipeline
+// (engine/pipeline) and the storage below it. A store keeps rows of the
+// tables a Schema declares, in transactions, with the schema's indexes;
+// it knows no catalog semantics and no business rule: defaults,
+// references, number series use, line lists, extra fields, permissions
+// and the change log are the pipeline's, written once for every store.
 //
-// Two stores implement it: engine/store/sqlstore (SQLite and PostgreSQL,
-// one code path with dialects) and engine/store/memstore (memory, for
-// tests and disposable servers). A third, such as an adapter to a real
-// business system, passes engine/enginetest by implementing this package's
-// interfaces.
+// engine/store/sqlstore (SQLite and PostgreSQL) and engine/store/memstore
+// (memory) implement it; another, such as an adapter to a business
+// system, passes engine/enginetest by implementing its interfaces.
 //
 // Rows are maps keyed by a column's Field name; values are nil, string,
 // float64, int64, bool, []byte, []string or map[string]string as the
-// column's Type says. Every table whose Company flag is set is confined to
-// one company: every call names it, and no call sees another company's
-// rows. Errors a store cannot help (the database is busy, unreachable, or
-// did not answer in time) are engine.ErrBusy, engine.ErrUnreachable and
+// column's Type says. A table whose Company flag is set is confined to
+// one company: every call names it, and no call sees another's rows.
+// Faults a store cannot help are engine.ErrBusy, engine.ErrUnreachable and
 // engine.ErrTimeout, wrapped with the cause.
 package store
 
@@ -34,10 +30,9 @@ type Store interface {
 	Reader
 	// Write runs fn in one transaction: committed when fn returns nil,
 	// rolled back when it returns an error (which Write returns). fn's ctx
-	// carries the call's budget (the statement timeout): use it for every
-	// call on tx. A fault before the commit was sent wrote nothing and is
-	// engine.ErrBusy or engine.ErrUnreachable, never engine.ErrTimeout
-	// ("may have written").
+	// carries the call's budget: use it for every call on tx. A fault
+	// before the commit was sent wrote nothing and is engine.ErrBusy or
+	// engine.ErrUnreachable, never engine.ErrTimeout ("may have written").
 	Write(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	// Ping reports whether the storage answers.
 	Ping(ctx context.Context) error
@@ -54,22 +49,20 @@ type Reader interface {
 	// (Columns, OrderBy, Limit and Offset are ignored).
 	Count(ctx context.Context, q Select) (int64, error)
 	// Counted returns how many rows a company has in a table the schema
-	// marks Counted: kept by the store as rows are inserted and deleted, so
-	// a list's total costs one read however many rows there are.
+	// marks Counted, kept as rows are inserted and deleted: a list's total
+	// costs one read however many rows there are.
 	Counted(ctx context.Context, table, company string) (int64, error)
 }
 
 // Estimator is a Reader that keeps statistics of its tables.
 type Estimator interface {
 	// Estimate returns about how many rows of one table match the query's
-	// Where, from the storage's statistics, and whether the number is in
-	// fact exact.
+	// Where, from the statistics, and whether the number is exact.
 	Estimate(ctx context.Context, q Select) (n int64, exact bool, err error)
 }
 
-// Estimate returns about how many rows of one table match the query's
-// Where, and whether the number is exact: from r's statistics when r is
-// an Estimator (a list's total on a large table), else by counting.
+// Estimate estimates as r's Estimate when r is an Estimator (a list's
+// total on a large table), else counts: exact.
 func Estimate(ctx context.Context, r Reader, q Select) (n int64, exact bool, err error) {
 	if est, ok := r.(Estimator); ok {
 		return est.Estimate(ctx, q)
@@ -95,27 +88,25 @@ func SelectEach(ctx context.Context, r Reader, qs []Select) ([][]Row, error) {
 	}
 	out := make([][]Row, len(qs))
 	for i, q := range qs {
-		rows, err := r.Select(ctx, q)
-		if err != nil {
+		var err error
+		if out[i], err = r.Select(ctx, q); err != nil {
 			return nil, err
 		}
-		out[i] = rows
 	}
 	return out, nil
 }
 
 // FreeNumberTaker is a Tx that takes a number and checks it is free in
-// one statement: a create takes and checks its number on every call.
+// one statement, as every create does.
 type FreeNumberTaker interface {
-	// NextFreeNumber is NextFreeNumber on the transaction.
 	NextFreeNumber(ctx context.Context, company, series, table, field string) (n int64, free bool, err error)
 }
 
 // NextFreeNumber takes the next number of a company's series, as
 // NextNumbers(…, 1) does, and reports whether it is free: whether no row
 // of the company in table holds it, as decimal text, in the text column
-// of field (a key given by hand may have used it). A FreeNumberTaker does
-// both at once; another tx takes the number, then counts.
+// of field (a key given by hand may have used it). Another tx than a
+// FreeNumberTaker takes the number, then counts.
 func NextFreeNumber(ctx context.Context, tx Tx, company, series, table, field string) (n int64, free bool, err error) {
 	if taker, ok := tx.(FreeNumberTaker); ok {
 		return taker.NextFreeNumber(ctx, company, series, table, field)
@@ -128,17 +119,16 @@ func NextFreeNumber(ctx context.Context, tx Tx, company, series, table, field st
 	return numbers[0], used == 0, err
 }
 
-// NumberTaker is a Store whose number series need no transaction: a
-// number it hands out is taken at once, and neither a rollback nor
-// ReturnNumbers gives it back (PostgreSQL's sequences). A create takes
-// its number with the reads it does before its transaction, in their
-// round trip, rather than in one of its own inside the transaction.
+// NumberTaker is a Store whose number series need no transaction
+// (PostgreSQL's sequences: neither a rollback nor ReturnNumbers gives a
+// number back). A create takes its number with the reads it does before
+// its transaction, in their round trip, rather than in one of its own
+// inside the transaction.
 type NumberTaker interface {
 	// SelectEachTakingNumber runs the selects as SelectEach does and,
-	// together with them, takes the series' next number and checks it as
-	// Tx.NextFreeNumber does. When the store cannot take it so (its series
-	// are transactional, or this one is not set up yet) it takes none and
-	// returns nil: the create takes one in its transaction.
+	// with them, takes and checks the series' next number as
+	// NextFreeNumber does. When it cannot (series in transactions, or this
+	// one not set up yet) it takes none and returns nil.
 	SelectEachTakingNumber(ctx context.Context, qs []Select, of NumberOf) ([][]Row, *TakenNumber, error)
 }
 
@@ -152,19 +142,18 @@ type TakenNumber struct {
 	Free bool // no row holds it (Tx.NextFreeNumber)
 }
 
-// Appender is a Tx that can add rows nothing in the transaction reads the
-// Seqs of (a write's change log): the SQL store sends PostgreSQL them
-// with the transaction's next statement or its commit, not in a round
-// trip of their own.
+// Appender is a Tx that can add rows whose Seqs nothing reads (a write's
+// change log) without a round trip of their own: the SQL store sends
+// PostgreSQL them with the transaction's next statement or its commit.
 type Appender interface {
-	// Append inserts rows as Insert does, without their Seqs. Its failure
-	// may come from a later call of the transaction or from its Write.
-	// For rows that repeat no unique index.
+	// Append inserts rows as Insert does, without their Seqs, for rows
+	// that repeat no unique index. Its failure may come from a later call
+	// of the transaction or from its Write.
 	Append(ctx context.Context, table, company string, rows []Values) error
 }
 
-// Append adds rows to a table in tx: by its Append when it is an
-// Appender, else by Insert.
+// Append adds rows to a table in tx: by Append when it is an Appender,
+// else by Insert.
 func Append(ctx context.Context, tx Tx, table, company string, rows []Values) error {
 	if a, ok := tx.(Appender); ok {
 		return a.Append(ctx, table, company, rows)
@@ -173,18 +162,16 @@ func Append(ctx context.Context, tx Tx, table, company string, rows []Values) er
 	return err
 }
 
-// LaterUpdater is a Tx that can run an update whose count nothing in the
-// transaction needs (a record's UPDATE whose answer reads nothing back):
-// the SQL store sends PostgreSQL it with the transaction's next statement
-// or its commit, not in a round trip of its own.
+// LaterUpdater is a Tx that can run an update whose count nothing needs
+// without a round trip of its own, as Appender appends.
 type LaterUpdater interface {
-	// UpdateLater sets columns as Update does, without counting the rows.
-	// Its failure may come from a later call of the transaction or from
-	// its Write. For sets that change no column of a unique index.
+	// UpdateLater sets columns as Update does, without counting the rows,
+	// for sets that change no column of a unique index. Its failure may
+	// come from a later call of the transaction or from its Write.
 	UpdateLater(ctx context.Context, table, company string, where []Cond, set Values) error
 }
 
-// UpdateLater updates rows in tx: by its UpdateLater when it is a
+// UpdateLater updates rows in tx: by UpdateLater when it is a
 // LaterUpdater, else by Update.
 func UpdateLater(ctx context.Context, tx Tx, table, company string, where []Cond, set Values) error {
 	if u, ok := tx.(LaterUpdater); ok {
@@ -194,31 +181,28 @@ func UpdateLater(ctx context.Context, tx Tx, table, company string, where []Cond
 	return err
 }
 
-// Sender is a Tx that can send what it queued (InsertLater, Append) to
-// the database now, without waiting for the outcome, instead of with its
-// next statement: a write that has queued its last rows lets the
-// database insert them while it prepares what ends it (its events).
+// Sender is a Tx that can send what it queued (InsertLater, Append) now,
+// without waiting for the outcome: the database inserts a write's last
+// rows while the write prepares what ends it (its events).
 type Sender interface {
 	SendQueued(ctx context.Context)
 }
 
 // SeqTaker is a Tx whose tables' Seqs can be taken before their rows are
-// inserted (PostgreSQL's sequences; SQLite's AUTOINCREMENT counters, the
-// transaction holding the write lock), so that rows given theirs go in
-// without anything read back, queued: the rows of one table queued
-// together go in one statement, with the transaction's next statement or
-// at its end. The creates of an atomic batch take theirs at once, and
-// none waits on the store by itself.
+// inserted (PostgreSQL's sequences; SQLite's AUTOINCREMENT counters under
+// the write lock), so that the rows go in queued, nothing read back: an
+// atomic batch's creates take theirs at once, none waiting on the store
+// by itself, and each table's queued rows go in one statement, with the
+// transaction's next statement or at its end.
 type SeqTaker interface {
 	// TakeSeqs takes n Seqs of each table of want, increasing. ok is
 	// false, and none taken, where the store cannot now (a SQLite table
 	// that has never held a row).
 	TakeSeqs(ctx context.Context, want map[string]int) (seqs map[string][]int64, ok bool, err error)
 	// InsertLater inserts rows with the Seqs TakeSeqs gave them, as
-	// Insert does (a SeqText column a row leaves empty holds its Seq).
-	// Its failure comes from a later call of the transaction or from its
-	// Write, turned by failed (nil: none) into the caller's error: a
-	// repeated unique index is a *DuplicateError before that.
+	// Insert does. Its failure comes from a later call of the transaction
+	// or from its Write, turned by failed (nil: none) into the caller's
+	// error: a repeated unique index is a *DuplicateError before that.
 	InsertLater(ctx context.Context, table, company string, rows []Values, seqs []int64, failed func(error) error) error
 }
 
@@ -229,9 +213,9 @@ type Insertion struct {
 	Rows    []Values
 }
 
-// EachInserter is a Tx that can run several inserts together: the SQL
-// store sends PostgreSQL a record, its line lists and the read of what
-// the record's answer computes from its row in one round trip.
+// EachInserter is a Tx that can run several inserts and selects together
+// (PostgreSQL: a record, its line lists and its answer's read in one
+// round trip).
 type EachInserter interface {
 	// InsertEach runs the inserts in order, as Insert would one after the
 	// other, then the selects, which see their rows, and returns each
@@ -267,8 +251,8 @@ func InsertEach(ctx context.Context, tx Tx, ins []Insertion, reads []Select) ([]
 }
 
 // EachUpdater is a Tx that can send an update and selects after it
-// together: the SQL store sends PostgreSQL a record's UPDATE and the read
-// of what its answer computes from the row in one round trip.
+// together (PostgreSQL: a record's UPDATE and its answer's read in one
+// round trip).
 type EachUpdater interface {
 	// UpdateThenSelect runs Update, then the selects, which see its
 	// change, and returns Update's count and each select's rows.
@@ -309,23 +293,19 @@ type Tx interface {
 	// Delete removes the rows that match where and returns how many.
 	Delete(ctx context.Context, table, company string, where []Cond) (int64, error)
 	// NextNumbers takes n numbers of a company's number series, in
-	// increasing order; they are unique within the series, and a series
-	// starts at 1. Whether they are consecutive and whether a rolled-back
-	// transaction gives them back is the store's choice (the README says
-	// which do): a store that promises neither need hold no lock for them
-	// while the transaction runs.
+	// increasing order, unique within the series, which starts at 1.
+	// Whether they are consecutive and whether a rollback gives them back
+	// is the store's choice (the README says which do).
 	NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error)
 	// AlignNumbers moves a series so that its next number is at least next.
 	AlignNumbers(ctx context.Context, company, series string, next int64) error
-	// ReturnNumbers gives back numbers of a series this transaction took
-	// and did not use, from..next-1, the last it took: the series' next
-	// goes back to from when it stands at next. A store whose series
-	// cannot go back (numbers a rollback does not give back either) keeps
-	// them taken, a gap.
+	// ReturnNumbers gives back numbers from..next-1 of a series, the last
+	// this transaction took and did not use: the series' next goes back
+	// to from when it stands at next. A store whose series cannot go back
+	// keeps them taken, a gap.
 	ReturnNumbers(ctx context.Context, company, series string, from, next int64) error
 	// OnRollback registers fn to run if the transaction does not commit,
-	// for state kept beside the store (caches, another store sharing the
-	// transaction) to undo what it did in it. fn must not call the store.
+	// to undo state kept beside the store. fn must not call the store.
 	OnRollback(fn func())
 }
 
@@ -360,21 +340,18 @@ type Select struct {
 	Where   []Cond // all must hold
 	// Columns lists the fields to read; nil reads every column.
 	Columns []string
-	// Exprs are values the store computes from each row with expressions
-	// it understands (SQL for the SQL store: a company's computed extra
-	// fields), read as text under their names. An expression the store
-	// cannot evaluate reads as "".
+	// Exprs are values computed from each row (a company's computed extra
+	// fields), read as text under their names; one the store cannot
+	// evaluate reads as "".
 	Exprs   []Expr
 	OrderBy []Order
-	// After continues an ordered read after a row: it holds that row's
-	// values of the OrderBy keys, one per key, and keeps only the rows
-	// that come after it in that order (a keyset; see CheckAfter).
+	// After holds a row's values of the OrderBy keys, one per key: only
+	// the rows after it in that order are read (a keyset; CheckAfter).
 	After  []any
 	Limit  int // 0: no limit
 	Offset int
 	// ForUpdate holds the rows read until the transaction ends (inside Tx
-	// only), so a read-modify-write never works from a row a parallel
-	// transaction is changing.
+	// only): a read-modify-write never works from a changing row.
 	ForUpdate bool
 }
 
@@ -422,8 +399,6 @@ type Cond struct {
 	Rows   *Select // InRows: a select of one column, no order, limit or cursor
 }
 
-// Where builders, for short condition lists.
-
 // Equal is Field = value.
 func Equal(field string, value any) Cond { return Cond{Field: field, Op: Eq, Value: value} }
 
@@ -437,8 +412,7 @@ func OneOf[T any](field string, values []T) Cond {
 }
 
 // InRowsOf is Field IN (the values of column in the rows sel finds): a
-// read that depends on another's rows sent with it, as the completion of
-// a record read by its key is, in one round trip.
+// read that depends on another's rows, sent with it in one round trip.
 func InRowsOf(field string, sel Select, column string) Cond {
 	sel.Columns = []string{column}
 	return Cond{Field: field, Op: InRows, Rows: &sel}

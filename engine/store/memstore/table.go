@@ -184,36 +184,28 @@ func (t *table) order(found []row, q store.Select) ([]row, error) {
 	return found, nil
 }
 
-// matcher compiles conditions into one test of rows.
+// matcher compiles conditions into one test of rows (store.Matcher), each
+// field and operand checked against the column.
 func (t *table) matcher(conds []store.Cond) (func(row) bool, error) {
 	tests := make([]func(row) bool, len(conds))
 	for i, c := range conds {
-		var err error
-		if tests[i], err = t.test(c); err != nil {
+		args, err := store.Operands(c)
+		if err != nil {
+			return nil, fmt.Errorf("memstore: table %s: %w", t.Name, err)
+		}
+		if _, err := t.value(c.Field, nil); err != nil { // an unknown field
 			return nil, err
 		}
+		list := make([]any, len(args)) // args may be the caller's c.Values
+		for j, a := range args {
+			if list[j], err = t.value(c.Field, a); err != nil {
+				return nil, err
+			}
+		}
+		match := store.Matcher(c, list)
+		tests[i] = func(r row) bool { return match(r[c.Field]) }
 	}
 	return func(r row) bool {
 		return !slices.ContainsFunc(tests, func(test func(row) bool) bool { return !test(r) })
 	}, nil
-}
-
-// test compiles one condition (store.Matcher), its field and operands
-// checked against the column.
-func (t *table) test(c store.Cond) (func(row) bool, error) {
-	args, err := store.Operands(c)
-	if err != nil {
-		return nil, fmt.Errorf("memstore: table %s: %w", t.Name, err)
-	}
-	if _, err := t.value(c.Field, nil); err != nil { // an unknown field
-		return nil, err
-	}
-	list := make([]any, len(args))
-	for i, a := range args {
-		if list[i], err = t.value(c.Field, a); err != nil {
-			return nil, err
-		}
-	}
-	match := store.Matcher(c, list)
-	return func(r row) bool { return match(r[c.Field]) }, nil
 }

@@ -113,19 +113,16 @@ type RefusedError struct{ Plan *Plan }
 func (e *RefusedError) Error() string {
 	var what []string
 	for _, l := range e.Plan.Leftovers {
+		name := "table " + l.Table
+		if l.Column != "" {
+			name = l.Table + "." + l.Column
+		}
 		if l.Held.Total() > 0 {
-			what = append(what, fmt.Sprintf("%s holds %d values the schema lacks", l.name(), l.Held.Total()))
+			what = append(what, fmt.Sprintf("%s holds %d values the schema lacks", name, l.Held.Total()))
 		}
 	}
 	for _, c := range e.Plan.Conflicts {
 		what = append(what, fmt.Sprintf("%s.%s cannot take %s's values: it holds %d of its own", c.Table, c.Column, c.From, c.HeldNew.Total()))
 	}
 	return "migration refused, nothing changed: " + strings.Join(what, "; ")
-}
-
-func (l Leftover) name() string {
-	if l.Column == "" {
-		return "table " + l.Table
-	}
-	return l.Table + "." + l.Column
 }

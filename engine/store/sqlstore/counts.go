@@ -42,17 +42,13 @@ var ownIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS "record_count_deltas_company" ON "record_count_deltas" ("company", "register")`,
 }
 
-// Number series. On SQLite a series is its row in number_series: a
-// create takes its number by UPDATE … RETURNING, the row stays locked to
-// the end of the transaction (as does the whole database, SQLite having
-// one writer), and numbers are consecutive and gap-free: a rolled-back
-// transaction gives its numbers back. On PostgreSQL a series is a
-// sequence of its own: nextval locks nothing to the end of the
-// transaction, so parallel creates of one company never queue on their
-// series, but a rolled-back create leaves a gap and numbers taken
-// together by parallel transactions interleave. number_series holds
-// where a series stood before its sequence (a database from before the
-// sequences) and is not kept after.
+// Number series. On SQLite a series is its row in number_series, taken by
+// an upsert … RETURNING under the one writer's lock: numbers are
+// consecutive and a rollback gives them back. On PostgreSQL a series is a
+// sequence of its own, which locks nothing to the end of the transaction,
+// so parallel creates never queue on their series; a rollback leaves a
+// gap, and parallel transactions' numbers interleave. number_series holds where a series stood before its sequence (a
+// database from before the sequences) and is not kept after.
 
 // NextNumbers takes n numbers of the company's series, in one statement.
 func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error) {
@@ -65,14 +61,11 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 			return nil, err
 		}
 		var numbers []int64
-		err = t.readRows(ctx, sqldb.Query{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}},
-			func(r sqldb.Rows) error {
-				var number int64
-				err := r.Scan(&number)
-				numbers = append(numbers, number)
+		err = t.tx.ReadEach(ctx, []sqldb.Query{{SQL: `SELECT nextval(CAST(? AS regclass)) FROM generate_series(1, ?)`, Args: []any{seq, n}}},
+			func(_ int, r sqldb.Rows) (err error) {
+				numbers, err = scanSeqs(r)
 				return err
 			})
-		slices.Sort(numbers)
 		return numbers, err
 	}
 	var first int64
@@ -83,9 +76,7 @@ func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]
 }
 
 // NextFreeNumber takes the series' next number and checks it is no key
-// of table's field in the company, in one statement: on SQLite the
-// check is in the RETURNING of the series' upsert, on PostgreSQL beside
-// the sequence's nextval.
+// of table's field in the company, in one statement.
 func (t *Tx) NextFreeNumber(ctx context.Context, company, series, table, field string) (int64, bool, error) {
 	var next freeNumber
 	if t.s.db.Dialect().Postgres() {
@@ -166,11 +157,10 @@ func (t *Tx) AlignNumbers(ctx context.Context, company, series string, next int6
 	return err
 }
 
-// ReturnNumbers moves a series back to from when it stands at next. On
-// SQLite the series' row is this transaction's until it ends, so the
-// numbers go back as a rollback gives them back; PostgreSQL's sequences
-// cannot go back (a parallel transaction may have taken the numbers
-// after them), so there they stay taken, a gap.
+// ReturnNumbers moves a series back to from when it stands at next: on
+// SQLite, whose series' row this transaction holds. A PostgreSQL sequence
+// cannot go back (a parallel transaction may have taken the numbers after
+// them): they stay taken, a gap.
 func (t *Tx) ReturnNumbers(ctx context.Context, company, series string, from, next int64) error {
 	if t.s.db.Dialect().Postgres() || from >= next {
 		return nil
@@ -181,50 +171,49 @@ func (t *Tx) ReturnNumbers(ctx context.Context, company, series string, from, ne
 }
 
 // sequence returns the name of the PostgreSQL sequence of a company's
-// series, creating it on the series' first use, from where number_series
-// left it. The creation is the transaction's: a parallel first use waits
-// for it, fails to create the same sequence and finds it made (the
-// savepoint keeps that failure from ending its transaction); a rollback
-// takes the sequence away with the numbers it gave.
+// series, creating it in the transaction on the series' first use, from
+// where number_series left it. A parallel first use waits, fails to
+// create it and finds it made (the savepoint keeps the failure from
+// ending its transaction); a rollback takes the sequence away.
 func (t *Tx) sequence(ctx context.Context, company, series string) (string, error) {
-	s, tx := t.s, t.tx
+	tx := t.tx
 	name := sequenceName(company, series)
-	if _, known := s.sequences.Load(name); known {
+	if _, known := t.s.sequences.Load(name); known {
 		return name, nil
 	}
 	var exists bool
 	if err := sqldb.Get(ctx, tx, &exists, `SELECT to_regclass(?) IS NOT NULL`, name); err != nil {
 		return "", err
 	}
-	if !exists {
-		var start []int64
-		if err := sqldb.Select(ctx, tx, &start, `SELECT "next" FROM "number_series" WHERE "company" = ? AND "register" = ?`, company, series); err != nil {
-			return "", err
-		}
-		first := int64(1)
-		if len(start) == 1 {
-			first = max(start[0], 1)
-		}
-		if _, err := sqldb.Exec(ctx, tx, `SAVEPOINT "number_sequence"`); err != nil {
-			return "", err
-		}
-		_, err := sqldb.Exec(ctx, tx, fmt.Sprintf(`CREATE SEQUENCE IF NOT EXISTS %s START WITH %d`, sqldb.Quote(name), first))
-		undo := `RELEASE SAVEPOINT "number_sequence"`
-		if err != nil {
-			undo = `ROLLBACK TO SAVEPOINT "number_sequence"` // made by a parallel first use, which committed
-		}
-		if _, err := sqldb.Exec(ctx, tx, undo); err != nil {
-			return "", err
-		}
-		if err != nil {
-			if err := sqldb.Get(ctx, tx, &exists, `SELECT to_regclass(?) IS NOT NULL`, name); err != nil || !exists {
-				return "", fmt.Errorf("sqlstore: create the sequence of series %q: %w", series, err)
-			}
-		}
-		t.created = append(t.created, name) // known once committed: a rollback takes it away
+	if exists {
+		t.s.sequences.Store(name, true)
 		return name, nil
 	}
-	s.sequences.Store(name, true)
+	var start []int64
+	if err := sqldb.Select(ctx, tx, &start, `SELECT "next" FROM "number_series" WHERE "company" = ? AND "register" = ?`, company, series); err != nil {
+		return "", err
+	}
+	first := int64(1)
+	if len(start) == 1 {
+		first = max(start[0], 1)
+	}
+	if _, err := sqldb.Exec(ctx, tx, `SAVEPOINT "number_sequence"`); err != nil {
+		return "", err
+	}
+	_, err := sqldb.Exec(ctx, tx, fmt.Sprintf(`CREATE SEQUENCE IF NOT EXISTS %s START WITH %d`, sqldb.Quote(name), first))
+	undo := `RELEASE SAVEPOINT "number_sequence"`
+	if err != nil {
+		undo = `ROLLBACK TO SAVEPOINT "number_sequence"` // made by a parallel first use, which committed
+	}
+	if _, err := sqldb.Exec(ctx, tx, undo); err != nil {
+		return "", err
+	}
+	if err != nil {
+		if err := sqldb.Get(ctx, tx, &exists, `SELECT to_regclass(?) IS NOT NULL`, name); err != nil || !exists {
+			return "", fmt.Errorf("sqlstore: create the sequence of series %q: %w", series, err)
+		}
+	}
+	t.created = append(t.created, name) // known once committed: a rollback takes it away
 	return name, nil
 }
 
@@ -235,32 +224,34 @@ func sequenceName(company, series string) string {
 	return "number_" + hex.EncodeToString(sum[:12])
 }
 
-// Row counts of Counted tables: the total of a list is one row read (and
-// a few deltas) instead of a scan of the company's rows. A count changes
-// in the transaction that inserts or deletes the rows (a rollback or a
-// crash takes both away together): the transaction notes its changes and
-// inserts them as delta rows in one statement just before its commit.
-// Inserting locks no row other transactions write, so creates of one
-// company never queue on their count (an UPDATE of a count row would
-// hold it to the commit). A count is its row plus its deltas; every
-// mergeEvery delta rows a store adds the deltas to the count rows, in one
-// short transaction. A missing count row means no rows: Migrate counts
-// the rows of a table that was never counted (a database from before the
-// counts) and never replaces a count.
+// Row counts of Counted tables: a list's total is one row read (and a few
+// deltas), not a scan. A count changes in the transaction that inserts or
+// deletes the rows (a rollback or a crash takes both away together): it
+// inserts its changes as delta rows in one statement just before its
+// commit. Inserting locks no row,
+// so creates of one company never queue on their count, as an UPDATE of
+// its row would. A count is its row plus its deltas; every mergeEvery
+// delta rows the store adds them to the count rows. A missing count row
+// means no rows: Migrate counts a table that was never counted, and never
+// replaces a count.
 
 // mergeEvery is how many delta rows a store writes before it merges
-// them: few enough that reading a count sums a handful, many enough that
-// merging costs writes little.
+// them: reading a count sums a handful, merging costs writes little.
 const mergeEvery = 256
 
 // countKey is one count row.
 type countKey struct{ table, company string }
 
-func (t *Tx) addCount(table, company string, n int64) {
+// addCount notes n rows inserted (or, negative, deleted) in a Counted
+// table.
+func (t *Tx) addCount(tb *table, company string, n int64) {
+	if !tb.Counted || n == 0 {
+		return
+	}
 	if t.counts == nil {
 		t.counts = map[countKey]int64{}
 	}
-	t.counts[countKey{table, company}] += n
+	t.counts[countKey{tb.Name, company}] += n
 }
 
 // flushCounts writes the transaction's count changes as delta rows and
@@ -275,15 +266,21 @@ func (t *Tx) flushCounts(ctx context.Context) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
+	values, args := countRows(keys, t.counts)
+	t.counts = nil
+	err := t.tx.ExecLater(ctx, nil, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+values, args...)
+	return len(keys), err
+}
+
+// countRows are the VALUES of the rows of keys: company, table, n.
+func countRows(keys []countKey, n map[countKey]int64) (string, []any) {
 	values := make([]string, len(keys))
 	args := make([]any, 0, 3*len(keys))
 	for i, k := range keys {
 		values[i] = "(?, ?, ?)"
-		args = append(args, k.company, k.table, t.counts[k])
+		args = append(args, k.company, k.table, n[k])
 	}
-	t.counts = nil
-	err := t.tx.ExecLater(ctx, nil, `INSERT INTO "record_count_deltas" ("company", "register", "n") VALUES `+strings.Join(values, ", "), args...)
-	return len(keys), err
+	return strings.Join(values, ", "), args
 }
 
 // noteDeltas counts delta rows a committed transaction wrote, and merges
@@ -299,7 +296,7 @@ func (s *Store) noteDeltas(ctx context.Context, n int) {
 
 // mergeCounts adds every delta row to its count row and deletes it, in
 // one transaction. On PostgreSQL a parallel merge takes other rows (each
-// DELETE removes the rows it saw, which no other removes as well), and
+// DELETE removes those it saw, which no other removes as well), and
 // writes go on inserting deltas meanwhile.
 func (s *Store) mergeCounts(ctx context.Context) error {
 	var deltas []struct {
@@ -320,13 +317,8 @@ func (s *Store) mergeCounts(ctx context.Context) error {
 		})
 		// Sorted, so parallel merges lock the count rows in one order.
 		for chunk := range slices.Chunk(keys, 500) {
-			values := make([]string, len(chunk))
-			args := make([]any, 0, 3*len(chunk))
-			for i, k := range chunk {
-				values[i] = "(?, ?, ?)"
-				args = append(args, k.company, k.table, sums[k])
-			}
-			if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+strings.Join(values, ", ")+`
+			values, args := countRows(chunk, sums)
+			if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n") VALUES `+values+`
 				ON CONFLICT ("company", "register") DO UPDATE SET "n" = "record_counts"."n" + excluded."n"`, args...); err != nil {
 				return err
 			}
@@ -351,9 +343,9 @@ func (s *Store) counted(ctx context.Context, q sqldb.Querier, table, company str
 }
 
 // backfillCounts counts the rows of a Counted table that has never been
-// counted (no count row and no delta at all). The NOT EXISTS is
-// evaluated once, before any row is read; the WHERE also keeps SQLite's
-// parser from reading ON CONFLICT as a join clause.
+// counted (no count row and no delta). The NOT EXISTS is evaluated once,
+// before any row is read; the WHERE also keeps SQLite's parser from
+// reading ON CONFLICT as a join clause.
 func backfillCounts(ctx context.Context, tx *sqldb.Tx, t *table) error {
 	_, err := sqldb.Exec(ctx, tx, `INSERT INTO "record_counts" ("company", "register", "n")
 		SELECT "company", ?, COUNT(*) FROM `+t.name+`
@@ -364,8 +356,7 @@ func backfillCounts(ctx context.Context, tx *sqldb.Tx, t *table) error {
 }
 
 // readRows hands each row of a query to scan, through ReadEach: on
-// PostgreSQL the query goes with the transaction's BEGIN when it is its
-// first statement, in one round trip.
+// PostgreSQL the query goes with the transaction's BEGIN, if first.
 func (t *Tx) readRows(ctx context.Context, q sqldb.Query, scan func(sqldb.Rows) error) error {
 	return t.tx.ReadEach(ctx, []sqldb.Query{q}, func(_ int, rows sqldb.Rows) error {
 		for rows.Next() {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"fieldapi/engine/sqldb"
 	"fieldapi/engine/store"
@@ -14,12 +13,10 @@ import (
 // Estimate estimates the rows matching a Select's conditions outside a
 // transaction.
 func (s *Store) Estimate(ctx context.Context, q store.Select) (int64, bool, error) {
-	var n int64
 	var exact bool
-	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
-		var err error
+	n, err := read(ctx, s, func(ctx context.Context, db sqldb.Querier) (n int64, err error) {
 		n, exact, err = s.estimate(ctx, db, q)
-		return err
+		return n, err
 	})
 	return n, exact, err
 }
@@ -38,19 +35,12 @@ func (s *Store) estimate(ctx context.Context, q sqldb.Querier, sel store.Select)
 		n, err := s.count(ctx, q, sel)
 		return n, true, err
 	}
-	t, err := s.table(sel.Table)
-	if err != nil {
-		return 0, false, err
-	}
-	var b strings.Builder
-	b.WriteString("EXPLAIN (FORMAT JSON) SELECT 1 FROM ")
-	b.WriteString(t.name)
-	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	_, query, args, err := s.filtered("EXPLAIN (FORMAT JSON) SELECT 1 FROM ", sel)
 	if err != nil {
 		return 0, false, err
 	}
 	var plan string
-	if err := sqldb.Get(ctx, q, &plan, b.String(), args...); err != nil {
+	if err := sqldb.Get(ctx, q, &plan, query, args...); err != nil {
 		return 0, false, err
 	}
 	var explained []struct {

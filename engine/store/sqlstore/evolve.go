@@ -12,25 +12,17 @@ import (
 )
 
 // Schema evolution: what a migration does beyond adding what is missing.
-// A column or table that holds data the schema no longer has is never
-// dropped quietly: the caller says which were renamed (their values are
-// carried over) and which were removed (dropped with their values); any
-// other that holds a value refuses the whole migration, and one that
-// holds none is noted and left as it is. The plan is read from the
-// database's own catalog and a count of the values concerned, so showing
-// it changes nothing and takes no write lock.
+// A column or table holding data the schema no longer has is never
+// dropped quietly: the caller says which were renamed (their values
+// carried over) and which removed (dropped with their values); any other
+// that holds a value refuses the whole migration, and one that holds none
+// is noted and left as it is.
 
 // Plan compares the database with the schema and returns what Migrate
-// would do, changing nothing. It reads the database's catalog and counts
-// the values of the leftovers, renames and removals: no write lock.
+// would do, changing nothing: it reads the catalog and counts values,
+// without a write lock.
 func (s *Store) Plan(ctx context.Context, ev migration.Evolution) (*migration.Plan, error) {
-	var p *migration.Plan
-	err := s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
-		var err error
-		p, err = s.plan(ctx, q, ev)
-		return err
-	})
-	return p, err
+	return read(ctx, s, func(ctx context.Context, q sqldb.Querier) (*migration.Plan, error) { return s.plan(ctx, q, ev) })
 }
 
 // plan is Plan on q: the pool, or the migration's transaction.
@@ -136,8 +128,11 @@ func (s *Store) planTable(ctx context.Context, q sqldb.Querier, p *migration.Pla
 // compared table but are in no list: a former register's. A removed one
 // is dropped, any other is a leftover.
 func (s *Store) planFormerTables(ctx context.Context, q sqldb.Querier, p *migration.Plan, existing map[string]bool, ev migration.Evolution) error {
+	inUse := func(name string) bool {
+		return s.tables[name] != nil || slices.Contains(ev.Foreign, name) || isOwnTable(name)
+	}
 	for _, name := range ev.RemovedTables {
-		if s.tables[name] != nil || slices.Contains(ev.Foreign, name) || isOwnTable(name) {
+		if inUse(name) {
 			return fmt.Errorf("table %s is to be removed but is not a former one: it is in use", name)
 		}
 	}
@@ -146,14 +141,14 @@ func (s *Store) planFormerTables(ctx context.Context, q sqldb.Querier, p *migrat
 		return nil // nothing is compared: no table can look like a former one
 	}
 	for _, name := range slices.Sorted(maps.Keys(existing)) {
-		if s.tables[name] != nil || slices.Contains(ev.Foreign, name) || isOwnTable(name) {
+		if inUse(name) {
 			continue
 		}
 		columns, err := s.columnNames(ctx, q, name)
 		if err != nil {
 			return err
 		}
-		if !isSubset(signature, columns) {
+		if slices.ContainsFunc(signature, func(c string) bool { return !slices.Contains(columns, c) }) {
 			continue // not the shape of a compared table: not the store's
 		}
 		held, err := s.held(ctx, q, name, slices.Contains(columns, companyColumn), "")
@@ -261,15 +256,6 @@ func OwnTableNames() []string {
 		names[i] = own.name
 	}
 	return names
-}
-
-func isSubset(sub, set []string) bool {
-	for _, x := range sub {
-		if !slices.Contains(set, x) {
-			return false
-		}
-	}
-	return true
 }
 
 // apply carries out the steps that change what exists (the renames,

@@ -22,8 +22,7 @@ func (t *table) keyset(b *strings.Builder, sel store.Select, args []any) ([]any,
 	b.WriteString("(")
 	terms := 0
 	for i, o := range sel.OrderBy {
-		v := sel.After[i]
-		if v == nil {
+		if sel.After[i] == nil {
 			continue // nothing sorts after a NULL on its key
 		}
 		if terms > 0 {
@@ -31,32 +30,27 @@ func (t *table) keyset(b *strings.Builder, sel store.Select, args []any) ([]any,
 		}
 		terms++
 		b.WriteString("(")
-		for j := range i {
-			col, column, err := t.column(sel.OrderBy[j].Field)
-			if err != nil {
+		var err error
+		for j := range i { // the keys before equal (Equal to NULL is IS NULL)
+			if args, err = t.condition(b, store.Equal(sel.OrderBy[j].Field, sel.After[j]), args); err != nil {
 				return nil, err
 			}
-			if sel.After[j] == nil {
-				b.WriteString(col + " IS NULL AND ")
-			} else {
-				b.WriteString(col + " = ? AND ")
-				args = append(args, toDB(column, sel.After[j]))
-			}
+			b.WriteString(" AND ")
 		}
-		col, column, err := t.column(o.Field)
-		if err != nil {
-			return nil, err
-		}
-		cmp := " > ?"
+		after := store.Cond{Field: o.Field, Op: store.Gt, Value: sel.After[i]}
 		if o.Desc {
-			cmp = " < ?"
+			after.Op = store.Lt
 		}
 		if o.NullsLast {
-			b.WriteString("(" + col + cmp + " OR " + col + " IS NULL)")
-		} else {
-			b.WriteString(col + cmp)
+			b.WriteString("(")
 		}
-		args = append(args, toDB(column, v))
+		if args, err = t.condition(b, after, args); err != nil {
+			return nil, err
+		}
+		if o.NullsLast {
+			col, _, _ := t.column(o.Field) // condition found it
+			b.WriteString(" OR " + col + " IS NULL)")
+		}
 		b.WriteString(")")
 	}
 	if terms == 0 {

@@ -41,7 +41,10 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 				return fmt.Errorf("create %s: %w", own.name, err)
 			}
 		}
-		have, err := sqldb.Indexes(ctx, tx)
+		if err := s.apply(ctx, tx, plan); err != nil {
+			return err
+		}
+		have, err := sqldb.Indexes(ctx, tx) // after the plan, which may have dropped some
 		if err != nil {
 			return err
 		}
@@ -52,12 +55,6 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("%s: %w", stmt, err)
 			}
-		}
-		if err := s.apply(ctx, tx, plan); err != nil {
-			return err
-		}
-		if have, err = sqldb.Indexes(ctx, tx); err != nil { // the plan may have dropped some
-			return err
 		}
 		for _, st := range s.schema.Tables {
 			t := s.tables[st.Name]
@@ -82,11 +79,10 @@ func (s *Store) Evolve(ctx context.Context, ev migration.Evolution) (*migration.
 
 // Analyze refreshes the statistics the query planner picks indexes by:
 // run it after a bulk load. On PostgreSQL it vacuums too, leaving the
-// tables' visibility and free-space maps as autovacuum would after a
-// load: on a freshly seeded database without them (a server whose
-// autovacuum is off, or has not run yet) the engine's writes ran at
-// about half their rate (make bench: POST task 0.45× → 0.63× the
-// baseline, PATCH 0.35× → 0.67×), the baseline's barely changed.
+// visibility and free-space maps autovacuum would: without them (its
+// autovacuum off, or not run yet) a freshly seeded database ran the
+// engine's writes at about half their rate (make bench: POST task 0.45× →
+// 0.63× the baseline, PATCH 0.35× → 0.67×).
 func (s *Store) Analyze(ctx context.Context) error {
 	if s.db.Dialect().Postgres() {
 		return s.analyze(ctx, `VACUUM (ANALYZE)`)
@@ -94,13 +90,11 @@ func (s *Store) Analyze(ctx context.Context) error {
 	return s.analyze(ctx, `ANALYZE`)
 }
 
-// analyze runs a statement that gathers statistics. On SQLite it keeps
-// the per-index statistics (sqlite_stat1) and drops the samples of
-// sqlite_stat4: with samples, SQLite plans a statement again on every
-// call whose parameters it sampled, which for the store's prepared
-// statements was a fifth of GET one's CPU (make bench: 4,200 → 5,800
-// req/s in process without them), and the plans it picks without them
-// are the same index lookups.
+// analyze runs a statement that gathers statistics. On SQLite it drops
+// the samples of sqlite_stat4, keeping sqlite_stat1: with samples, SQLite
+// plans a prepared statement again on every call whose parameters it
+// sampled (a fifth of GET one's CPU; make bench: 4,200 → 5,800 req/s in
+// process without them), and picks the same index lookups without them.
 func (s *Store) analyze(ctx context.Context, gather string) error {
 	return s.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		if _, err := q.ExecContext(ctx, gather); err != nil || s.db.Dialect().Postgres() {
@@ -158,10 +152,8 @@ func (s *Store) createTable(t *table) string {
 	if t.Seq {
 		defs = append(defs, d.SeqColumn())
 	}
-	var key []string
 	if t.Company {
 		defs = append(defs, `"company" TEXT NOT NULL`)
-		key = append(key, sqldb.Quote(companyColumn))
 	}
 	for _, c := range t.allCols {
 		def := sqldb.Quote(c.Name) + " " + s.columnType(c)
@@ -171,9 +163,7 @@ func (s *Store) createTable(t *table) string {
 		defs = append(defs, def)
 	}
 	if !t.Seq && len(t.Key) > 0 {
-		for _, f := range t.Key {
-			key = append(key, sqldb.Quote(t.columns[f].Name))
-		}
+		key, _ := t.keyColumns(t.Key) // Schema.Check made sure the columns exist
 		defs = append(defs, "PRIMARY KEY ("+strings.Join(key, ", ")+")")
 	}
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n\t%s)", t.name, strings.Join(defs, ",\n\t"))
@@ -198,14 +188,7 @@ func (s *Store) columnType(c *store.Column) string {
 // createIndex is the CREATE INDEX statement of an index: the company of a
 // Company table first, then the index's fields.
 func (t *table) createIndex(ix store.Index) string {
-	var cols []string
-	if t.Company {
-		cols = append(cols, sqldb.Quote(companyColumn))
-	}
-	for _, f := range ix.Fields {
-		col, _, _ := t.column(f) // Schema.Check made sure the column exists
-		cols = append(cols, col)
-	}
+	cols, _ := t.keyColumns(ix.Fields) // Schema.Check made sure the columns exist
 	kind := "INDEX"
 	if ix.Unique {
 		kind = "UNIQUE INDEX"

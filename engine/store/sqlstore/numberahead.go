@@ -7,8 +7,6 @@ import (
 	"fieldapi/engine/store"
 )
 
-var _ store.NumberTaker = (*Store)(nil)
-
 // SelectEachTakingNumber runs the selects and, on PostgreSQL, the
 // nextval of the series' sequence with its check, in one round trip
 // outside any transaction: a sequence hands out numbers outside
@@ -25,22 +23,24 @@ func (s *Store) SelectEachTakingNumber(ctx context.Context, qs []store.Select, o
 	if err != nil {
 		return nil, nil, err
 	}
+	queries, selects, err := s.selectsAfter(make([]sqldb.Query, 0, len(qs)+1), qs, false)
+	if err != nil {
+		return nil, nil, err
+	}
 	var next freeNumber
-	rows, err := s.selectEach(ctx, qs, false, func(ctx context.Context, queries []sqldb.Query, read func(i int, rows sqldb.Rows) error) error {
-		return s.db.ReadEach(ctx, append(queries, number), func(i int, r sqldb.Rows) error {
-			if i < len(qs) {
-				return read(i, r)
+	err = s.db.ReadEach(ctx, append(queries, number), func(i int, r sqldb.Rows) error {
+		if i < len(qs) {
+			return selects.scan(i, r)
+		}
+		for r.Next() {
+			if err := next.scan(r); err != nil {
+				return err
 			}
-			for r.Next() {
-				if err := next.scan(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return rows, &store.TakenNumber{N: next.N, Free: !next.Used}, nil
+	return selects.rows, &store.TakenNumber{N: next.N, Free: !next.Used}, nil
 }

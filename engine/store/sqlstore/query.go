@@ -129,11 +129,10 @@ func (bs builtSelect) scan(rows sqldb.Rows) ([]store.Row, error) {
 			return nil, err
 		}
 		raw := scanned
-		// Room for the columns and one member more, as a caller may add
-		// (a key). A map's table holds more than it is sized for, up to a
-		// power of two, so a few members more rarely make it grow, while
-		// asking room for several doubled the table of many rows (a
-		// material line's 26 columns).
+		// Room for one member more, as a caller may add (a key). A map's
+		// table holds more than it is sized for, up to a power of two, so
+		// one more rarely makes it grow, while asking room for several
+		// doubled the table of many rows (a material line's 26 columns).
 		row := store.Row{Values: make(store.Values, len(cols)+len(bs.exprs)+1)}
 		if t.Seq {
 			seq, ok := sqldb.AsInt64(raw[0])
@@ -177,19 +176,26 @@ func (t *table) selectList(fields []string) ([]*store.Column, string, error) {
 
 // count runs a Select's conditions as a COUNT.
 func (s *Store) count(ctx context.Context, q sqldb.Querier, sel store.Select) (int64, error) {
-	t, err := s.table(sel.Table)
-	if err != nil {
-		return 0, err
-	}
-	var b strings.Builder
-	b.WriteString("SELECT COUNT(*) FROM ")
-	b.WriteString(t.name)
-	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	_, query, args, err := s.filtered("SELECT COUNT(*) FROM ", sel)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	return n, sqldb.Get(ctx, q, &n, b.String(), args...)
+	return n, sqldb.Get(ctx, q, &n, query, args...)
+}
+
+// filtered is head, the table's name and the WHERE of a Select's
+// conditions (count, estimate, Delete), with its args.
+func (s *Store) filtered(head string, sel store.Select) (*table, string, []any, error) {
+	t, err := s.table(sel.Table)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(t.name)
+	args, err := s.where(&b, t, sel.Company, sel.Where, nil)
+	return t, b.String(), args, err
 }
 
 // where writes " WHERE company = ? AND ..." for the conditions and
@@ -250,28 +256,26 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 	if err != nil {
 		return nil, err
 	}
-	value := func(v any) any { return toDB(column, v) }
-	switch c.Op {
-	case store.Eq:
-		if c.Value == nil {
-			b.WriteString(col + " IS NULL")
-			return args, nil
-		}
-		b.WriteString(col + " = ?")
-		return append(args, value(c.Value)), nil
+	op := c.Op
+	if op == store.Eq && c.Value == nil {
+		op = store.IsNull
+	}
+	switch op {
+	case store.IsNull, store.NotNull:
+		b.WriteString(col + [...]string{store.IsNull: " IS NULL", store.NotNull: " IS NOT NULL"}[op])
+		return args, nil
+	case store.Eq, store.Lt, store.Le, store.Gt, store.Ge:
+		b.WriteString(col + " " + [...]string{store.Eq: "=", store.Lt: "<", store.Le: "<=", store.Gt: ">", store.Ge: ">="}[op] + " ?")
+		return append(args, toDB(column, c.Value)), nil
 	case store.In, store.NotIn:
 		if len(c.Values) == 0 {
-			if c.Op == store.In {
-				b.WriteString("1 = 0")
-			} else {
-				b.WriteString("1 = 1")
-			}
+			b.WriteString([...]string{store.In: "1 = 0", store.NotIn: "1 = 1"}[op])
 			return args, nil
 		}
 		for _, v := range c.Values {
-			args = append(args, value(v))
+			args = append(args, toDB(column, v))
 		}
-		if c.Op == store.In {
+		if op == store.In {
 			b.WriteString(col + " IN (" + sqldb.Placeholders(len(c.Values)) + ")")
 		} else {
 			// NOT IN is unknown for NULL; a row without a value is "none of them".
@@ -280,37 +284,22 @@ func (t *table) condition(b *strings.Builder, c store.Cond, args []any) ([]any, 
 		return args, nil
 	case store.Contains:
 		b.WriteString(`LOWER(` + col + `) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`)
-		return append(args, "%"+escapeLike(sqldb.AsText(c.Value))+"%"), nil
+		return append(args, "%"+likeEscaper.Replace(sqldb.AsText(c.Value))+"%"), nil
 	case store.Prefix:
 		// substr counts characters in both dialects and compares exactly,
 		// where LIKE would fold ASCII case on SQLite.
 		prefix := sqldb.AsText(c.Value)
 		b.WriteString("substr(" + col + ", 1, ?) = ?")
 		return append(args, len([]rune(prefix)), prefix), nil
-	case store.Lt, store.Le, store.Gt, store.Ge:
-		b.WriteString(col + " " + [...]string{store.Lt: "<", store.Le: "<=", store.Gt: ">", store.Ge: ">="}[c.Op] + " ?")
-		return append(args, value(c.Value)), nil
-	case store.IsNull:
-		b.WriteString(col + " IS NULL")
-		return args, nil
-	case store.NotNull:
-		b.WriteString(col + " IS NOT NULL")
-		return args, nil
 	}
 	return nil, fmt.Errorf("sqlstore: unknown condition operator %d on %s", c.Op, c.Field)
 }
 
-// escapeLike escapes the LIKE wildcards of a literal, with \ as escape.
-func escapeLike(s string) string { return likeEscaper.Replace(s) }
-
-// likeEscaper is escapeLike's Replacer, built once (it builds its tables
-// on first use).
+// likeEscaper escapes the LIKE wildcards of a literal, with \ as escape.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// fromDB converts a value as the driver returns it into the column's type.
-// A value the driver already gives in that type is returned as it came:
-// boxing it again into an any would allocate once more for every value
-// of every row read.
+// fromDB converts a value as the driver returns it into the column's
+// type; one already of that type is returned as it came, not boxed anew.
 func fromDB(c *store.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -386,4 +375,34 @@ func toDB(c *store.Column, v any) any {
 		return string(b)
 	}
 	return v
+}
+
+// selectsAfter are selects sent in one ReadEach after other statements
+// (none for SelectEach; a write's for InsertEach, UpdateThenSelect): their
+// rows, by select.
+type selectsAfter struct {
+	first int // the index of the first select among the queries
+	built []builtSelect
+	rows  [][]store.Row
+}
+
+// selectsAfter appends the statements of reads to queries. inTx allows
+// ForUpdate.
+func (s *Store) selectsAfter(queries []sqldb.Query, reads []store.Select, inTx bool) ([]sqldb.Query, *selectsAfter, error) {
+	after := &selectsAfter{first: len(queries), built: make([]builtSelect, len(reads)), rows: make([][]store.Row, len(reads))}
+	for i, sel := range reads {
+		var err error
+		if after.built[i], err = s.buildSelect(sel, inTx); err != nil {
+			return nil, nil, err
+		}
+		queries = append(queries, after.built[i].query)
+	}
+	return queries, after, nil
+}
+
+// scan reads the rows of query i, one of the selects.
+func (a *selectsAfter) scan(i int, r sqldb.Rows) (err error) {
+	j := i - a.first
+	a.rows[j], err = a.built[j].scan(r)
+	return err
 }

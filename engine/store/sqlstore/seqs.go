@@ -12,15 +12,11 @@ import (
 	"fieldapi/engine/store"
 )
 
-var _ store.SeqTaker = (*Tx)(nil)
-
 // TakeSeqs takes Seqs ahead of the inserts. PostgreSQL: the nextvals of
-// each table's serial sequence, every table in one statement (sent with
-// what the transaction queued before). SQLite: the transaction holds the
-// database's write lock, and moves each table's AUTOINCREMENT counter
-// (sqlite_sequence) past the Seqs it takes, which no other insert then
-// gets; a table that has never held a row has no counter yet, and none is
-// taken (false).
+// each table's serial sequence, every table in one statement. SQLite:
+// the transaction, holding the write lock, moves each table's
+// AUTOINCREMENT counter (sqlite_sequence) past the Seqs it takes; a table
+// that has never held a row has no counter yet, and none is taken.
 func (t *Tx) TakeSeqs(ctx context.Context, want map[string]int) (map[string][]int64, bool, error) {
 	tables := slices.Sorted(maps.Keys(want))
 	for _, name := range tables {
@@ -79,13 +75,11 @@ func (t *Tx) takeSequences(ctx context.Context, tables []string, want map[string
 }
 
 // InsertLater inserts rows with their Seqs given (TakeSeqs), their
-// SeqText columns filled with them where empty, without RETURNING:
+// SeqText columns filled with them where empty, queued as Append's are:
 // PostgreSQL is sent them with the transaction's next statement or its
-// commit, in one statement with the other rows of the table's queued in
-// between (sqldb.Tx.ExecLaterRows). Their order against the rows of
-// other tables queued does not matter: no constraint ties one table to
-// another, and a write reads a record (sending the queue first) before
-// it changes it.
+// commit. Their order against other tables' queued rows does not
+// matter: no constraint ties one table to another, and a write reads a
+// record (sending the queue first) before it changes it.
 func (t *Tx) InsertLater(ctx context.Context, tableName, company string, rows []store.Values, seqs []int64, failed func(error) error) error {
 	tb, err := t.s.table(tableName)
 	if err != nil || len(rows) == 0 {

@@ -1,19 +1,16 @@
 // Package sqlstore keeps the tables of a store.Schema in SQLite or
 // PostgreSQL, one code path for both (the differences are engine/sqldb's
-// Dialect). It stores rows and knows no business rule: the pipeline above
-// it (engine/pipeline) decides what a row means.
+// Dialect). It stores rows and knows no business rule.
 //
 // Files: sqlstore.go (the store and its transactions), query.go (SELECT
 // and conditions), write.go (INSERT, UPDATE, upserts, DELETE), counts.go
-// (number series and the per-company row counts of Counted tables),
-// migrate.go (tables, columns and indexes made to match the schema),
-// evolve.go (the plan of a migration, in package migration's terms).
+// (number series and row counts), migrate.go and evolve.go (the schema's
+// tables, columns and indexes, and the plan of a migration).
 package sqlstore
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -35,6 +32,7 @@ var (
 	_ store.Store        = (*Store)(nil)
 	_ store.EachSelector = (*Store)(nil)
 	_ store.Estimator    = (*Store)(nil)
+	_ store.NumberTaker  = (*Store)(nil)
 )
 
 // New keeps schema's tables on db. Migrate creates what is missing.
@@ -44,10 +42,8 @@ func New(db *sqldb.DB, schema *store.Schema) (*Store, error) {
 	}
 	s := &Store{db: db, schema: schema, tables: map[string]*table{}, deltas: db.Sweeper(countDeltasTable)}
 	for _, t := range schema.Tables {
-		for _, own := range ownTables {
-			if t.Name == own.name {
-				return nil, fmt.Errorf("sqlstore: table name %q is the store's own", t.Name)
-			}
+		if isOwnTable(t.Name) {
+			return nil, fmt.Errorf("sqlstore: table name %q is the store's own", t.Name)
 		}
 		s.tables[t.Name] = newTable(t)
 	}
@@ -65,13 +61,9 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Select reads rows outside a transaction.
 func (s *Store) Select(ctx context.Context, q store.Select) ([]store.Row, error) {
-	var rows []store.Row
-	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
-		var err error
-		rows, err = s.selectRows(ctx, db, q, false)
-		return err
+	return read(ctx, s, func(ctx context.Context, db sqldb.Querier) ([]store.Row, error) {
+		return s.selectRows(ctx, db, q, false)
 	})
-	return rows, err
 }
 
 // SelectEach reads independent selects outside a transaction, under one
@@ -84,47 +76,36 @@ func (s *Store) SelectEach(ctx context.Context, qs []store.Select) ([][]store.Ro
 // of a transaction (inTx: ForUpdate holds).
 func (s *Store) selectEach(ctx context.Context, qs []store.Select, inTx bool,
 	readEach func(ctx context.Context, queries []sqldb.Query, read func(i int, rows sqldb.Rows) error) error) ([][]store.Row, error) {
-	built := make([]builtSelect, len(qs))
-	queries := make([]sqldb.Query, len(qs))
-	for i, q := range qs {
-		var err error
-		if built[i], err = s.buildSelect(q, inTx); err != nil {
-			return nil, err
-		}
-		queries[i] = built[i].query
-	}
-	out := make([][]store.Row, len(qs))
-	err := readEach(ctx, queries, func(i int, rows sqldb.Rows) error {
-		var err error
-		out[i], err = built[i].scan(rows)
-		return err
-	})
+	queries, selects, err := s.selectsAfter(make([]sqldb.Query, 0, len(qs)), qs, inTx)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	if err := readEach(ctx, queries, selects.scan); err != nil {
+		return nil, err
+	}
+	return selects.rows, nil
 }
 
 // Count counts rows outside a transaction.
 func (s *Store) Count(ctx context.Context, q store.Select) (int64, error) {
-	var n int64
-	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
-		var err error
-		n, err = s.count(ctx, db, q)
-		return err
-	})
-	return n, err
+	return read(ctx, s, func(ctx context.Context, db sqldb.Querier) (int64, error) { return s.count(ctx, db, q) })
 }
 
 // Counted reads a company's row count of a Counted table.
 func (s *Store) Counted(ctx context.Context, table, company string) (int64, error) {
-	var n int64
+	return read(ctx, s, func(ctx context.Context, db sqldb.Querier) (int64, error) { return s.counted(ctx, db, table, company) })
+}
+
+// read runs fn outside a transaction (sqldb.DB.Read) and returns what it
+// read.
+func read[T any](ctx context.Context, s *Store, fn func(ctx context.Context, db sqldb.Querier) (T, error)) (T, error) {
+	var out T
 	err := s.db.Read(ctx, func(ctx context.Context, db sqldb.Querier) error {
 		var err error
-		n, err = s.counted(ctx, db, table, company)
+		out, err = fn(ctx, db)
 		return err
 	})
-	return n, err
+	return out, err
 }
 
 // Write runs fn in one transaction of the database.
@@ -165,10 +146,11 @@ var (
 	_ store.FreeNumberTaker = (*Tx)(nil)
 	_ store.Appender        = (*Tx)(nil)
 	_ store.EachInserter    = (*Tx)(nil)
+	_ store.SeqTaker        = (*Tx)(nil)
 )
 
-// SQL is the transaction's database transaction, for state kept in the
-// same database that must commit with the write (engine/platform/sqlplatform).
+// SQL is the database transaction, for state that must commit with the
+// write (engine/platform/sqlplatform).
 func (t *Tx) SQL() *sqldb.Tx { return t.tx }
 
 // Select reads rows in the transaction.
@@ -205,24 +187,17 @@ type table struct {
 	allCols []*store.Column          // in schema order
 	allSQL  string                   // the select list of every column: [seq,] columns
 
-	inserts     sync.Map // insertKey → the text of an INSERT (insertSQL)
-	parts       sync.Map // insertKey (rows 0) → an INSERT's [head, row] (valuesParts)
+	inserts     sync.Map // insertKey → the text of an INSERT (insertSQL), or (rows 0) its [head, row] (valuesParts)
 	insertsSize atomic.Int32
 }
 
 func newTable(t *store.Table) *table {
 	tt := &table{Table: t, name: sqldb.Quote(t.Name), columns: map[string]*store.Column{}}
-	var cols []string
-	if t.Seq {
-		cols = append(cols, sqldb.Quote(seqColumn))
+	fields := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		tt.columns[c.Field], fields[i] = &t.Columns[i], c.Field
 	}
-	for i := range t.Columns {
-		c := &t.Columns[i]
-		tt.columns[c.Field] = c
-		tt.allCols = append(tt.allCols, c)
-		cols = append(cols, sqldb.Quote(c.Name))
-	}
-	tt.allSQL = strings.Join(cols, ", ")
+	tt.allCols, tt.allSQL, _ = tt.selectList(fields) // every field is a column
 	return tt
 }
 
@@ -239,6 +214,23 @@ func (s *Store) table(name string) (*table, error) {
 		return nil, fmt.Errorf("sqlstore: no table %q in the schema", name)
 	}
 	return t, nil
+}
+
+// keyColumns are the columns of a key, an index or a conflict target: the
+// company of a Company table, then the fields'.
+func (t *table) keyColumns(fields []string) ([]string, error) {
+	var cols []string
+	if t.Company {
+		cols = append(cols, sqldb.Quote(companyColumn))
+	}
+	for _, f := range fields {
+		col, _, err := t.column(f)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, col)
+	}
+	return cols, nil
 }
 
 // column is the SQL of a field of t in conditions and orders.

@@ -20,9 +20,8 @@ const maxArgs = 30000
 // maxRowsPerInsert caps the rows of one INSERT statement.
 const maxRowsPerInsert = 500
 
-// Insert adds rows in as few statements as the placeholder limit allows:
-// one for a record's line list. The columns are those any of the rows
-// sets; a row without one stores NULL there.
+// Insert adds rows in as few statements as the placeholder limit allows.
+// The columns are those any of the rows sets; the others store NULL.
 func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store.Values) ([]int64, error) {
 	seqs, _, err := t.InsertEach(ctx, []store.Insertion{{Table: tableName, Company: company, Rows: rows}}, nil)
 	if failed := (*store.InsertionError)(nil); errors.As(err, &failed) {
@@ -34,11 +33,9 @@ func (t *Tx) Insert(ctx context.Context, tableName, company string, rows []store
 }
 
 // Append inserts rows as Insert does, without reading their Seqs back,
-// queued with the transaction's other rows (sqldb.Tx.ExecLaterRows): the
-// rows one table is given between two statements of the transaction go
-// in one INSERT (an atomic batch appends each write's change log as it
-// goes). For rows that repeat no unique index, and that nothing else
-// queued reads or changes.
+// queued (sqldb.Tx.ExecLaterRows): a table's rows queued between two
+// statements of the transaction go in one INSERT. For rows that repeat
+// no unique index, and that nothing else queued reads or changes.
 func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store.Values) error {
 	tb, err := t.s.table(tableName)
 	if err != nil || len(rows) == 0 {
@@ -48,22 +45,25 @@ func (t *Tx) Append(ctx context.Context, tableName, company string, rows []store
 	if err != nil {
 		return err
 	}
-	if ins.numbered {
-		// The statement numbers the rows itself (buildInsertSQL): not a
-		// plain VALUES list to merge.
-		return t.inChunks(tb, company, ins, rows, func(query string, args []any) error {
-			return t.duplicate(tb, t.tx.ExecLater(ctx, nil, query, args...))
-		})
+	if !ins.numbered {
+		return t.queueRows(ctx, ins, company, rows, nil, func(err error) error { return t.duplicate(tb, err) })
 	}
-	return t.queueRows(ctx, ins, company, rows, nil, func(err error) error { return t.duplicate(tb, err) })
+	// The statement numbers the rows itself (buildInsertSQL): not a plain
+	// VALUES list to merge.
+	for _, q := range t.s.insertStatements(ins, company, rows) {
+		if err := t.duplicate(tb, t.tx.ExecLater(ctx, nil, q.SQL, q.Args...)); err != nil {
+			return err
+		}
+	}
+	t.addCount(tb, company, int64(len(rows)))
+	return nil
 }
 
-// queueRows queues the INSERT of rows, in statements of as many rows as
-// the placeholder limit allows, their Seqs given when seqs is, and counts
-// them in a Counted table.
+// queueRows queues the INSERTs of rows, their Seqs given when seqs is,
+// and counts them.
 func (t *Tx) queueRows(ctx context.Context, ins insertion, company string, rows []store.Values, seqs []int64, named func(error) error) error {
 	head, row := ins.valuesParts()
-	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
+	perStatement := ins.perStatement()
 	for start := 0; start < len(rows); start += perStatement {
 		end := min(start+perStatement, len(rows))
 		var chunkSeqs []int64
@@ -74,17 +74,12 @@ func (t *Tx) queueRows(ctx context.Context, ins insertion, company string, rows 
 			return err
 		}
 	}
-	if ins.tb.Counted {
-		t.addCount(ins.tb.Name, company, int64(len(rows)))
-	}
+	t.addCount(ins.tb, company, int64(len(rows)))
 	return nil
 }
 
-// InsertEach runs the inserts, each in as few statements as the
-// placeholder limit allows, then the selects, all their statements
-// together: PostgreSQL is sent them in one round trip
-// (sqldb.Tx.ReadEach), a record's insert with its line lists' and the
-// read of its computed extra fields.
+// InsertEach runs the inserts, then the selects, all their statements
+// together: PostgreSQL is sent them in one round trip (sqldb.Tx.ReadEach).
 func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []store.Select) ([][]int64, [][]store.Row, error) {
 	var queries []sqldb.Query
 	var of []int // the insertion each insert query belongs to
@@ -110,21 +105,18 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []sto
 		tables[i] = tb
 	}
 	inserts := len(queries)
-	queries, after, err := t.s.selectsAfter(queries, reads)
+	queries, after, err := t.s.selectsAfter(queries, reads, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	seqs := make([][]int64, len(list))
-	done := 0 // the queries read whole
+	done := 0 // the inserts read whole
 	err = t.tx.ReadEach(ctx, queries, func(i int, r sqldb.Rows) error {
-		var err error
-		if i < inserts {
-			var got []int64
-			got, err = scanSeqs(r)
-			seqs[of[i]] = append(seqs[of[i]], got...)
-		} else {
-			err = after.scan(i, r)
+		if i >= inserts {
+			return after.scan(i, r)
 		}
+		got, err := scanSeqs(r)
+		seqs[of[i]] = append(seqs[of[i]], got...)
 		if err == nil {
 			done++
 		}
@@ -136,66 +128,22 @@ func (t *Tx) InsertEach(ctx context.Context, list []store.Insertion, reads []sto
 	} else if err != nil {
 		return nil, nil, err
 	}
-	for i, in := range list {
-		if tb := tables[i]; tb != nil && tb.Counted {
-			t.addCount(tb.Name, in.Company, int64(len(in.Rows)))
+	for i, tb := range tables {
+		if tb == nil {
+			continue
 		}
-		if tb := tables[i]; tb != nil && !tb.Seq {
-			seqs[i] = make([]int64, len(in.Rows))
+		t.addCount(tb, list[i].Company, int64(len(list[i].Rows)))
+		if !tb.Seq {
+			seqs[i] = make([]int64, len(list[i].Rows))
 		}
 	}
 	return seqs, after.rows, nil
 }
 
-// selectsAfter are selects sent after a write's statements in one
-// ReadEach (InsertEach, UpdateThenSelect): their rows, by select.
-type selectsAfter struct {
-	first int // the index of the first select among the queries
-	built []builtSelect
-	rows  [][]store.Row
-}
-
-// selectsAfter appends the statements of reads to queries.
-func (s *Store) selectsAfter(queries []sqldb.Query, reads []store.Select) ([]sqldb.Query, *selectsAfter, error) {
-	after := &selectsAfter{first: len(queries), built: make([]builtSelect, len(reads)), rows: make([][]store.Row, len(reads))}
-	for i, sel := range reads {
-		var err error
-		if after.built[i], err = s.buildSelect(sel, true); err != nil {
-			return nil, nil, err
-		}
-		queries = append(queries, after.built[i].query)
-	}
-	return queries, after, nil
-}
-
-// scan reads the rows of query i, one of the selects.
-func (a *selectsAfter) scan(i int, r sqldb.Rows) (err error) {
-	j := i - a.first
-	a.rows[j], err = a.built[j].scan(r)
-	return err
-}
-
-// inChunks hands insert the INSERT of each chunk of rows one statement
-// can carry, and counts the rows of a Counted table.
-func (t *Tx) inChunks(tb *table, company string, ins insertion, rows []store.Values, insert func(query string, args []any) error) error {
-	for _, q := range t.s.insertStatements(ins, company, rows) {
-		if err := insert(q.SQL, q.Args); err != nil {
-			return err
-		}
-	}
-	if tb.Counted {
-		t.addCount(tb.Name, company, int64(len(rows)))
-	}
-	return nil
-}
-
-// insertStatements are the INSERTs of rows, each of as many rows as one
-// statement can carry.
+// insertStatements are the INSERTs of rows, perStatement rows each.
 func (s *Store) insertStatements(ins insertion, company string, rows []store.Values) []sqldb.Query {
-	perStatement := min(maxRowsPerInsert, maxArgs/ins.width())
 	var out []sqldb.Query
-	for start := 0; start < len(rows); start += perStatement {
-		chunk := rows[start:min(start+perStatement, len(rows))]
+	for chunk := range slices.Chunk(rows, ins.perStatement()) {
 		out = append(out, sqldb.Query{SQL: s.insertSQL(ins, len(chunk)), Args: ins.args(company, chunk, nil)})
 	}
 	return out
@@ -212,8 +160,7 @@ type insertion struct {
 	shape    string // the cols by their place in the table, two bytes each: the key of the statement's text
 }
 
-// insertion says how rows go into t; it refuses a field that is no
-// column.
+// insertion says how rows go into t, refusing a field that is no column.
 func (t *table) insertion(rows []store.Values) (insertion, error) {
 	for _, row := range rows {
 		for field := range row {
@@ -223,29 +170,26 @@ func (t *table) insertion(rows []store.Values) (insertion, error) {
 		}
 	}
 	ins := insertion{tb: t}
-	var seqText, shape []byte // by place in allCols
+	var shape []byte
+	var unset []int // the SeqText columns no row sets, by place in allCols
 	for i, c := range t.allCols {
 		set, empty := false, false
 		for _, row := range rows {
 			v, ok := row[c.Field]
 			set, empty = set || ok, empty || v == nil
 		}
-		if c.SeqText {
-			seqText = binary.BigEndian.AppendUint16(seqText, uint16(i))
-			ins.numbered = ins.numbered || empty
-		}
+		ins.numbered = ins.numbered || c.SeqText && empty
 		if set {
 			ins.cols = append(ins.cols, c)
 			shape = binary.BigEndian.AppendUint16(shape, uint16(i))
+		} else if c.SeqText {
+			unset = append(unset, i)
 		}
 	}
 	if ins.numbered {
-		for j := 0; j < len(seqText); j += 2 {
-			c := t.allCols[binary.BigEndian.Uint16(seqText[j:])]
-			if !slices.Contains(ins.cols, c) {
-				ins.cols = append(ins.cols, c)
-				shape = append(shape, seqText[j:j+2]...)
-			}
+		for _, i := range unset {
+			ins.cols = append(ins.cols, t.allCols[i])
+			shape = binary.BigEndian.AppendUint16(shape, uint16(i))
 		}
 	}
 	ins.shape = string(shape)
@@ -269,32 +213,22 @@ func (ins insertion) columnNames() []string {
 }
 
 // valuesParts are an INSERT ... VALUES of rows given whole (not
-// numbered): its text up to VALUES, and one row's values. They are
-// remembered per table, as insertSQL's texts are: an atomic batch queues
-// its rows (queueRows) once per write and table, and building them anew
-// was 3 % of a PostgreSQL batch's CPU.
+// numbered): its text up to VALUES, and one row's values. Remembered:
+// building them anew for each write of an atomic batch was 3 % of a
+// PostgreSQL batch's CPU.
 func (ins insertion) valuesParts() (head, row string) {
-	key := insertKey{shape: ins.shape, seqs: ins.seqs}
-	if parts, ok := ins.tb.parts.Load(key); ok {
-		p := parts.([2]string)
-		return p[0], p[1]
-	}
-	names := ins.columnNames()
-	row = "(" + sqldb.Placeholders(len(names)) + ")"
-	if len(names) == 0 {
-		row = "(DEFAULT)" // not reached: every table has a column
-	}
-	head = "INSERT INTO " + ins.tb.name + " (" + strings.Join(names, ", ") + ") VALUES "
-	if ins.tb.insertsSize.Load() < maxInsertTexts {
-		if _, loaded := ins.tb.parts.LoadOrStore(key, [2]string{head, row}); !loaded {
-			ins.tb.insertsSize.Add(1)
+	parts := remembered(ins.tb, insertKey{shape: ins.shape, seqs: ins.seqs}, func() [2]string {
+		names := ins.columnNames()
+		row := "(" + sqldb.Placeholders(len(names)) + ")"
+		if len(names) == 0 {
+			row = "(DEFAULT)" // not reached: every table has a column
 		}
-	}
-	return head, row
+		return [2]string{"INSERT INTO " + ins.tb.name + " (" + strings.Join(names, ", ") + ") VALUES ", row}
+	})
+	return parts[0], parts[1]
 }
 
-// width is the number of values of each row: its Seq when given, its
-// company and columns.
+// width is the number of values of each row (columnNames).
 func (ins insertion) width() int {
 	n := len(ins.cols)
 	if ins.seqs {
@@ -305,6 +239,9 @@ func (ins insertion) width() int {
 	}
 	return max(n, 1)
 }
+
+// perStatement is how many rows one INSERT of the insertion carries.
+func (ins insertion) perStatement() int { return min(maxRowsPerInsert, maxArgs/ins.width()) }
 
 // args are the values of the rows, row after row, each row's Seq first
 // when the insertion gives them (seqs, one per row).
@@ -324,29 +261,17 @@ func (ins insertion) args(company string, rows []store.Values, seqs []int64) []a
 	return args
 }
 
-// insertSQL is the INSERT of n rows, without RETURNING or ON CONFLICT
-// (remembered per table: building the text was a twentieth of a
-// PostgreSQL create's allocations):
-// INSERT ... VALUES, or, when the statement numbers the rows, an INSERT
-// ... SELECT from the rows numbered once each (a materialized WITH), in
-// the order of VALUES, whose SeqText columns take the row's number where
-// the row gives no value.
+// insertSQL is the INSERT of n rows, without RETURNING or ON CONFLICT,
+// remembered (building it was a twentieth of a PostgreSQL create's
+// allocations): INSERT ... VALUES, or, when the statement numbers the
+// rows, an INSERT ... SELECT from the rows numbered once each in the order
+// of VALUES (a materialized WITH), whose empty SeqText columns take it.
 func (s *Store) insertSQL(ins insertion, n int) string {
-	key := insertKey{ins.shape, ins.numbered, ins.seqs, n}
-	if text, ok := ins.tb.inserts.Load(key); ok {
-		return text.(string)
-	}
-	text := s.buildInsertSQL(ins, n)
-	if ins.tb.insertsSize.Load() < maxInsertTexts {
-		if _, loaded := ins.tb.inserts.LoadOrStore(key, text); !loaded {
-			ins.tb.insertsSize.Add(1)
-		}
-	}
-	return text
+	return remembered(ins.tb, insertKey{ins.shape, ins.numbered, ins.seqs, n}, func() string { return s.buildInsertSQL(ins, n) })
 }
 
 // insertKey names the text of an INSERT into one table: which columns,
-// whether it numbers the rows, and how many rows.
+// whether it numbers the rows, and how many rows (0: valuesParts).
 type insertKey struct {
 	shape    string
 	numbered bool
@@ -354,16 +279,30 @@ type insertKey struct {
 	rows     int
 }
 
-// maxInsertTexts bounds a table's remembered INSERT texts: a text is
-// built again, not remembered, past it.
+// maxInsertTexts bounds a table's remembered INSERT texts.
 const maxInsertTexts = 256
 
+// remembered is the table's text under key, built and remembered on
+// first use.
+func remembered[T any](tb *table, key insertKey, build func() T) T {
+	if text, ok := tb.inserts.Load(key); ok {
+		return text.(T)
+	}
+	text := build()
+	if tb.insertsSize.Load() < maxInsertTexts {
+		if _, loaded := tb.inserts.LoadOrStore(key, text); !loaded {
+			tb.insertsSize.Add(1)
+		}
+	}
+	return text
+}
+
 func (s *Store) buildInsertSQL(ins insertion, n int) string {
-	names := ins.columnNames()
 	if !ins.numbered {
 		head, row := ins.valuesParts()
 		return head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 	}
+	names := ins.columnNames()
 	d := s.db.Dialect()
 	// VALUES names its columns column1, column2, ... in both databases:
 	// column1 is the row's ordinal, then come its company and columns.
@@ -392,12 +331,10 @@ func (s *Store) buildInsertSQL(ins insertion, n int) string {
 		"SELECT " + strings.Join(selected, ", ") + ` FROM "numbered" WHERE true` // WHERE: SQLite's parser wants it before ON CONFLICT
 }
 
-// scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave, sorted:
-// the seqs of its rows in order. Both databases number the rows of one
-// INSERT in the order of its VALUES (SQLite's AUTOINCREMENT one after the
-// other, PostgreSQL calling nextval row by row; a numbered insertion by
-// the rows' ordinals, sqldb.Dialect.InsertedSeq), while RETURNING may
-// list them in any order.
+// scanSeqs reads the seqs an INSERT ... RETURNING "seq" gave (or numbers
+// a series' nextvals), sorted: the seqs of its rows in order. Both databases number the rows in the
+// order of VALUES (a numbered insertion by their ordinals), while
+// RETURNING may list them in any order.
 func scanSeqs(rows sqldb.Rows) ([]int64, error) {
 	var seqs []int64
 	for rows.Next() {
@@ -428,13 +365,7 @@ func (t *Tx) duplicate(tb *table, err error) error {
 // or by its columns, or "" when none matches.
 func (tb *table) violated(index string, columns []string) string {
 	for _, ix := range tb.Indexes {
-		if !ix.Unique {
-			continue
-		}
-		if index != "" && ix.Name == index {
-			return ix.Name
-		}
-		if columns != nil && slices.Equal(columns, tb.indexColumns(ix)) {
+		if ix.Unique && (index != "" && ix.Name == index || columns != nil && slices.Equal(columns, tb.indexColumns(ix))) {
 			return ix.Name
 		}
 	}
@@ -460,14 +391,10 @@ func (tb *table) indexColumns(ix store.Index) []string {
 
 // Update sets columns of the matching rows.
 func (t *Tx) Update(ctx context.Context, tableName, company string, where []store.Cond, set store.Values) (int64, error) {
-	tb, err := t.s.table(tableName)
-	if err != nil {
-		return 0, err
-	}
 	if len(set) == 0 {
 		return t.s.count(ctx, t.tx, store.Select{Table: tableName, Company: company, Where: where})
 	}
-	q, err := t.s.updateQuery(tb, company, where, set)
+	tb, q, err := t.s.updateQuery(tableName, company, where, set)
 	if err != nil {
 		return 0, err
 	}
@@ -475,15 +402,14 @@ func (t *Tx) Update(ctx context.Context, tableName, company string, where []stor
 	return n, t.duplicate(tb, err)
 }
 
-// UpdateLater runs an UPDATE as Update does, without its count:
-// PostgreSQL is sent it with the transaction's next statement or its
-// commit (sqldb.Tx.ExecLater).
+// UpdateLater runs an UPDATE as Update does, without its count, queued
+// (sqldb.Tx.ExecLater).
 func (t *Tx) UpdateLater(ctx context.Context, tableName, company string, where []store.Cond, set store.Values) error {
-	tb, err := t.s.table(tableName)
-	if err != nil || len(set) == 0 {
+	if len(set) == 0 {
+		_, err := t.s.table(tableName)
 		return err
 	}
-	q, err := t.s.updateQuery(tb, company, where, set)
+	tb, q, err := t.s.updateQuery(tableName, company, where, set)
 	if err != nil {
 		return err
 	}
@@ -493,16 +419,12 @@ func (t *Tx) UpdateLater(ctx context.Context, tableName, company string, where [
 // UpdateThenSelect is Update with the selects after it, sent together
 // (store.EachUpdater): the UPDATE returns a row for each it changed.
 func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, where []store.Cond, set store.Values, reads []store.Select) (int64, [][]store.Row, error) {
-	tb, err := t.s.table(tableName)
-	if err != nil {
-		return 0, nil, err
-	}
-	update, err := t.s.updateQuery(tb, company, where, set)
+	tb, update, err := t.s.updateQuery(tableName, company, where, set)
 	if err != nil {
 		return 0, nil, err
 	}
 	update.SQL += " RETURNING 1"
-	queries, after, err := t.s.selectsAfter([]sqldb.Query{update}, reads)
+	queries, after, err := t.s.selectsAfter([]sqldb.Query{update}, reads, true)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -525,7 +447,11 @@ func (t *Tx) UpdateThenSelect(ctx context.Context, tableName, company string, wh
 }
 
 // updateQuery is the UPDATE of set's fields in the rows where names.
-func (s *Store) updateQuery(tb *table, company string, where []store.Cond, set store.Values) (sqldb.Query, error) {
+func (s *Store) updateQuery(tableName, company string, where []store.Cond, set store.Values) (*table, sqldb.Query, error) {
+	tb, err := s.table(tableName)
+	if err != nil {
+		return nil, sqldb.Query{}, err
+	}
 	var b strings.Builder
 	b.WriteString("UPDATE " + tb.name + " SET ")
 	args := make([]any, 0, len(set)+len(where)+1)
@@ -544,14 +470,13 @@ func (s *Store) updateQuery(tb *table, company string, where []store.Cond, set s
 	}
 	for field := range set {
 		if tb.columns[field] == nil {
-			return sqldb.Query{}, fmt.Errorf("sqlstore: table %s has no column %q", tb.Name, field)
+			return nil, sqldb.Query{}, fmt.Errorf("sqlstore: table %s has no column %q", tb.Name, field)
 		}
 	}
-	args, err := s.where(&b, tb, company, where, args)
-	if err != nil {
-		return sqldb.Query{}, err
+	if args, err = s.where(&b, tb, company, where, args); err != nil {
+		return nil, sqldb.Query{}, err
 	}
-	return sqldb.Query{SQL: b.String(), Args: args}, nil
+	return tb, sqldb.Query{SQL: b.String(), Args: args}, nil
 }
 
 // Upsert inserts a row or updates the one its conflict columns name.
@@ -566,17 +491,11 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 		return err
 	}
 	args := ins.args(company, rows, nil)
-	var targets, sets []string
-	if tb.Company {
-		targets = append(targets, sqldb.Quote(companyColumn))
+	targets, err := tb.keyColumns(conflict)
+	if err != nil {
+		return err
 	}
-	for _, field := range conflict {
-		col, _, err := tb.column(field)
-		if err != nil {
-			return err
-		}
-		targets = append(targets, col)
-	}
+	var sets []string
 	for _, field := range replace {
 		col, _, err := tb.column(field)
 		if err != nil {
@@ -589,48 +508,34 @@ func (t *Tx) Upsert(ctx context.Context, tableName, company string, row store.Va
 		action = "DO UPDATE SET " + strings.Join(sets, ", ")
 	}
 	query := t.s.insertSQL(ins, 1) + " ON CONFLICT (" + strings.Join(targets, ", ") + ") " + action
-	if !tb.Counted {
-		_, err = sqldb.Exec(ctx, t.tx, query, args...)
-		return t.duplicate(tb, err)
-	}
-	// A counted table counts only the rows the upsert inserted.
-	inserted, err := t.s.count(ctx, t.tx, store.Select{Table: tableName, Company: company, Where: conflictConds(conflict, row)})
-	if err != nil {
-		return err
+	var met int64 // a counted table counts only the rows the upsert inserted
+	if tb.Counted {
+		where := make([]store.Cond, len(conflict))
+		for i, f := range conflict {
+			where[i] = store.Equal(f, row[f])
+		}
+		if met, err = t.s.count(ctx, t.tx, store.Select{Table: tableName, Company: company, Where: where}); err != nil {
+			return err
+		}
 	}
 	if _, err := sqldb.Exec(ctx, t.tx, query, args...); err != nil {
 		return t.duplicate(tb, err)
 	}
-	if inserted == 0 {
-		t.addCount(tb.Name, company, 1)
+	if met == 0 {
+		t.addCount(tb, company, 1)
 	}
 	return nil
 }
 
-// conflictConds are the conditions that find the row an upsert may meet.
-func conflictConds(conflict []string, row store.Values) []store.Cond {
-	conds := make([]store.Cond, len(conflict))
-	for i, f := range conflict {
-		conds[i] = store.Equal(f, row[f])
-	}
-	return conds
-}
-
 // Delete removes the matching rows.
 func (t *Tx) Delete(ctx context.Context, tableName, company string, where []store.Cond) (int64, error) {
-	tb, err := t.s.table(tableName)
+	tb, query, args, err := t.s.filtered("DELETE FROM ", store.Select{Table: tableName, Company: company, Where: where})
 	if err != nil {
 		return 0, err
 	}
-	var b strings.Builder
-	b.WriteString("DELETE FROM " + tb.name)
-	args, err := t.s.where(&b, tb, company, where, nil)
-	if err != nil {
-		return 0, err
-	}
-	n, err := sqldb.ExecAffected(ctx, t.tx, b.String(), args...)
-	if err == nil && tb.Counted && n > 0 {
-		t.addCount(tb.Name, company, -n)
+	n, err := sqldb.ExecAffected(ctx, t.tx, query, args...)
+	if err == nil {
+		t.addCount(tb, company, -n)
 	}
 	return n, err
 }
