@@ -134,7 +134,7 @@ func (e *Writes) ReadAhead(ctx context.Context, s engine.Session, writes []engin
 		}
 	}
 	w := e.newWriter(s)
-	w.begin(j.tx)
+	w.tx = j.tx
 	j.lend(w)
 	if err := w.prefetch(ctx, planned...); err != nil {
 		return err

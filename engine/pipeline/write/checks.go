@@ -153,11 +153,7 @@ func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values ma
 // company, skipping numbers already used as keys given by hand.
 func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string, error) {
 	if w.numbers != nil {
-		want := 1
-		if r.Reg.Name == w.likeCreates.register {
-			want = w.likeCreates.n
-		}
-		return w.numbers.take(ctx, w, r, want)
+		return w.numbers.take(ctx, w, r, w.like(r.Reg.Name))
 	}
 	if key, free := w.useAhead(r); free {
 		return key, nil

@@ -77,7 +77,7 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 		where = append(where, store.Equal(name, v))
 	}
 	row := store.Values{registers.ModifiedField: x.w.now}
-	values := x.w.live[liveKey(register, key)]
+	values := x.w.live[liveKey{register, key}]
 	if values != nil {
 		// The write created or changed this record: its row's Modified is
 		// now already, and leaving it out spares SQLite the rewrite of its

@@ -74,11 +74,7 @@ func (w *Writer) insert(ctx context.Context, r string, inserts []store.Insertion
 				want[in.Table] += len(in.Rows)
 			}
 		}
-		like := 1
-		if w.likeCreates.register == r {
-			like = w.likeCreates.n
-		}
-		taken, ok, err := w.seqs.take(ctx, w.tx, want, like)
+		taken, ok, err := w.seqs.take(ctx, w.tx, want, w.like(r))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -83,20 +82,11 @@ func (e *Writes) Create(ctx context.Context, s engine.Session, register string, 
 		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 	}
 	w := e.newWriter(s)
-	w.likeCreates.register, w.likeCreates.n = register, engine.LikeWrites(ctx)
-	ahead := func(ctx context.Context) error {
-		w.numberAhead = numberWanted(r, in)
-		return w.readAhead(ctx, r, in, true)
-	}
-	return e.writeAs(ctx, w, register, rc, ahead,
-		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			c, err := w.create(ctx, r, in, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			w.Emit(register, catalog.EventCreated, c.key, c.changed())
-			return w.createdRecord(ctx, c)
-		})
+	w.likeRegister, w.likeCreates = register, engine.LikeWrites(ctx)
+	w.numberAhead = numberWanted(r, in)
+	return e.writeAs(ctx, w, register, rc, &plannedInput{r, in, true}, func(ctx context.Context, w *Writer) (engine.Record, error) {
+		return w.create(ctx, r, in)
+	})
 }
 
 // Update changes the fields present in the input, then renders and stores
@@ -109,18 +99,8 @@ func (e *Writes) Update(ctx context.Context, s engine.Session, register, key str
 	if !r.Reg.Has(catalog.Update) {
 		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 	}
-	w := e.newWriter(s)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in, false) },
-		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			after, changed, err := w.update(ctx, r, key, in)
-			if err != nil {
-				return nil, err
-			}
-			if changed != nil {
-				w.Emit(register, catalog.EventUpdated, key, changed)
-			}
-			return after, nil
-		})
+	return e.writeAs(ctx, e.newWriter(s), register, rc, &plannedInput{r, in, false},
+		func(ctx context.Context, w *Writer) (engine.Record, error) { return w.update(ctx, r, key, in) })
 }
 
 // Write runs one API write on a register: the signature must be allowed
@@ -133,30 +113,27 @@ func (e *Writes) Write(ctx context.Context, s engine.Session, register string, r
 	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
 }
 
-// writeAs is Write with a writer of the caller's, and ahead, when set,
-// run before the transaction: the reads a write can do outside it (the
-// records it references, the company's settings), which then take no
-// time under the store's write lock.
+// writeAs is Write with a writer of the caller's, which reads what the
+// write of ahead (when set) will read before the transaction (readAhead):
+// then it takes no time under the store's write lock.
 func (e *Writes) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
-	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
+	ahead *plannedInput, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	joined, err := e.joinedTx(ctx, w.s)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	var reader store.Reader = e.store
 	if joined != nil {
 		// Inside Atomically every read of the write is in the shared
 		// transaction: it sees what the batch's earlier writes wrote (and
 		// memstore's write lock is held by that transaction).
-		w.begin(joined.tx)
+		w.tx = joined.tx
 		joined.lend(w)
-		reader = joined.tx
 	}
-	if err := e.perms.Check(ctx, reader, w.s, register, permissions.Write); err != nil {
+	if err := e.perms.Check(ctx, w.reader(), w.s, register, permissions.Write); err != nil {
 		return engine.Response{}, read.NothingWritten(err)
 	}
 	if ahead != nil {
-		if err := ahead(ctx); err != nil {
+		if err := w.readAhead(ctx, *ahead); err != nil {
 			return engine.Response{}, read.NothingWritten(err)
 		}
 	}
@@ -179,7 +156,7 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 		return resp, err
 	}
 	run := func(ctx context.Context, tx store.Tx) error {
-		w.begin(tx)
+		w.tx = tx
 		rec, err := do(ctx, w)
 		if err != nil {
 			return err
@@ -216,7 +193,7 @@ type Writer struct {
 
 	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
 	settings *settings.Company                   // the company's settings, read once
-	live     map[string]map[string]any           // values of the records written, by register and key (liveKey)
+	live     map[liveKey]map[string]any          // values of the records written
 	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
 	events   []pendingEvent
@@ -227,20 +204,16 @@ type Writer struct {
 	numbers     *numberPool  // inside Atomically: the batch's numbers taken ahead
 	seqs        *seqPool     // inside Atomically: the batch's Seqs taken ahead
 	numberAhead *numberAhead // a single create's number, taken with its reads ahead
-	likeCreates struct {     // the creates like this one the batch holds, this one included (engine.LikeWrites)
-		register string
-		n        int
-	}
+	// likeCreates are the creates of likeRegister the batch holds, this
+	// one included (engine.LikeWrites).
+	likeRegister string
+	likeCreates  int
 }
 
 func (e *Writes) newWriter(s engine.Session) *Writer {
 	moment := e.now()
 	return &Writer{e: e, s: s, now: registers.FormatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
 }
-
-// begin starts the writer's transaction: what it reads from now on, it
-// reads in it.
-func (w *Writer) begin(tx store.Tx) { w.tx = tx }
 
 // reader is where the writer reads: its transaction once begun, the store
 // before.
@@ -251,14 +224,13 @@ func (w *Writer) reader() store.Reader {
 	return w.tx
 }
 
-// readAhead reads, before the transaction, what a write of the input on r
-// will read: the records its references name (with the signature's user,
-// which $sign defaults name, when the write may create) and the company's
-// settings. Records are never deleted, so what it finds still stands at
-// the commit; a lookup copies the referenced record as it was just before
-// the write.
-func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
-	if err := w.prefetch(ctx, plannedInput{r, in, mayCreate}); err != nil {
+// readAhead reads, before the transaction, what a write will read: the
+// records its references name (with the signature's user, which $sign
+// defaults name, when the write may create) and the company's settings.
+// Records are never deleted, so what it finds still stands at the commit;
+// a lookup copies the referenced record as it was just before the write.
+func (w *Writer) readAhead(ctx context.Context, p plannedInput) error {
+	if err := w.prefetch(ctx, p); err != nil {
 		return err
 	}
 	_, _, err := w.setting(ctx, settingTimeZone)
@@ -266,16 +238,24 @@ func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine
 }
 
 // liveKey names a record the write created or changed.
-func liveKey(register, key string) string { return register + "\x00" + key }
+type liveKey struct{ register, key string }
+
+// like is how many creates like this one on register the batch holds.
+func (w *Writer) like(register string) int {
+	if register == w.likeRegister {
+		return w.likeCreates
+	}
+	return 1
+}
 
 // keepLive notes the values of a record the write created or changed:
 // rules that change it later in the write (Writer's UpdateIf) change them
 // too, and the write's answer is built from them.
 func (w *Writer) keepLive(register, key string, values map[string]any) {
 	if w.live == nil {
-		w.live = map[string]map[string]any{}
+		w.live = map[liveKey]map[string]any{}
 	}
-	w.live[liveKey(register, key)] = values
+	w.live[liveKey{register, key}] = values
 	w.touch(register)
 }
 
@@ -289,9 +269,6 @@ func (w *Writer) touch(register string) {
 
 // Tx is the write's transaction.
 func (w *Writer) Tx() store.Tx { return w.tx }
-
-// Session is who writes.
-func (w *Writer) Session() engine.Session { return w.s }
 
 // Now is the Modified of what the write changes, as stored text.
 func (w *Writer) Now() string { return w.now }
@@ -330,18 +307,6 @@ type created struct {
 	computedAt int
 }
 
-// changed lists what a create sent: its fields, then the line lists that
-// carried lines (by their read names).
-func (c *created) changed() []string {
-	names := append([]string{}, c.sent...)
-	for _, l := range c.reg.Reg.Lines {
-		if len(c.lines[l.Name]) > 0 {
-			names = append(names, l.ReadName)
-		}
-	}
-	return names
-}
-
 // pendingRecord is a record of a create checked and complete, about to be
 // inserted.
 type pendingRecord struct {
@@ -352,10 +317,8 @@ type pendingRecord struct {
 	key    string
 }
 
-// create writes one record and its lines. fixed holds values the owner of
-// a line sets (its key in the parent field, the list's Set values); they
-// override what the line sent and bypass the writable check. inherit, when
-// set, fills what a line takes from its owner unless it gives its own.
+// create writes one record and its lines, notes its event and answers
+// with the record (createdRecord).
 //
 // The record is checked first, then each of its line lists, every line in
 // order (a refusal names it, "materials[1]: ..."); then the record and its
@@ -365,8 +328,8 @@ type pendingRecord struct {
 // its lines name were read in one query per register beforehand
 // (prefetch). A record keyed by its Seq is inserted before its lines are
 // checked: they hold its key.
-func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
-	p, err := w.prepare(ctx, r, in, fixed, inherit)
+func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input) (engine.Record, error) {
+	p, err := w.prepare(ctx, r, in, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -386,11 +349,17 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	}
 	inserts := []store.Insertion{{Table: r.Reg.Name, Company: w.s.Company, Rows: []store.Values{w.row(r, p.values)}}}
 	for _, list := range lists {
-		inserts = append(inserts, list.insertion(w.s.Company))
+		inserts = append(inserts, store.Insertion{Table: list.reg.Reg.Name, Company: w.s.Company, Rows: list.rows})
 	}
-	reads, err := w.computedRead(ctx, r, p.key, in)
-	if err != nil {
-		return nil, err
+	// The company's computed extra fields of the record are read with its
+	// inserts, so its answer needs no round trip of its own; not when the
+	// create writes more than its rows and lines (extra field values, lines
+	// of lines), which an expression might read: the answer reads them after.
+	var reads []store.Select
+	if cond, ok := r.KeyCond(p.key); ok && !r.EngineKeyed && !writesBeyondRows(in, 0) {
+		if reads, err = w.computedSelect(ctx, r, cond); err != nil {
+			return nil, err
+		}
 	}
 	refused := func(i int, err error) error { // the failure of the record's insert (0) or a line list's
 		if i == 0 {
@@ -403,61 +372,69 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	if err != nil {
 		return nil, err
 	}
-	c := &created{reg: r, seq: seqs[0][0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
-	if len(read) == 1 && len(read[0]) == 1 {
-		c.computed, c.computedAt = read[0][0].Values, w.ruleUpdates
-	}
-	r.Inserted(p.values, c.seq)
-	if r.EngineKeyed {
-		c.key = formatSeq(c.seq)
-	}
-	w.keepLive(r.Reg.Name, c.key, p.values)
-	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, c.seq, in.Extra); err != nil {
+	computedAt := w.ruleUpdates
+	c, err := w.inserted(ctx, p, seqs[0][0], lists, seqs[1:])
+	if err != nil {
 		return nil, err
 	}
+	c.computed, c.computedAt = oneRow(read), computedAt
+	changed := append([]string{}, c.sent...)
+	for _, l := range r.Reg.Lines {
+		if len(c.lines[l.Name]) > 0 {
+			changed = append(changed, l.ReadName)
+		}
+	}
+	w.Emit(r.Reg.Name, catalog.EventCreated, c.key, changed)
+	return w.createdRecord(ctx, c)
+}
+
+// inserted completes a record of a create once inserted as row seq: its
+// extra fields, its lines, its after-create rules and change log. lists
+// are its line lists inserted with it, with their seqs; without them its
+// lines are created now.
+func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, lists []*lineList, seqs [][]int64) (*created, error) {
+	r := p.reg
+	c := &created{reg: r, seq: seq, key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
+	r.Inserted(p.values, seq)
 	if r.EngineKeyed {
-		if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
-			return nil, err
+		c.key = formatSeq(seq)
+	}
+	w.keepLive(r.Reg.Name, c.key, p.values)
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, p.in.Extra); err != nil {
+		return nil, err
+	}
+	if lists == nil {
+		for _, l := range r.Reg.Lines {
+			if len(p.in.Lines[l.Name]) == 0 {
+				continue
+			}
+			lines, at, err := w.createLines(ctx, r, p.values, l, c.key, p.in.Lines[l.Name])
+			if err != nil {
+				return nil, refuseInLine(err, l.Name, at)
+			}
+			c.lines[l.Name] = lines
 		}
 	}
 	for k, list := range lists {
-		lines, at, err := w.linesInserted(ctx, list, seqs[k+1])
+		lines, at, err := w.linesInserted(ctx, list, seqs[k])
 		if err != nil {
 			return nil, refuseInLine(err, list.line.Name, at)
 		}
 		c.lines[list.line.Name] = lines
 	}
-	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: seq}, p.values); err != nil {
 		return nil, err
 	}
-	w.log(r, c.key, "create", changeDetail(p.sent, in.Extra), p.values)
+	w.log(r, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
 	return c, nil
 }
 
-// computedRead is the read of the company's computed extra fields of a
-// record about to be created with the given key, sent with its inserts
-// (store.InsertEach) so its answer needs no round trip of its own. None
-// when the record's key is its Seq, or when the create writes more than
-// its rows and lines (extra field values, lines of lines), which an
-// expression might read: the answer reads them after.
-func (w *Writer) computedRead(ctx context.Context, r *registers.Register, key string, in engine.Input) ([]store.Select, error) {
-	cond, ok := r.KeyCond(key)
-	if r.EngineKeyed || writesBeyondRows(in, 0) || !ok {
-		return nil, nil
+// oneRow is the row of a read of one record; nil when there is none.
+func oneRow(read [][]store.Row) store.Values {
+	if len(read) == 1 && len(read[0]) == 1 {
+		return read[0][0].Values
 	}
-	return w.computedSelect(ctx, r, cond)
-}
-
-// computedReadAfterUpdate is the read of the company's computed extra
-// fields of the record an update changes, sent with its UPDATE
-// (store.UpdateThenSelect) so its answer needs no round trip of its own.
-// None when the update writes extra field values, which an expression
-// might read: the answer reads them after.
-func (w *Writer) computedReadAfterUpdate(ctx context.Context, r *registers.Register, seq int64, in engine.Input) ([]store.Select, error) {
-	if len(in.Extra) > 0 {
-		return nil, nil
-	}
-	return w.computedSelect(ctx, r, store.Equal(store.SeqField, seq))
+	return nil
 }
 
 // computedSelect is the read of the company's computed extra fields of
@@ -538,22 +515,6 @@ func writesBeyondRows(in engine.Input, depth int) bool {
 	return false
 }
 
-// createLineLists creates the lines a create of c carries, list by list;
-// a refusal names the line, "materials[1]: ...".
-func (w *Writer) createLineLists(ctx context.Context, r *registers.Register, values map[string]any, c *created, in engine.Input) error {
-	for _, l := range r.Reg.Lines {
-		if len(in.Lines[l.Name]) == 0 {
-			continue
-		}
-		lines, at, err := w.createLines(ctx, r, values, l, c.key, in.Lines[l.Name])
-		if err != nil {
-			return refuseInLine(err, l.Name, at)
-		}
-		c.lines[l.Name] = lines
-	}
-	return nil
-}
-
 // createLines creates lines of one list of an owner: each checked in
 // order, then all inserted in one statement, then their own lines, their
 // extra fields and their rules' after-create hooks. On an error it says
@@ -578,10 +539,6 @@ type lineList struct {
 	rows    []store.Values
 }
 
-func (l *lineList) insertion(company string) store.Insertion {
-	return store.Insertion{Table: l.reg.Reg.Name, Company: company, Rows: l.rows}
-}
-
 // prepareLines checks the lines of one list of an owner, in order; on an
 // error it says which line failed.
 func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) (*lineList, int, error) {
@@ -597,28 +554,14 @@ func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ow
 }
 
 // linesInserted completes the lines of a list once stored with the given
-// seqs: their own lines, extra fields and after-create rules. On an error
-// it says which line failed.
+// seqs (inserted). On an error it says which line failed.
 func (w *Writer) linesInserted(ctx context.Context, list *lineList, seqs []int64) ([]*created, int, error) {
-	lr := list.reg
 	out := make([]*created, len(list.pending))
 	for i, p := range list.pending {
-		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
-		lr.Inserted(p.values, c.seq)
-		if lr.EngineKeyed {
-			c.key = formatSeq(c.seq)
-		}
-		w.keepLive(lr.Reg.Name, c.key, p.values)
-		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.Reg.Name, c.seq, p.in.Extra); err != nil {
+		c, err := w.inserted(ctx, p, seqs[i], nil, nil)
+		if err != nil {
 			return nil, i, err
 		}
-		if err := w.createLineLists(ctx, lr, p.values, c, p.in); err != nil {
-			return nil, i, err
-		}
-		if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, lr.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
-			return nil, i, err
-		}
-		w.log(lr, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
 		out[i] = c
 	}
 	return out, 0, nil
@@ -753,63 +696,69 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, values map[stri
 	return err
 }
 
-// update changes the fields sent on the record with the given key and
-// returns the record after the change as a Get reads it, and the names of
-// the fields changed (nil when the input changed nothing: no write, no
-// log, no event, Modified kept). The record is read under the row's lock
-// before the change; the answer is that record with the change applied.
-func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, []string, error) {
+// update changes the fields sent on the record with the given key, notes
+// its event and returns the record after the change as a Get reads it (an
+// input that changes nothing writes, logs and emits nothing, and keeps
+// Modified). The record is read under the row's lock before the change;
+// the answer is that record with the change applied.
+func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, error) {
 	current, seq, err := w.e.reads.Record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := in.CheckVersion(current); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(in.Lines) > 0 {
-		return nil, nil, engine.Refuse("lines can only be sent when creating %s", r.Reg.Name)
+		return nil, engine.Refuse("lines can only be sent when creating %s", r.Reg.Name)
 	}
 	values, err := acceptValues(r, in.Values, writableOnUpdate)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if v, ok := values[r.Key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return nil, nil, refuseChange(r.Key.Name)
+			return nil, refuseChange(r.Key.Name)
 		}
 		delete(values, r.Key.Name)
 	}
 	for name, v := range values {
 		if r.Reg.Field(name).Required && isEmpty(v) {
-			return nil, nil, refuseMissing(name)
+			return nil, refuseMissing(name)
 		}
 	}
 	if len(values) == 0 && len(in.Extra) == 0 {
-		return current, nil, nil
+		return current, nil
 	}
 	sent := fieldNames(r, values)
 	if err := w.checkLookupsFree(ctx, r, values, seq); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.resolveReferences(ctx, r, values); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.Reg.Name, current, values); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	set := w.row(r, values)
 	for _, f := range r.Stored {
 		if err := checkFinite(f, set[f.Name]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	bySeq := []store.Cond{store.Equal(store.SeqField, seq)}
-	reads, err := w.computedReadAfterUpdate(ctx, r, seq, in)
-	if err != nil {
-		return nil, nil, err
+	// The company's computed extra fields of the record are read with its
+	// UPDATE (store.UpdateThenSelect), so its answer needs no round trip of
+	// its own; not when it writes extra field values, which an expression
+	// might read: the answer reads them after.
+	var reads []store.Select
+	if len(in.Extra) == 0 {
+		if reads, err = w.computedSelect(ctx, r, bySeq[0]); err != nil {
+			return nil, err
+		}
 	}
 	var read [][]store.Row
 	if len(reads) == 0 && !setsUnique(r, set) {
@@ -820,21 +769,17 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		_, read, err = store.UpdateThenSelect(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set, reads)
 	}
 	if err != nil {
-		return nil, nil, w.duplicateKey(r, key, values, err)
+		return nil, w.duplicateKey(r, key, values, err)
 	}
-	var computed store.Values
-	if len(read) == 1 && len(read[0]) == 1 {
-		computed = read[0][0].Values
-	}
-	computedAt := w.ruleUpdates
+	computed, computedAt := oneRow(read), w.ruleUpdates
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, in.Extra); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	after := maps.Clone(current)
 	maps.Copy(after, set)
 	w.keepLive(r.Reg.Name, key, after)
 	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.Reg.Name, current, after); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
 	if r.Reg.ExtraFields {
@@ -846,10 +791,11 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 			computed = nil // a rule changed a record since: read them again
 		}
 		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return after, changedNames(sent, in.Extra), nil
+	w.Emit(r.Reg.Name, catalog.EventUpdated, key, changedNames(sent, in.Extra))
+	return after, nil
 }
 
 // setsUnique reports whether an update sets a field a unique index holds
@@ -957,9 +903,7 @@ func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq i
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) == 1 && len(rows[0]) == 1 {
-			computed = rows[0][0].Values
-		}
+		computed = oneRow(rows)
 	}
 	return extrafields.Fields(defs, stored, computed), nil
 }
@@ -984,11 +928,8 @@ func changeDetail(fields []string, extra map[string]string) string {
 // (ExtraFields.<key>, sorted).
 func changedNames(fields []string, extra map[string]string) []string {
 	parts := append([]string{}, fields...)
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.AppendSeq(make([]string, 0, len(extra)), maps.Keys(extra))
+	slices.Sort(keys)
 	for _, k := range keys {
 		parts = append(parts, "ExtraFields."+k)
 	}
