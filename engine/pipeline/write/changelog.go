@@ -45,24 +45,18 @@ func (w *Writer) Log(register, key, action, detail string, values map[string]any
 	return nil
 }
 
-// flushLog writes the rows noted, in one statement.
+// flushLog writes the rows noted, in one statement, and forgets them.
 func (w *Writer) flushLog(ctx context.Context) error {
-	rows := w.logRows()
-	if len(rows) == 0 {
+	if len(w.logs) == 0 {
 		return nil
 	}
-	return store.Append(ctx, w.tx, registers.ChangeLogTable, w.s.Company, rows)
-}
-
-// logRows are the change-log rows the write noted, taken from it.
-func (w *Writer) logRows() []store.Values {
 	rows := make([]store.Values, len(w.logs))
 	for i, l := range w.logs {
 		rows[i] = store.Values{"register": l.register, "record_key": l.key, "sign": w.s.Sign, "client_id": w.s.ClientID,
 			"via_api": true, "action": l.action, "detail": l.detail, "at": w.now}
 	}
 	w.logs = nil
-	return rows
+	return store.Append(ctx, w.tx, registers.ChangeLogTable, w.s.Company, rows)
 }
 
 // matchesSet reports whether a record carries a line list's fixed values,

@@ -3,6 +3,7 @@ package write
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +18,10 @@ import (
 // What a write must pass, each check driven by the catalog. Every refusal
 // text of a write is here, once for every store.
 
-// acceptValues normalizes the fields sent and refuses a field the call may
-// not write. writable says which fields this kind of call may send.
+// acceptValues normalizes the fields sent into the record's types (string,
+// float64, bool, []string, map[string]string or nil) and refuses a field
+// the call may not write. writable says which fields this kind of call
+// may send.
 func acceptValues(r *registers.Register, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
 	values := make(map[string]any, len(sent)+len(r.Reg.Defaults)+4)
 	for name, v := range sent {
@@ -102,7 +105,7 @@ func refuseChange(name string) *engine.CommandError {
 // none of the register's requireOneOf fields.
 func checkRequired(r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
-		if f.Required && isEmpty(values[f.Name]) {
+		if f.Required && engine.Empty(values[f.Name]) {
 			return refuseMissing(f.Name)
 		}
 	}
@@ -110,7 +113,7 @@ func checkRequired(r *registers.Register, values map[string]any) error {
 		return nil
 	}
 	for _, name := range r.Reg.RequireOneOf {
-		if !isEmpty(values[name]) {
+		if !engine.Empty(values[name]) {
 			return nil
 		}
 	}
@@ -126,11 +129,12 @@ func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values ma
 	}
 	key, _ := values[r.Key.Name].(string)
 	if key != "" {
-		taken, err := w.keyExists(ctx, r, key)
+		cond, _ := r.KeyCond(key) // never false: r is not engine-keyed
+		n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
 		if err != nil {
 			return "", err
 		}
-		if taken {
+		if n > 0 {
 			return "", alreadyExists(r, key)
 		}
 		if w.numbers != nil {
@@ -166,16 +170,6 @@ func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string,
 	}
 }
 
-// keyExists reports whether the company has a record with this key.
-func (w *Writer) keyExists(ctx context.Context, r *registers.Register, key string) (bool, error) {
-	cond, ok := r.KeyCond(key)
-	if !ok {
-		return false, nil
-	}
-	n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
-	return n > 0, err
-}
-
 // alreadyExists is the refusal of a key that is taken.
 func alreadyExists(r *registers.Register, key string) error {
 	return &engine.KeyTakenError{Record: r.Reg.Record, Field: r.Key.Name, Value: key}
@@ -196,5 +190,16 @@ func (w *Writer) checkExtra(ctx context.Context, r *registers.Register, extra ma
 	return extrafields.Check(r.Reg.Name, r.Reg.ExtraFields, defs, extra)
 }
 
-// formatSeq is an engine-assigned key: the decimal text of the Seq.
-func formatSeq(seq int64) string { return strconv.FormatInt(seq, 10) }
+// checkFinite refuses a number about to be stored that is not finite. The
+// HTTP layer only passes finite numbers, but what the engine computes from
+// them (an order line's TotalPrice from a price near the float64 maximum)
+// can overflow; neither database nor JSON can carry the result, so the
+// write is refused (422) naming the field rather than failing later.
+func checkFinite(r *registers.Register, values map[string]any) error {
+	for _, f := range r.Stored {
+		if x, isNumber := values[f.Name].(float64); isNumber && (math.IsInf(x, 0) || math.IsNaN(x)) {
+			return engine.Refuse("%s: the value is out of range; the amounts sent are too large", f.Name)
+		}
+	}
+	return nil
+}

@@ -33,7 +33,7 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 				return nil, err
 			}
 			// A refusal names no line: the body is the one line.
-			lines, _, err := w.createLines(ctx, r, owner, l, key, []engine.Input{in})
+			lines, _, err := w.createLines(ctx, &lineOwner{r, owner, l, key}, []engine.Input{in})
 			if err != nil {
 				return nil, err
 			}

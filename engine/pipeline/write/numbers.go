@@ -70,7 +70,7 @@ type numberAhead struct {
 // numberWanted is the number a single create of in on r takes ahead:
 // none when it sends its key or r numbers none.
 func numberWanted(r *registers.Register, in engine.Input) *numberAhead {
-	if r.EngineKeyed || !r.Reg.NumberSeries || !isEmpty(in.Values[r.Key.Name]) {
+	if r.EngineKeyed || !r.Reg.NumberSeries || !engine.Empty(in.Values[r.Key.Name]) {
 		return nil
 	}
 	return &numberAhead{r: r}

@@ -136,17 +136,6 @@ func (t refTarget) cacheName() string {
 	return t.rt.Reg.Name + "/by-" + t.by.Name
 }
 
-// fetchReferenced reads records of a target by key (or lookup key) into
-// the cache, noting the keys that name none.
-func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string) error {
-	rows, err := w.reader().Select(ctx, w.referencedSelect(t, keys))
-	if err != nil {
-		return err
-	}
-	w.noteReferenced(t, keys, rows)
-	return nil
-}
-
 // referencedSelect reads the records of a target by key (or lookup key).
 func (w *Writer) referencedSelect(t refTarget, keys []string) store.Select {
 	rt := t.rt
@@ -210,18 +199,17 @@ func (w *Writer) cached(register, key string) bool {
 	return ok
 }
 
-// referenced reads the record a reference names, or refuses the write with
-// the engine's text, such as `Customer "X" does not exist`.
-func (w *Writer) referenced(ctx context.Context, rt *registers.Register, key string) (engine.Record, error) {
-	return w.referencedBy(ctx, refTarget{rt: rt}, key)
-}
-
-// referencedBy is referenced by the target's key or lookup key.
-func (w *Writer) referencedBy(ctx context.Context, t refTarget, key string) (engine.Record, error) {
+// referenced reads the record a reference names by the target's key or
+// lookup key, or refuses the write with the engine's text, such as
+// `Customer "X" does not exist`.
+func (w *Writer) referenced(ctx context.Context, t refTarget, key string) (engine.Record, error) {
 	if !w.cached(t.cacheName(), key) {
-		if err := w.fetchReferenced(ctx, t, []string{key}); err != nil {
+		keys := []string{key}
+		rows, err := w.reader().Select(ctx, w.referencedSelect(t, keys))
+		if err != nil {
 			return nil, err
 		}
+		w.noteReferenced(t, keys, rows)
 	}
 	if rec := w.refs[t.cacheName()][key]; rec != nil {
 		return rec, nil
@@ -263,14 +251,14 @@ func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, v
 			if x == "" {
 				break
 			}
-			rec, err := w.referencedBy(ctx, t, x)
+			rec, err := w.referenced(ctx, t, x)
 			if err != nil {
 				return err
 			}
 			referenced = rec
 		case []string:
 			for _, item := range x {
-				if _, err := w.referencedBy(ctx, t, item); err != nil {
+				if _, err := w.referenced(ctx, t, item); err != nil {
 					return err
 				}
 			}
@@ -295,14 +283,14 @@ func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, v
 func (w *Writer) fillReferencedDefaults(ctx context.Context, r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
 		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
-		if !ok || !isEmpty(values[f.Name]) {
+		if !ok || !engine.Empty(values[f.Name]) {
 			continue
 		}
 		key, _ := values[ref].(string)
 		if key == "" {
 			continue
 		}
-		referenced, err := w.referenced(ctx, w.e.registers[r.Reg.Field(ref).References], key)
+		referenced, err := w.referenced(ctx, refTarget{rt: w.e.registers[r.Reg.Field(ref).References]}, key)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Re
 	if err != nil {
 		return nil, err
 	}
-	return x.w.referenced(ctx, r, key)
+	return x.w.referenced(ctx, refTarget{rt: r}, key)
 }
 
 func (x ruleTx) Record(ctx context.Context, register, key string) (engine.Record, error) {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -329,7 +330,7 @@ type pendingRecord struct {
 // (prefetch). A record keyed by its Seq is inserted before its lines are
 // checked: they hold its key.
 func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input) (engine.Record, error) {
-	p, err := w.prepare(ctx, r, in, nil, nil)
+	p, err := w.prepare(ctx, r, in, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +341,7 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 			if len(in.Lines[l.Name]) == 0 {
 				continue
 			}
-			list, at, err := w.prepareLines(ctx, r, p.values, l, p.key, in.Lines[l.Name])
+			list, at, err := w.prepareLines(ctx, &lineOwner{r, p.values, l, p.key}, in.Lines[l.Name])
 			if err != nil {
 				return nil, refuseInLine(err, l.Name, at)
 			}
@@ -397,7 +398,7 @@ func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, list
 	c := &created{reg: r, seq: seq, key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
 	r.Inserted(p.values, seq)
 	if r.EngineKeyed {
-		c.key = formatSeq(seq)
+		c.key = strconv.FormatInt(seq, 10)
 	}
 	w.keepLive(r.Reg.Name, c.key, p.values)
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, p.in.Extra); err != nil {
@@ -408,7 +409,7 @@ func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, list
 			if len(p.in.Lines[l.Name]) == 0 {
 				continue
 			}
-			lines, at, err := w.createLines(ctx, r, p.values, l, c.key, p.in.Lines[l.Name])
+			lines, at, err := w.createLines(ctx, &lineOwner{r, p.values, l, c.key}, p.in.Lines[l.Name])
 			if err != nil {
 				return nil, refuseInLine(err, l.Name, at)
 			}
@@ -519,8 +520,8 @@ func writesBeyondRows(in engine.Input, depth int) bool {
 // order, then all inserted in one statement, then their own lines, their
 // extra fields and their rules' after-create hooks. On an error it says
 // which line failed.
-func (w *Writer) createLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
-	list, at, err := w.prepareLines(ctx, owner, ownerValues, l, ownerKey, ins)
+func (w *Writer) createLines(ctx context.Context, o *lineOwner, ins []engine.Input) ([]*created, int, error) {
+	list, at, err := w.prepareLines(ctx, o, ins)
 	if err != nil {
 		return nil, at, err
 	}
@@ -539,12 +540,21 @@ type lineList struct {
 	rows    []store.Values
 }
 
+// lineOwner is the record whose lines a create writes: its register, its
+// values by field name, the line list and its key.
+type lineOwner struct {
+	r      *registers.Register
+	values map[string]any
+	line   *catalog.Line
+	key    string
+}
+
 // prepareLines checks the lines of one list of an owner, in order; on an
 // error it says which line failed.
-func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) (*lineList, int, error) {
-	list := &lineList{line: l, reg: w.e.registers[l.Register], pending: make([]*pendingRecord, len(ins)), rows: make([]store.Values, len(ins))}
+func (w *Writer) prepareLines(ctx context.Context, o *lineOwner, ins []engine.Input) (*lineList, int, error) {
+	list := &lineList{line: o.line, reg: w.e.registers[o.line.Register], pending: make([]*pendingRecord, len(ins)), rows: make([]store.Values, len(ins))}
 	for i, in := range ins {
-		p, err := w.prepareLine(ctx, owner, ownerValues, l, ownerKey, in)
+		p, err := w.prepare(ctx, list.reg, in, o)
 		if err != nil {
 			return nil, i, err
 		}
@@ -576,46 +586,32 @@ func refuseInLine(err error, list string, i int) error {
 	return err
 }
 
-// prepareLine checks one line of an owner's list l: the owner's key and the
-// list's fixed values are set, the line takes what the list inherits
-// (catalog Line.Inherit) from the owner unless it gives its own, and the
-// owner's rules fill the rest. ownerValues holds the owner's values by
-// field name.
-func (w *Writer) prepareLine(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*pendingRecord, error) {
-	lr := w.e.registers[l.Register]
-	inherit := func(values map[string]any) error {
-		for _, name := range l.Inherit {
-			if isEmpty(values[name]) && !isEmpty(ownerValues[name]) {
-				values[name] = ownerValues[name]
-			}
-		}
-		return w.e.rules.PrepareLine(ctx, ruleTx{w}, owner.Reg.Name, ownerValues, l.Name, values)
-	}
-	return w.prepare(ctx, lr, in, lineValues(lr, l, ownerKey), inherit)
-}
-
-// lineValues are the values an owner sets on each of its lines.
-func lineValues(lr *registers.Register, l *catalog.Line, ownerKey string) map[string]any {
-	fixed := map[string]any{l.Parent: ownerKey}
-	for name, text := range l.Set {
-		fixed[name] = registers.SetValue(lr.Reg.Field(name), text)
-	}
-	return fixed
-}
-
 // prepare runs every check of a new record and completes its values: what
-// the call may send, fixed values, inheritance, defaults, required fields,
-// the key, references and their lookups, defaults from referenced
-// records, the register's rules, extra fields and line list names.
-func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*pendingRecord, error) {
+// the call may send, what the owner of a line sets, inheritance, defaults,
+// required fields, the key, references and their lookups, defaults from
+// referenced records, the register's rules, extra fields and line list
+// names.
+func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, o *lineOwner) (*pendingRecord, error) {
 	values, err := acceptValues(r, in.Values, writableOnCreate)
 	if err != nil {
 		return nil, err
 	}
 	p := &pendingRecord{reg: r, in: in, values: values, sent: fieldNames(r, values)}
-	maps.Copy(values, fixed)
-	if inherit != nil {
-		if err := inherit(values); err != nil {
+	if o != nil {
+		// The owner's key and the list's fixed values override what the
+		// line sent; the line takes what the list inherits (catalog
+		// Line.Inherit) from the owner unless it gives its own, and the
+		// owner's rules fill the rest.
+		values[o.line.Parent] = o.key
+		for name, text := range o.line.Set {
+			values[name] = registers.SetValue(r.Reg.Field(name), text)
+		}
+		for _, name := range o.line.Inherit {
+			if engine.Empty(values[name]) && !engine.Empty(o.values[name]) {
+				values[name] = o.values[name]
+			}
+		}
+		if err := w.e.rules.PrepareLine(ctx, ruleTx{w}, o.r.Reg.Name, o.values, o.line.Name, values); err != nil {
 			return nil, err
 		}
 	}
@@ -648,10 +644,8 @@ func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.I
 			return nil, engine.Refuse("%s have no line list %q", r.Reg.Name, name)
 		}
 	}
-	for _, f := range r.Stored {
-		if err := checkFinite(f, values[f.Name]); err != nil {
-			return nil, err
-		}
+	if err := checkFinite(r, values); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -723,7 +717,7 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		delete(values, r.Key.Name)
 	}
 	for name, v := range values {
-		if r.Reg.Field(name).Required && isEmpty(v) {
+		if r.Reg.Field(name).Required && engine.Empty(v) {
 			return nil, refuseMissing(name)
 		}
 	}
@@ -744,10 +738,8 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		return nil, err
 	}
 	set := w.row(r, values)
-	for _, f := range r.Stored {
-		if err := checkFinite(f, set[f.Name]); err != nil {
-			return nil, err
-		}
+	if err := checkFinite(r, set); err != nil {
+		return nil, err
 	}
 	bySeq := []store.Cond{store.Equal(store.SeqField, seq)}
 	// The company's computed extra fields of the record are read with its
