@@ -8,11 +8,9 @@ import (
 	"fieldapi/engine/store"
 )
 
-// The change log is the engine's own log of every write (spec 1): a row
-// per write, signed with the caller's signature and marked as made via the
-// API. A record that is a line of an owner (a contact of a customer, a
-// time of a task) is logged on the owner too. A write notes its rows as it
-// goes and writes them in one statement at its end, in the order noted.
+// The change log is the engine's own log of every write (spec 1), signed
+// and marked as made via the API; a line's write is logged on its owner
+// too. A write notes its rows and writes them in one statement at its end.
 
 // logEntry is one change-log row of a write.
 type logEntry struct{ register, key, action, detail string }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,13 +110,9 @@ func checkRequired(r *registers.Register, values map[string]any) error {
 			return refuseMissing(f.Name)
 		}
 	}
-	if len(r.Reg.RequireOneOf) == 0 {
+	given := func(name string) bool { return !engine.Empty(values[name]) }
+	if len(r.Reg.RequireOneOf) == 0 || slices.ContainsFunc(r.Reg.RequireOneOf, given) {
 		return nil
-	}
-	for _, name := range r.Reg.RequireOneOf {
-		if !engine.Empty(values[name]) {
-			return nil
-		}
 	}
 	return engine.Refuse("one of %s is required", strings.Join(r.Reg.RequireOneOf, ", ")).WithValid(r.Reg.RequireOneOf...)
 }

@@ -38,7 +38,7 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 				return nil, err
 			}
 			w.Emit(register, l.LineEvent(), key, lines[0].sent)
-			return w.createdRecord(ctx, lines[0])
+			return w.createdRecord(ctx, lines[0], true)
 		})
 }
 

@@ -10,10 +10,8 @@ import (
 	"fieldapi/engine/platform"
 )
 
-// Events are recorded in the write's own transaction (an outbox, kept by
-// the platform): a write that rolls back has none, one that commits always
-// has them. The pipeline decides what an event says; the platform keeps
-// the feed and delivers it.
+// Events are recorded in the write's own transaction (an outbox kept by the
+// platform): a write that rolls back has none, one that commits has them.
 
 // pendingEvent is an event a write will record when it ends.
 type pendingEvent struct {

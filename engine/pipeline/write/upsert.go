@@ -18,11 +18,9 @@ import (
 const maxUpsertAttempts = 3
 
 // Upsert creates the record by.Value names in field by.Field (the key or a
-// lookup key), or updates the one that has it: one call, exactly once. The
-// record is looked for under a lock; a create that meets the key taken by
-// a parallel create (the unique index, or the check before the insert)
-// rolls back and runs again, and then updates the winner's record, so the
-// caller never sees the race.
+// lookup key), or updates the one that has it. A create that finds the key
+// taken by a parallel create rolls back and runs again, then updating the
+// winner's record: the caller never sees the race.
 func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {

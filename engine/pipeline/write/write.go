@@ -1,12 +1,9 @@
 // Package write is the engine's write side: creates with their lines,
 // updates, upserts, lines added one by one, actions and the modules'
-// writes, each in one transaction of the store with its receipt. It runs
-// every check the catalog asks of a write (writable, create-only and
-// required fields, defaults, keys and number series, references and the
-// fields they copy, extra fields) and the business rules through
-// rules.Tx, and notes the change log and the events the write commits
-// with. Atomic batches share one transaction (atomic.go). Every refusal
-// text of a write is here.
+// writes, each in one store transaction with its receipt, change log and
+// events (an atomic batch's share one: atomic.go). Every check the catalog
+// asks of a write, and every refusal text, is here; the business rules run
+// through rules.Tx.
 package write
 
 import (
@@ -71,9 +68,8 @@ func New(c Config) *Writes {
 		reads: c.Reads, perms: c.Permissions, extra: c.Extra, settings: c.Settings, now: c.Now, noEvents: c.NoEvents}
 }
 
-// Create writes a new record and its lines in one transaction, renders the
-// receipt from the record as read back, and stores it with the idempotency
-// claim and the write's events in the same transaction.
+// Create writes a new record and its lines and stores the receipt rendered
+// from them with the claim and the events, in one transaction.
 func (e *Writes) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -90,8 +86,8 @@ func (e *Writes) Create(ctx context.Context, s engine.Session, register string, 
 	})
 }
 
-// Update changes the fields present in the input, then renders and stores
-// the receipt in the same transaction. An unknown key is ErrNotFound.
+// Update changes the fields present in the input, with its receipt in the
+// same transaction. An unknown key is ErrNotFound.
 func (e *Writes) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -104,11 +100,10 @@ func (e *Writes) Update(ctx context.Context, s engine.Session, register, key str
 		func(ctx context.Context, w *Writer) (engine.Record, error) { return w.update(ctx, r, key, in) })
 }
 
-// Write runs one API write on a register: the signature must be allowed
-// to write it; do runs in one transaction of the store and returns the
-// record the receipt renders, which is stored with the claim; then the
-// change-log rows and the events do noted are written, last, with that
-// record. Modules (locations, documents) write through it too.
+// Write runs one API write on a register the signature may write: do runs
+// in one store transaction and returns the record the receipt renders;
+// the change log and events do noted are written last, with that record.
+// Modules (locations, documents) write through it too.
 func (e *Writes) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
@@ -166,8 +161,7 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 			return err
 		}
 		if joined != nil {
-			// Its events are recorded with the batch's, when Atomically
-			// ends.
+			// Its events are recorded with the batch's.
 			return joined.keep(ctx, w, rec)
 		}
 		return w.finish(ctx, rec)
@@ -179,12 +173,10 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	return resp, e.store.Write(ctx, run)
 }
 
-// Writer performs the writes of one call inside its transaction. It
-// caches what one write reads more than once (referenced records, the
-// company's settings), most of it read ahead of the transaction; keeps the
-// values of the records the write creates or changes, which its answer is
-// built from; and holds the change-log rows and events it notes until the
-// write's end, when each is written in one statement.
+// Writer performs the writes of one call inside its transaction. It caches
+// what the write reads more than once (mostly read ahead of the
+// transaction), keeps the values of the records it writes, which its answer
+// is built from, and holds its change-log rows and events until its end.
 type Writer struct {
 	e      *Writes
 	tx     store.Tx // nil until the transaction begins
@@ -216,8 +208,7 @@ func (e *Writes) newWriter(s engine.Session) *Writer {
 	return &Writer{e: e, s: s, now: registers.FormatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
 }
 
-// reader is where the writer reads: its transaction once begun, the store
-// before.
+// reader is the writer's transaction once begun, the store before.
 func (w *Writer) reader() store.Reader {
 	if w.tx == nil {
 		return w.e.store
@@ -249,9 +240,8 @@ func (w *Writer) like(register string) int {
 	return 1
 }
 
-// keepLive notes the values of a record the write created or changed:
-// rules that change it later in the write (Writer's UpdateIf) change them
-// too, and the write's answer is built from them.
+// keepLive notes the values of a record the write created or changed: the
+// rules' later updates (UpdateIf) change them too, and the answer shows them.
 func (w *Writer) keepLive(register, key string, values map[string]any) {
 	if w.live == nil {
 		w.live = map[liveKey]map[string]any{}
@@ -274,9 +264,8 @@ func (w *Writer) Tx() store.Tx { return w.tx }
 // Now is the Modified of what the write changes, as stored text.
 func (w *Writer) Now() string { return w.now }
 
-// settle renders the response from the record as written and marks the
-// idempotency claim done with it, inside the write's transaction: the
-// write and its stored response commit together or not at all.
+// settle renders the response from the record as written and settles the
+// claim with it in the write's transaction: they commit together or not at all.
 func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Record) (engine.Response, error) {
 	if rc.Render == nil {
 		return engine.Response{}, nil
@@ -319,15 +308,10 @@ type pendingRecord struct {
 }
 
 // create writes one record and its lines, notes its event and answers
-// with the record (createdRecord).
-//
-// The record is checked first, then each of its line lists, every line in
-// order (a refusal names it, "materials[1]: ..."); then the record and its
-// lists are inserted, one statement each, together (store.InsertEach: one
-// round trip on PostgreSQL); then come the lines' own lines, extra fields
-// and after-create rules, and last the record's. References the record and
-// its lines name were read in one query per register beforehand
-// (prefetch). A record keyed by its Seq is inserted before its lines are
+// with the record (createdRecord). The record and each line are checked
+// first (a refusal names the line, "materials[1]: ..."), then inserted
+// together, one statement per table (store.InsertEach: one round trip on
+// PostgreSQL). A record keyed by its Seq is inserted before its lines are
 // checked: they hold its key.
 func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input) (engine.Record, error) {
 	p, err := w.prepare(ctx, r, in, nil)
@@ -352,10 +336,9 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	for _, list := range lists {
 		inserts = append(inserts, store.Insertion{Table: list.reg.Reg.Name, Company: w.s.Company, Rows: list.rows})
 	}
-	// The company's computed extra fields of the record are read with its
-	// inserts, so its answer needs no round trip of its own; not when the
-	// create writes more than its rows and lines (extra field values, lines
-	// of lines), which an expression might read: the answer reads them after.
+	// Its computed extra fields are read with the inserts, sparing the
+	// answer a round trip; not when the create writes what an expression
+	// might read beyond its rows (extra fields, lines of lines).
 	var reads []store.Select
 	if cond, ok := r.KeyCond(p.key); ok && !r.EngineKeyed && !writesBeyondRows(in, 0) {
 		if reads, err = w.computedSelect(ctx, r, cond); err != nil {
@@ -386,13 +369,13 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 		}
 	}
 	w.Emit(r.Reg.Name, catalog.EventCreated, c.key, changed)
-	return w.createdRecord(ctx, c)
+	return w.createdRecord(ctx, c, true)
 }
 
-// inserted completes a record of a create once inserted as row seq: its
-// extra fields, its lines, its after-create rules and change log. lists
-// are its line lists inserted with it, with their seqs; without them its
-// lines are created now.
+// inserted completes a created record once inserted as row seq: extra
+// fields, lines, after-create rules and change log. lists are the line
+// lists inserted with it, with their seqs; without them its lines are
+// created now.
 func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, lists []*lineList, seqs [][]int64) (*created, error) {
 	r := p.reg
 	c := &created{reg: r, seq: seq, key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
@@ -456,8 +439,8 @@ func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond
 }
 
 // exactInGo reports whether the pipeline evaluates r's computed extra
-// fields itself, from the values a write stored, exactly as the store
-// would from the row (store.ExactInGo): then no write reads them back.
+// fields from the values written exactly as the store would
+// (store.ExactInGo): then no write reads them back.
 func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 	for _, x := range exprs {
 		if !e.exact.of(r, x.Text) {
@@ -468,9 +451,8 @@ func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 }
 
 // exactMemo keeps store.ExactInGo's answer by register and expression
-// text, worked out once: a write asks it on every create and update, and
-// the answer only changes with the company's definitions. Companies
-// define expressions over the API, so it forgets all at maxExact.
+// text: every create and update asks it. Companies define expressions over
+// the API, so it forgets all at maxExact.
 type exactMemo struct {
 	mu     sync.RWMutex
 	answer map[exactKey]bool
@@ -517,9 +499,8 @@ func writesBeyondRows(in engine.Input, depth int) bool {
 }
 
 // createLines creates lines of one list of an owner: each checked in
-// order, then all inserted in one statement, then their own lines, their
-// extra fields and their rules' after-create hooks. On an error it says
-// which line failed.
+// order, then all inserted in one statement, then completed (inserted). On
+// an error it says which line failed.
 func (w *Writer) createLines(ctx context.Context, o *lineOwner, ins []engine.Input) ([]*created, int, error) {
 	list, at, err := w.prepareLines(ctx, o, ins)
 	if err != nil {
@@ -586,11 +567,8 @@ func refuseInLine(err error, list string, i int) error {
 	return err
 }
 
-// prepare runs every check of a new record and completes its values: what
-// the call may send, what the owner of a line sets, inheritance, defaults,
-// required fields, the key, references and their lookups, defaults from
-// referenced records, the register's rules, extra fields and line list
-// names.
+// prepare runs every check of a new record (or of a line of o) and
+// completes its values.
 func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, o *lineOwner) (*pendingRecord, error) {
 	values, err := acceptValues(r, in.Values, writableOnCreate)
 	if err != nil {
@@ -672,14 +650,13 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, values map[stri
 	if !errors.As(err, &dup) {
 		return err
 	}
-	if f := r.UniqueField(dup.Index); f != nil && f != r.Key {
+	switch f := r.UniqueField(dup.Index); {
+	case f != nil && f != r.Key:
 		value, _ := values[f.Name].(string)
 		return errors.Join(&engine.KeyTakenError{Record: r.Reg.Record, Field: f.Name, Value: value, Lookup: true}, err)
-	}
-	if !r.EngineKeyed && (len(r.Lookups) == 0 || r.UniqueField(dup.Index) == r.Key) {
+	case !r.EngineKeyed && (len(r.Lookups) == 0 || f == r.Key):
 		return errors.Join(alreadyExists(r, key), err)
-	}
-	if len(r.Lookups) > 0 {
+	case len(r.Lookups) > 0:
 		// The store did not say which unique index it was: name them all.
 		fields := r.Key.Name
 		for _, f := range r.Lookups {
@@ -779,10 +756,7 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		stored := make(map[string]string, len(before)+len(in.Extra))
 		maps.Copy(stored, before)
 		maps.Copy(stored, in.Extra)
-		if computedAt != w.ruleUpdates {
-			computed = nil // a rule changed a record since: read them again
-		}
-		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed); err != nil {
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed, computedAt); err != nil {
 			return nil, err
 		}
 	}
@@ -800,39 +774,11 @@ func setsUnique(r *registers.Register, set store.Values) bool {
 	return slices.ContainsFunc(r.Lookups, func(f *catalog.Field) bool { _, ok := set[f.Name]; return ok })
 }
 
-// createdRecord is a created record as its create answers with it: as a
-// Get reads it, with its version, and with the lines created with it under
-// their lists' ReadNames. It is built from what the write wrote, not read
-// back: no other write can see or change the new record before the commit.
-func (w *Writer) createdRecord(ctx context.Context, c *created) (engine.Record, error) {
-	rec, err := w.asRead(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	// The version is that of the record as a Get reads it, before the
-	// lines only a create's answer carries are added.
-	rec[engine.VersionField] = rec.Version()
-	for _, l := range c.reg.Reg.Lines {
-		lines := c.lines[l.Name]
-		if len(lines) == 0 || l.Read {
-			continue
-		}
-		recs := make([]engine.Record, len(lines))
-		for i, lc := range lines {
-			if recs[i], err = w.createdRecord(ctx, lc); err != nil {
-				return nil, err
-			}
-		}
-		rec[l.ReadName] = recs
-	}
-	return rec, nil
-}
-
-// asRead is a created record as a Get reads it: its stored fields (nil
-// where none was written), Modified, the key the engine assigned, its
-// extra fields, and the line lists its read shape carries, holding the
-// lines created with it (a new record has no others), oldest first.
-func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) {
+// createdRecord is a created record as a Get reads it, or as its create
+// answers with it (answer): with its version, and the lines created with
+// it in the lists a Get does not read. It is built from what the write
+// wrote, not read back: no other write can see it before the commit.
+func (w *Writer) createdRecord(ctx context.Context, c *created, answer bool) (engine.Record, error) {
 	r := c.reg
 	rec := make(engine.Record, len(r.Stored)+3+len(r.Reg.Lines))
 	for _, f := range r.Stored {
@@ -842,39 +788,54 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 	if r.EngineKeyed {
 		rec[r.Key.Name] = c.key
 	}
+	var err error
 	if r.Reg.ExtraFields {
-		var computed store.Values
-		if c.computed != nil && c.computedAt == w.ruleUpdates {
-			computed = c.computed
-		}
-		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.values, c.extra, computed)
-		if err != nil {
+		if rec["ExtraFields"], err = w.extraFieldsOf(ctx, r, c.seq, c.values, c.extra, c.computed, c.computedAt); err != nil {
 			return nil, err
 		}
-		rec["ExtraFields"] = fields
 	}
 	for _, l := range r.Reg.Lines {
-		if !l.Read {
-			continue
-		}
-		lines := make([]engine.Record, len(c.lines[l.Name]))
-		for i, lc := range c.lines[l.Name] {
-			var err error
-			if lines[i], err = w.asRead(ctx, lc); err != nil {
+		if l.Read {
+			if rec[l.ReadName], err = w.createdRecords(ctx, c.lines[l.Name], false); err != nil {
 				return nil, err
 			}
 		}
-		rec[l.ReadName] = lines
+	}
+	if !answer {
+		return rec, nil
+	}
+	rec[engine.VersionField] = rec.Version()
+	for _, l := range r.Reg.Lines {
+		if !l.Read && len(c.lines[l.Name]) > 0 {
+			if rec[l.ReadName], err = w.createdRecords(ctx, c.lines[l.Name], true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rec, nil
 }
 
+// createdRecords are created lines as createdRecord makes them, oldest first.
+func (w *Writer) createdRecords(ctx context.Context, lines []*created, answer bool) ([]engine.Record, error) {
+	recs := make([]engine.Record, len(lines))
+	for i, lc := range lines {
+		var err error
+		if recs[i], err = w.createdRecord(ctx, lc, answer); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
 // extraFieldsOf is the ExtraFields of a record of r the write has written,
-// whose values (as now stored, live) and stored extra values are known:
-// every field the company defines, the computed ones evaluated from
-// values where that is exact (exactInGo), else by the store with the
-// record's row (one read), unless computed holds them already.
-func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, values map[string]any, stored map[string]string, computed store.Values) (map[string]string, error) {
+// from its values (as now stored, live) and stored extra values: the
+// computed ones evaluated from values where that is exact (exactInGo),
+// else as computed holds them, read with the write's statements while no
+// rule has updated a record since (computedAt), else read now.
+func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, values map[string]any, stored map[string]string, computed store.Values, computedAt int) (map[string]string, error) {
+	if computedAt != w.ruleUpdates {
+		computed = nil
+	}
 	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return nil, err
