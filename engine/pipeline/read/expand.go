@@ -68,7 +68,7 @@ func (e *Reads) attachReferenced(ctx context.Context, company string, recs []eng
 	}
 	columns := sh.columns
 	if !(target.EngineKeyed && by == target.Key) { // an engine key is the row's Seq, read always
-		columns = sh.withColumn(by.Name)
+		columns = withColumn(sh.columns, by.Name)
 	}
 	related, seqs, err := e.fetchAs(ctx, e.store, target, store.Select{Table: target.Reg.Name, Company: company, Where: []store.Cond{cond}, Columns: columns}, sh)
 	if err != nil {

@@ -35,10 +35,10 @@ func order(r *registers.Register, sel *store.Select, q engine.Query) error {
 			return fmt.Errorf("%s: %q is not a sortable field", r.Reg.Name, k.Field)
 		}
 		sel.OrderBy = append(sel.OrderBy, store.Order{Field: sortColumn(r, f), Desc: k.Desc, NullsLast: true})
-		if sel.Columns != nil && sortColumn(r, f) != store.SeqField && !slices.Contains(sel.Columns, f.Name) {
+		if sortColumn(r, f) != store.SeqField {
 			// A narrowed read still reads what it sorts by: the next cursor
 			// holds the last record's values of it.
-			sel.Columns = append(slices.Clip(sel.Columns), f.Name)
+			sel.Columns = withColumn(sel.Columns, f.Name)
 		}
 		if q.After != nil {
 			v, err := sortValue(r, f, q.AfterKeys[i])

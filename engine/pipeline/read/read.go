@@ -137,13 +137,13 @@ func (e *Reads) GetBy(ctx context.Context, s engine.Session, register string, by
 // ok is false for a key value no record can have (an engine key that is
 // no number). A field that is neither is refused.
 func byCond(r *registers.Register, by engine.KeyRef) (cond store.Cond, ok bool, err error) {
-	f := r.Reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.Key) {
-		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
-	}
-	if f == r.Key {
+	if by.Field == r.Key.Name {
 		cond, ok = r.KeyCond(by.Value)
 		return cond, ok, nil
+	}
+	f := r.Reg.Field(by.Field)
+	if f == nil || !f.LookupKey {
+		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
 	}
 	return store.Equal(f.Name, by.Value), true, nil
 }
@@ -440,7 +440,7 @@ func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Re
 	// No order asked of the store: SQLite's planner may then walk an index
 	// on the fixed value alone (every task line) rather than sort a page's.
 	where := append([]store.Cond{parents}, lineSetConds(lr, l)...)
-	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}
+	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: withColumn(sh.columns, l.Parent)}
 	if most > 0 {
 		sel.Limit = len(of.keys)*most + 1
 	}

@@ -141,11 +141,11 @@ func (e *Reads) Fetch(ctx context.Context, q store.Reader, r *registers.Register
 // extraFieldsField is the member extra fields are read under.
 const extraFieldsField = "ExtraFields"
 
-// withColumn is the shape's columns with one more the read needs itself;
-// nil (every column) stays nil.
-func (sh readShape) withColumn(name string) []string {
-	if sh.columns == nil || slices.Contains(sh.columns, name) {
-		return sh.columns
+// withColumn is a read's columns with one more it needs itself; nil
+// (every column) stays nil.
+func withColumn(columns []string, name string) []string {
+	if columns == nil || slices.Contains(columns, name) {
+		return columns
 	}
-	return append(slices.Clip(sh.columns), name)
+	return append(slices.Clip(columns), name)
 }

@@ -92,12 +92,12 @@ func (r *Register) storeTable() *store.Table {
 	if name == Users {
 		t.Columns = append(t.Columns, store.Column{Field: PermissionsColumn, Name: PermissionsColumn, Type: store.Text})
 	}
-	index := func(unique bool, suffix string, fields ...string) store.Index {
-		return store.Index{Name: name + "_" + suffix, Fields: fields, Unique: unique}
+	index := func(suffix string, fields ...string) store.Index {
+		return store.Index{Name: name + "_" + suffix, Fields: fields}
 	}
 	t.Indexes = append(t.Indexes,
-		index(false, "company_seq", store.SeqField),
-		index(false, "company_modified", ModifiedField))
+		index("company_seq", store.SeqField),
+		index("company_modified", ModifiedField))
 	if !r.EngineKeyed {
 		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(r.Key), Fields: []string{r.Key.Name}, Unique: true})
 	}
@@ -129,7 +129,7 @@ func (r *Register) storeTable() *store.Table {
 		if !seen[suffix] {
 			seen[suffix] = true
 			indexed[o.Line.Parent] = true
-			t.Indexes = append(t.Indexes, index(false, suffix, fields...))
+			t.Indexes = append(t.Indexes, index(suffix, fields...))
 		}
 	}
 	t.Indexes = append(t.Indexes, r.sortIndexes(indexed)...)
@@ -139,7 +139,7 @@ func (r *Register) storeTable() *store.Table {
 			continue
 		}
 		indexed[f.Name] = true
-		t.Indexes = append(t.Indexes, index(false, f.Column, f.Name))
+		t.Indexes = append(t.Indexes, index(f.Column, f.Name))
 	}
 	return t
 }

@@ -119,7 +119,7 @@ func (e *Writes) ReadAhead(ctx context.Context, s engine.Session, writes []engin
 	}
 	planned := make([]plannedInput, 0, len(writes))
 	for _, pw := range writes {
-		if r, err := e.registers.Get(pw.Register); err == nil {
+		if r := e.registers[pw.Register]; r != nil {
 			planned = append(planned, plannedInput{r, pw.Input, pw.Create})
 		}
 	}

@@ -283,13 +283,9 @@ func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Recor
 
 // created is a record a create wrote, with the lines written with it.
 type created struct {
-	reg    *registers.Register
-	seq    int64
-	key    string
-	sent   []string              // the fields the create sent, in catalog order
-	values map[string]any        // the record's values as stored, kept current (keepLive)
-	extra  map[string]string     // the extra-field values it was created with
-	lines  map[string][]*created // by line list name
+	*pendingRecord
+	seq   int64
+	lines map[string][]*created // by line list name
 	// computed are its computed extra fields as read with its inserts,
 	// good while no rule has updated a record since (computedAt, of
 	// Writer.ruleUpdates); nil when not read so.
@@ -302,8 +298,8 @@ type created struct {
 type pendingRecord struct {
 	reg    *registers.Register
 	in     engine.Input
-	values map[string]any
-	sent   []string
+	values map[string]any // as stored, kept current once created (keepLive)
+	sent   []string       // the fields the create sent, in catalog order
 	key    string
 }
 
@@ -378,7 +374,7 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 // created now.
 func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, lists []*lineList, seqs [][]int64) (*created, error) {
 	r := p.reg
-	c := &created{reg: r, seq: seq, key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
+	c := &created{pendingRecord: p, seq: seq, lines: map[string][]*created{}}
 	r.Inserted(p.values, seq)
 	if r.EngineKeyed {
 		c.key = strconv.FormatInt(seq, 10)
@@ -409,7 +405,7 @@ func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, list
 	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: seq}, p.values); err != nil {
 		return nil, err
 	}
-	w.log(r, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
+	w.log(r, c.key, "create", strings.Join(changedNames(p.sent, p.in.Extra), ", "), p.values)
 	return c, nil
 }
 
@@ -750,7 +746,8 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.Reg.Name, current, after); err != nil {
 		return nil, err
 	}
-	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
+	changed := changedNames(sent, in.Extra)
+	w.log(r, key, "update", strings.Join(changed, ", "), after)
 	if r.Reg.ExtraFields {
 		before, _ := current["ExtraFields"].(map[string]string)
 		stored := make(map[string]string, len(before)+len(in.Extra))
@@ -760,7 +757,7 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 			return nil, err
 		}
 	}
-	w.Emit(r.Reg.Name, catalog.EventUpdated, key, changedNames(sent, in.Extra))
+	w.Emit(r.Reg.Name, catalog.EventUpdated, key, changed)
 	return after, nil
 }
 
@@ -790,7 +787,7 @@ func (w *Writer) createdRecord(ctx context.Context, c *created, answer bool) (en
 	}
 	var err error
 	if r.Reg.ExtraFields {
-		if rec["ExtraFields"], err = w.extraFieldsOf(ctx, r, c.seq, c.values, c.extra, c.computed, c.computedAt); err != nil {
+		if rec["ExtraFields"], err = w.extraFieldsOf(ctx, r, c.seq, c.values, c.in.Extra, c.computed, c.computedAt); err != nil {
 			return nil, err
 		}
 	}
@@ -870,11 +867,6 @@ func fieldNames(r *registers.Register, values map[string]any) []string {
 		}
 	}
 	return names
-}
-
-// changeDetail is the change log's list of what a write sent.
-func changeDetail(fields []string, extra map[string]string) string {
-	return strings.Join(changedNames(fields, extra), ", ")
 }
 
 // changedNames lists the fields a write sent, then its extra fields
