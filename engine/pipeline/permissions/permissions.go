@@ -108,9 +108,10 @@ func (c *Checker) Readable(ctx context.Context, company, sign string) ([]string,
 	readable := []string{}
 	for _, r := range c.cat.Registers {
 		err := c.Check(ctx, c.store, s, r.Name, Read)
+		var denied *engine.PermissionError
 		if err == nil {
 			readable = append(readable, r.Name)
-		} else if denied := (*engine.PermissionError)(nil); !errors.As(err, &denied) {
+		} else if !errors.As(err, &denied) {
 			return nil, err
 		}
 	}
