@@ -77,11 +77,9 @@ func (r *Register) UniqueField(index string) *catalog.Field {
 // modifiedColumn is the column of Modified.
 const modifiedColumn = "modified"
 
-// storeTable is the register's table: Modified, then a column per stored
-// field (the row number's filled in by the store: SeqText); the key
-// unique per company (unless the engine assigns it: the Seq is the key
-// then); an index for cursors and one for modifiedSince; one per filtered
-// field; and one for finding an owner's lines.
+// storeTable is the register's table: Modified and a column per stored
+// field; the key unique per company (unless it is the Seq); indexes for
+// cursors, modifiedSince, filtered fields and an owner's lines.
 func (r *Register) storeTable() *store.Table {
 	name := r.Reg.Name
 	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
@@ -106,14 +104,11 @@ func (r *Register) storeTable() *store.Table {
 	for _, f := range r.Lookups {
 		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(f), Fields: []string{f.Name}, Unique: true})
 	}
-	// A line register is read by its owner: one index on the parent and
-	// the list's fixed values finds an owner's lines exactly. Without it
-	// the planner may pick a filter's index on a fixed value alone
-	// (materials by OwnerType), which holds every line of every owner.
-	// Each filtered field gets an index, which also serves its filtered
-	// totals; a "contains" filter cannot use one (it scans). indexed holds
-	// the fields an index leads with already: the key, the lookup keys and
-	// a line list's parent (its lines index serves a filter on it too).
+	// One index on a line's parent and the list's fixed values finds an
+	// owner's lines exactly; without it the planner may pick a filter's
+	// index on a fixed value alone (materials by OwnerType). A "contains"
+	// filter scans. indexed holds the fields an index leads with already,
+	// which need no filter index.
 	indexed := map[string]bool{r.Key.Name: true}
 	for _, f := range r.Lookups {
 		indexed[f.Name] = true
