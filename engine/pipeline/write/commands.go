@@ -22,8 +22,7 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 	if l == nil || !l.Post {
 		return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 	}
-	lr := e.registers[l.Register]
-	return e.writeAs(ctx, e.newWriter(s), register, rc, &plannedInput{lr, in, true},
+	return e.writeAs(ctx, e.newWriter(s), register, rc, &plannedInput{e.registers[l.Register], in, true},
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			owner, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {
