@@ -2,10 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"time"
 
 	"fieldapi/engine"
+	"fieldapi/engine/pipeline/permissions"
 	"fieldapi/engine/pipeline/read"
+	"fieldapi/engine/platform"
 )
 
 // EventTypes lists every event type the catalog's registers emit.
@@ -33,22 +34,14 @@ func (e *Engine) Webhooks() engine.WebhookStore { return e.platform.Webhooks() }
 
 // Queue returns the webhook delivery queue: a subscription gets the events
 // of the registers its signature may read.
-func (e *Engine) Queue() engine.DeliveryQueue { return deliveryQueue{e} }
+func (e *Engine) Queue() engine.DeliveryQueue { return deliveryQueue{e.platform, e.perms} }
 
-type deliveryQueue struct{ e *Engine }
+// deliveryQueue is the platform's, dispatching by the signatures' permissions.
+type deliveryQueue struct {
+	platform.Platform
+	perms *permissions.Checker
+}
 
 func (q deliveryQueue) Dispatch(ctx context.Context, limit int) (int, error) {
-	return q.e.platform.Dispatch(ctx, limit, q.e.perms.Readable)
-}
-
-func (q deliveryQueue) Claim(ctx context.Context, lease time.Duration, limit int) ([]engine.ClaimedDelivery, error) {
-	return q.e.platform.Claim(ctx, lease, limit)
-}
-
-func (q deliveryQueue) Finish(ctx context.Context, c engine.ClaimedDelivery, o engine.Outcome) error {
-	return q.e.platform.Finish(ctx, c, o)
-}
-
-func (q deliveryQueue) PruneEvents(ctx context.Context, before time.Time) (int, error) {
-	return q.e.platform.PruneEvents(ctx, before)
+	return q.Platform.Dispatch(ctx, limit, q.perms.Readable)
 }

@@ -1,28 +1,21 @@
 // Package pipeline is the engine: every catalog semantic of a read and a
-// write, and the business rules, interpreted once above storage. It
-// implements engine.Engine (and engine.Commands, engine.Events,
-// engine.ChangeLog and engine.Atomic) over a narrow record store
-// (engine/store) and the platform's state (engine/platform), so SQLite,
-// PostgreSQL, memory, or a real business system differ only in storage.
+// write, and the business rules, interpreted once above a narrow record
+// store (engine/store) and the platform's state (engine/platform), so
+// SQLite, PostgreSQL, memory, or a real business system differ only in
+// storage. It implements engine.Engine, Commands, Events, ChangeLog and
+// Atomic.
 //
-// This package puts the engine together and serves what is neither a
-// read nor a write of records (keys, companies, the event feed and
-// webhooks); the work is done in its packages, each with one job:
+// This package puts the engine together and serves keys, companies, the
+// event feed and webhooks; the work is done in its packages, each using
+// only those listed before it:
 //
-//   - registers: the catalog's registers as stored, the tables they need
-//     (Schema) and how a row is read back as a record;
+//   - registers: the catalog's registers as stored, their tables (Schema);
 //   - permissions: whether a signature may read or write a register;
-//   - settings: a company's settings (its time zone), kept briefly;
+//   - settings: a company's settings, kept briefly;
 //   - read: lists, gets, shaped and expanded reads, change logs;
-//   - write: creates, updates, upserts, lines and actions with every
-//     check, reference, number series and rule hook, the change log,
-//     events and receipts committed with them, atomic batches;
-//   - importer: data sets written as they are given (the demo data,
-//     bulk loads).
-//
-// Each uses only packages listed before it: write uses read, both use
-// registers, permissions and settings; importer uses registers and
-// settings.
+//   - write: creates, updates, upserts, lines, actions and atomic batches,
+//     with every check, rule hook, change log, event and receipt;
+//   - importer: data sets written as they are given (demo data, bulk loads).
 package pipeline
 
 import (

@@ -8,6 +8,7 @@ package importer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -80,10 +81,8 @@ type companyImport struct {
 }
 
 func (im companyImport) batch(ctx context.Context, b dataset.Batch) error {
-	for _, r := range b.Registers {
-		if im.e.registers[r.Name] == nil {
-			return nil // not in this catalog (yet): imported once it is
-		}
+	if slices.ContainsFunc(b.Registers, func(r dataset.Register) bool { return im.e.registers[r.Name] == nil }) {
+		return nil // not in this catalog (yet): imported once it is
 	}
 	done, err := im.tx.Count(ctx, store.Select{Table: registers.SettingsTable, Company: im.company, Where: []store.Cond{store.Equal("name", b.Name)}})
 	if err != nil || done > 0 {
@@ -124,11 +123,10 @@ func (im companyImport) records(ctx context.Context, r *registers.Register, recs
 	}
 	rows := make([]store.Values, len(recs))
 	for i, rec := range recs {
-		row, err := storedRow(r, rec.Values)
+		row, err := storedRow(r, rec.Values, im.now)
 		if err != nil {
 			return fmt.Errorf("%s[%d]: %w", r.Reg.Name, i, err)
 		}
-		row[registers.ModifiedField] = im.now
 		if rec.Permissions != "" {
 			if r.Reg.Name != registers.Users {
 				return fmt.Errorf("%s[%d]: only %s have permissions", r.Reg.Name, i, registers.Users)
@@ -154,10 +152,10 @@ func (im companyImport) records(ctx context.Context, r *registers.Register, recs
 	return nil
 }
 
-// storedRow is a dataset record's values as a row: every field stored,
-// typed as the catalog says, an empty lookup key none, as an API write
-// stores it (registers.Normalize).
-func storedRow(r *registers.Register, values map[string]any) (store.Values, error) {
+// storedRow is a dataset record's values as a row modified at now: every
+// field stored, typed as the catalog says, an empty lookup key none, as an
+// API write stores it (registers.Normalize).
+func storedRow(r *registers.Register, values map[string]any, now string) (store.Values, error) {
 	row := make(store.Values, len(values)+2)
 	for name, v := range values {
 		f := r.Reg.Field(name)
@@ -173,6 +171,7 @@ func storedRow(r *registers.Register, values map[string]any) (store.Values, erro
 		}
 		row[name] = n
 	}
+	row[registers.ModifiedField] = now
 	return row, nil
 }
 
@@ -219,10 +218,9 @@ func (e *Importer) BulkInsert(ctx context.Context, company string, regs []datase
 			}
 			rows := make([]store.Values, len(reg.Records))
 			for i, rec := range reg.Records {
-				if rows[i], err = storedRow(r, rec.Values); err != nil {
+				if rows[i], err = storedRow(r, rec.Values, now); err != nil {
 					return fmt.Errorf("bulk %s[%d]: %w", reg.Name, i, err)
 				}
-				rows[i][registers.ModifiedField] = now
 			}
 			if _, err := tx.Insert(ctx, r.Reg.Name, company, rows); err != nil {
 				return fmt.Errorf("bulk %s: %w", reg.Name, err)

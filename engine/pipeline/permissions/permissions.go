@@ -64,20 +64,16 @@ func (c *Checker) Check(ctx context.Context, q store.Reader, s engine.Session, r
 	if !user.Found {
 		return &engine.PermissionError{Sign: s.Sign, Action: fmt.Sprintf("%s (no such user in company %s)", action, s.Company)}
 	}
+	if user.Status == "" {
+		user.Status = "without status"
+	}
 	if user.Status != "Active" {
-		return &engine.PermissionError{Sign: s.Sign, Action: fmt.Sprintf("%s (user is %s)", action, orNone(user.Status))}
+		return &engine.PermissionError{Sign: s.Sign, Action: fmt.Sprintf("%s (user is %s)", action, user.Status)}
 	}
 	if register == "" || slices.Contains(user.Granted, "*") || slices.Contains(user.Granted, register+":"+string(a)) {
 		return nil
 	}
 	return &engine.PermissionError{Sign: s.Sign, Action: action}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "without status"
-	}
-	return s
 }
 
 // userAccess is what Check needs of a signature, cached for the ttl.
@@ -113,12 +109,10 @@ func (c *Checker) Readable(ctx context.Context, company, sign string) ([]string,
 	for _, r := range c.cat.Registers {
 		err := c.Check(ctx, c.store, s, r.Name, Read)
 		var denied *engine.PermissionError
-		switch {
-		case errors.As(err, &denied):
-		case err != nil:
-			return nil, err
-		default:
+		if err == nil {
 			readable = append(readable, r.Name)
+		} else if !errors.As(err, &denied) {
+			return nil, err
 		}
 	}
 	if len(readable) == len(c.cat.Registers) {

@@ -15,14 +15,13 @@ const defaultChanges = 100
 // Changes lists a record's change-log entries, newest first.
 func (e *Reads) Changes(ctx context.Context, s engine.Session, register, key string, q engine.ChangeQuery) (_ []engine.Change, err error) {
 	defer readOnly(&err)
-	r, err := e.registers.Get(register)
-	if err != nil {
+	if _, err := e.registers.Get(register); err != nil {
 		return nil, err
 	}
 	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
-	if _, _, err := e.row(ctx, e.store, r, s.Company, key); err != nil {
+	if _, _, err := e.Row(ctx, e.store, s.Company, register, key); err != nil {
 		return nil, err
 	}
 	where := []store.Cond{store.Equal("register", register), store.Equal("record_key", key)}

@@ -11,13 +11,11 @@ import (
 	"fieldapi/engine/store"
 )
 
-// expand reads the relations asked (catalog Register.Expansions) of a page
-// of r's records and sets them on each record under the expansion's name:
-// the referenced record (nil when the field names none), or the line list.
-// Each expansion is one query for the whole page (and what the expanded
-// register's own read adds: its extra fields and line lists, again once
-// per page), never one per record. The caller's signature must be allowed
-// to read the expanded register, as its own GET asks.
+// expand sets the relations asked (catalog Register.Expansions) on a page
+// of r's records under the expansion's name: the referenced record (nil
+// when none) or the line list. Each is one query for the page (with what
+// completes the expanded records), and needs the expanded register's read
+// permission.
 func (e *Reads) expand(ctx context.Context, s engine.Session, r *registers.Register, recs []engine.Record, asked []engine.Expand) error {
 	for _, x := range asked {
 		ex := r.Reg.Expansion(x.Name)
@@ -70,7 +68,7 @@ func (e *Reads) attachReferenced(ctx context.Context, company string, recs []eng
 	}
 	columns := sh.columns
 	if !(target.EngineKeyed && by == target.Key) { // an engine key is the row's Seq, read always
-		columns = sh.withColumn(by.Name)
+		columns = withColumn(sh.columns, by.Name)
 	}
 	related, seqs, err := e.fetchAs(ctx, e.store, target, store.Select{Table: target.Reg.Name, Company: company, Where: []store.Cond{cond}, Columns: columns}, sh)
 	if err != nil {

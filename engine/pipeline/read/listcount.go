@@ -13,10 +13,15 @@ import (
 // store keeps is exact and one row read, so no estimate is asked for.
 // estimated is true only when the number is an estimate.
 func (e *Reads) listTotal(ctx context.Context, r *registers.Register, company string, where []store.Cond, mode engine.CountMode) (total int, estimated bool, err error) {
-	if mode != engine.CountEstimated || len(where) == 0 {
-		n, err := e.total(ctx, r, company, where)
-		return n, false, err
+	sel := store.Select{Table: r.Reg.Name, Company: company, Where: where}
+	switch {
+	case len(where) == 0:
+		n, err := e.store.Counted(ctx, r.Reg.Name, company)
+		return int(n), false, err
+	case mode != engine.CountEstimated:
+		n, err := e.store.Count(ctx, sel)
+		return int(n), false, err
 	}
-	n, exact, err := store.Estimate(ctx, e.store, store.Select{Table: r.Reg.Name, Company: company, Where: where})
+	n, exact, err := store.Estimate(ctx, e.store, sel)
 	return int(n), !exact, err
 }

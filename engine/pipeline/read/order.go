@@ -35,10 +35,10 @@ func order(r *registers.Register, sel *store.Select, q engine.Query) error {
 			return fmt.Errorf("%s: %q is not a sortable field", r.Reg.Name, k.Field)
 		}
 		sel.OrderBy = append(sel.OrderBy, store.Order{Field: sortColumn(r, f), Desc: k.Desc, NullsLast: true})
-		if sel.Columns != nil && sortColumn(r, f) != store.SeqField && !slices.Contains(sel.Columns, f.Name) {
+		if sortColumn(r, f) != store.SeqField {
 			// A narrowed read still reads what it sorts by: the next cursor
 			// holds the last record's values of it.
-			sel.Columns = append(slices.Clip(sel.Columns), f.Name)
+			sel.Columns = withColumn(sel.Columns, f.Name)
 		}
 		if q.After != nil {
 			v, err := sortValue(r, f, q.AfterKeys[i])
@@ -96,12 +96,10 @@ func sortValues(sort []engine.SortKey, rec engine.Record) []any {
 	return values
 }
 
-// fetchPage reads one page of a list. Past a cursor whose first sort
-// value is a value it reads in two index ranges rather than one scan: the
-// keyset's OR (a later value, no value, or the same value and an older
-// row) bounds no index range, so the rows with a value are read with the
-// first key bounded by the cursor's value, and, when they do not fill
-// the page, the rows without one (which all come after) from their start.
+// fetchPage reads one page of a list. Past a cursor whose first sort value
+// is set it reads two index ranges, since the keyset's OR bounds none: the
+// rows with a value from the cursor's, then, to fill the page, the rows
+// without one (which all come after).
 func (e *Reads) fetchPage(ctx context.Context, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	if sel.After == nil || sel.After[0] == nil || sel.OrderBy[0].Field == store.SeqField || sel.Offset > 0 {
 		return e.fetchAs(ctx, e.store, r, sel, sh)

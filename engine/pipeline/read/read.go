@@ -1,16 +1,16 @@
-// Package read is the engine's read side: lists (filter conditions, sort
-// orders, cursors, totals), records by key or lookup key, reads narrowed
-// to some fields and expanded with related records, a record's change
-// log, the company's field labels and extra-field definitions. Records
-// are assembled from the store's rows with their extra fields and the
-// line lists their read shape carries, one query per page and list; the
-// write side reads whole records through it too (Record, RecordWhere).
+// Package read is the engine's read side: lists (filters, sort orders,
+// cursors, totals), records by key or lookup key, narrowed and expanded
+// reads, change logs, field labels and extra-field definitions. Records
+// are assembled with their extra fields and line lists, one query per page
+// and list; the write side reads whole records through it too.
 package read
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -33,9 +33,7 @@ type Reads struct {
 	extra     *extrafields.Definitions // by company and register
 }
 
-// New makes the read side of the registers over a store, with the rules'
-// list conditions, the permission checker and the extra-field definitions
-// the engine shares.
+// New makes the read side of the registers over a store.
 func New(st store.Store, regs registers.Set, ruleSet *rules.Set, perms *permissions.Checker, extra *extrafields.Definitions) *Reads {
 	return &Reads{store: st, registers: regs, rules: ruleSet, perms: perms, extra: extra}
 }
@@ -46,8 +44,8 @@ const defaultLimit = 50
 // newestFirst orders rows most recently created first: cursors walk it.
 var newestFirst = []store.Order{{Field: store.SeqField, Desc: true}}
 
-// List returns one page of a register, newest first. A cursor page is a
-// range of Seq, so its cost does not grow with its depth.
+// List returns one page of a register, newest first unless sorted. A
+// cursor page is a range, so its cost does not grow with its depth.
 func (e *Reads) List(ctx context.Context, s engine.Session, register string, q engine.Query) (page engine.Page, err error) {
 	defer readOnly(&err)
 	r, err := e.registers.Get(register)
@@ -103,32 +101,14 @@ func (e *Reads) List(ctx context.Context, s engine.Session, register string, q e
 	return page, nil
 }
 
-// total counts the company's records that pass where. Without conditions
-// it is the count the store keeps: one row read.
-func (e *Reads) total(ctx context.Context, r *registers.Register, company string, where []store.Cond) (int, error) {
-	var n int64
-	var err error
-	if len(where) == 0 {
-		n, err = e.store.Counted(ctx, r.Reg.Name, company)
-	} else {
-		n, err = e.store.Count(ctx, store.Select{Table: r.Reg.Name, Company: company, Where: where})
-	}
-	return int(n), err
-}
-
 // Get returns one record of the caller's company by its key, with extra
 // fields and the lines its read shape carries, or ErrNotFound.
-func (e *Reads) Get(ctx context.Context, s engine.Session, register, key string) (rec engine.Record, err error) {
-	defer readOnly(&err)
+func (e *Reads) Get(ctx context.Context, s engine.Session, register, key string) (engine.Record, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
-		return nil, err
-	}
-	rec, _, err = e.Record(ctx, e.store, r, s.Company, key, false)
-	return rec, err
+	return e.GetBy(ctx, s, register, engine.KeyRef{Field: r.Key.Name, Value: key})
 }
 
 // GetBy returns one record of the caller's company by its key or a lookup
@@ -157,13 +137,13 @@ func (e *Reads) GetBy(ctx context.Context, s engine.Session, register string, by
 // ok is false for a key value no record can have (an engine key that is
 // no number). A field that is neither is refused.
 func byCond(r *registers.Register, by engine.KeyRef) (cond store.Cond, ok bool, err error) {
-	f := r.Reg.Field(by.Field)
-	if f == nil || !(f.LookupKey || f == r.Key) {
-		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
-	}
-	if f == r.Key {
+	if by.Field == r.Key.Name {
 		cond, ok = r.KeyCond(by.Value)
 		return cond, ok, nil
+	}
+	f := r.Reg.Field(by.Field)
+	if f == nil || !f.LookupKey {
+		return store.Cond{}, false, engine.Refuse("%s cannot be read by %s", r.Reg.Name, by.Field)
 	}
 	return store.Equal(f.Name, by.Value), true, nil
 }
@@ -195,10 +175,9 @@ func (e *Reads) Record(ctx context.Context, q store.Reader, r *registers.Registe
 }
 
 // RecordWhere is Record by a condition on a unique field. The record and
-// what completes it (its stored extra fields, its line lists) are read
-// together, one round trip on PostgreSQL: the completing reads name the
-// record by the condition (store.InRowsOf), not by the Seq and key the
-// first read finds. A register keyed by its Seq reads the record first.
+// what completes it are read together, one round trip on PostgreSQL: the
+// completing reads name the record by the condition (store.InRowsOf). A
+// register keyed by its Seq reads the record first.
 func (e *Reads) RecordWhere(ctx context.Context, q store.Reader, r *registers.Register, company string, cond store.Cond, forUpdate bool) (engine.Record, int64, error) {
 	sel, err := e.selectAs(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{cond}, ForUpdate: forUpdate}, every)
 	if err != nil {
@@ -229,28 +208,21 @@ func (e *Reads) RecordWhere(ctx context.Context, q store.Reader, r *registers.Re
 		return nil, 0, engine.ErrNotFound
 	}
 	if r.EngineKeyed {
-		if err := e.complete(ctx, q, r, company, recs, seqs); err != nil {
+		if err := e.completeAs(ctx, q, r, company, recs, seqs, every); err != nil {
 			return nil, 0, err
 		}
 	}
 	return recs[0], seqs[0], nil
 }
 
-// recordBySeq reads one record by its Seq as the API shows it.
-func (e *Reads) recordBySeq(ctx context.Context, q store.Reader, r *registers.Register, company string, seq int64) (engine.Record, error) {
-	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
+// Row reads one record's stored fields by key, without extra fields or
+// lines, and its Seq (the row's id for what modules keep beside it), or
+// ErrNotFound: for the modules beside the pipeline.
+func (e *Reads) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
+	r, err := e.registers.Get(register)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if len(recs) == 0 {
-		return nil, engine.ErrNotFound
-	}
-	return recs[0], e.complete(ctx, q, r, company, recs, seqs)
-}
-
-// row reads one record's stored fields by key (no extra fields, no lines)
-// and its Seq, or ErrNotFound.
-func (e *Reads) row(ctx context.Context, q store.Reader, r *registers.Register, company, key string) (engine.Record, int64, error) {
 	cond, ok := r.KeyCond(key)
 	if !ok {
 		return nil, 0, engine.ErrNotFound
@@ -265,10 +237,8 @@ func (e *Reads) row(ctx context.Context, q store.Reader, r *registers.Register, 
 	return r.AsRecord(rows[0]), rows[0].Seq, nil
 }
 
-// fetchAs reads records of one register: the rows, with the key of an
-// engine-keyed register and the company's computed extra fields (when the
-// shape carries them), which complete moves under ExtraFields. It reads
-// the rows only: see completeAs.
+// fetchAs reads the rows of records of one register, with the computed
+// extra fields the shape carries (completeAs adds the rest).
 func (e *Reads) fetchAs(ctx context.Context, q store.Reader, r *registers.Register, sel store.Select, sh readShape) ([]engine.Record, []int64, error) {
 	sel, err := e.selectAs(ctx, q, r, sel, sh)
 	if err != nil {
@@ -305,10 +275,9 @@ func recordsOf(r *registers.Register, rows []store.Row) ([]engine.Record, []int6
 	return recs, seqs
 }
 
-// completeAs adds to records read from r what is not in their row and
-// the shape carries: extra fields, and the line lists the catalog shows in
-// the owner's read shape. The stored extra fields and every line list are
-// read together (one round trip on PostgreSQL); then the lines' own.
+// completeAs adds to records read from r what the shape carries beyond
+// their row: extra fields and line lists, read together (one round trip on
+// PostgreSQL); then the lines' own.
 func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64, sh readShape) error {
 	if len(recs) == 0 {
 		return nil
@@ -325,9 +294,8 @@ func (e *Reads) completeAs(ctx context.Context, q store.Reader, r *registers.Reg
 	return reads.run(ctx, q)
 }
 
-// completed names the records a completion is for in its reads: once
-// read, by their Seqs and keys; ahead of that, by the select that finds
-// them (store.InRowsOf), the completing reads sent with it.
+// completed names the records a completion is for: by their Seqs and
+// keys, or by the select that finds them (store.InRowsOf) when read with it.
 type completed struct {
 	seqs   store.Cond                        // on extrafields.RecordSeq
 	owners owners                            // for their line lists
@@ -342,16 +310,12 @@ func (e *Reads) completing(ctx context.Context, q store.Reader, r *registers.Reg
 		if err != nil {
 			return err
 		}
-		place := func(rows []store.Row) error {
+		sel, _ := extrafields.StoredSelect(company, r.Reg.Name, defs, c.seqs)
+		reads.add(sel, func(rows []store.Row) error {
 			recs, seqs := c.read()
 			extrafields.Place(defs, rows, recs, seqs)
 			return nil
-		}
-		if sel, ok := extrafields.StoredSelect(company, r.Reg.Name, defs, c.seqs); ok {
-			reads.add(sel, place)
-		} else {
-			reads.then(func() error { return place(nil) })
-		}
+		})
 	}
 	for _, l := range r.Reg.Lines {
 		if lsh, ok := sh.line(l); ok && l.Read {
@@ -359,15 +323,10 @@ func (e *Reads) completing(ctx context.Context, q store.Reader, r *registers.Reg
 			if err != nil {
 				return err
 			}
-			place := func(rows []store.Row) error {
+			reads.add(sel, func(rows []store.Row) error {
 				recs, _ := c.read()
 				return e.placeLines(ctx, q, r, company, recs, l, lsh, 0, rows)
-			}
-			if sel.Table != "" {
-				reads.add(sel, place)
-			} else {
-				reads.then(func() error { return place(nil) })
-			}
+			})
 		}
 	}
 	return nil
@@ -381,10 +340,13 @@ type readsTogether struct {
 	after   []func() error // once every query's rows are used
 }
 
-// then runs fn after the queries' rows are used.
-func (rt *readsTogether) then(fn func() error) { rt.after = append(rt.after, fn) }
-
+// add reads sel with the others and gives use its rows; a zero sel reads
+// nothing, and use gets no rows once every read's rows are used.
 func (rt *readsTogether) add(sel store.Select, use func(rows []store.Row) error) {
+	if sel.Table == "" {
+		rt.after = append(rt.after, func() error { return use(nil) })
+		return
+	}
 	rt.queries = append(rt.queries, sel)
 	rt.use = append(rt.use, use)
 }
@@ -425,14 +387,11 @@ func (e *Reads) ExtraFieldDefs(ctx context.Context, s engine.Session, register s
 	return extrafields.Describe(defs), err
 }
 
-// attachLines sets the line list l (one the read shape carries, catalog
-// Line.Read, or an expanded one) on the records under the list's
-// ReadName, oldest line first, each line shaped by sh; a record without
-// lines gets an empty list. One query serves the whole page. With most
-// above 0 a record may carry at most that many lines: the query reads at
-// most one line more than the page's records may carry together (so at
-// least one record carries too many when it reads them all), and a page
-// where one does is refused (engine.TooManyLinesError).
+// attachLines sets the line list l on the records under its ReadName,
+// oldest first, each line shaped by sh, in one query for the page. With
+// most above 0 a record may carry at most that many lines: the query reads
+// one line more than the page may carry, and a page where a record carries
+// too many is refused (engine.TooManyLinesError).
 func (e *Reads) attachLines(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, l *catalog.Line, sh readShape, most int) error {
 	if len(recs) == 0 {
 		return nil
@@ -478,12 +437,10 @@ func (e *Reads) linesSelect(ctx context.Context, q store.Reader, r *registers.Re
 	} else if len(of.keys) == 0 {
 		return store.Select{}, nil
 	}
-	// No order asked of the store: asked to deliver rows in Seq order,
-	// SQLite's planner may walk an index on the fixed value alone (every
-	// task line, for materials with OwnerType task) rather than sort a
-	// page's lines.
+	// No order asked of the store: SQLite's planner may then walk an index
+	// on the fixed value alone (every task line) rather than sort a page's.
 	where := append([]store.Cond{parents}, lineSetConds(lr, l)...)
-	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: sh.withColumn(l.Parent)}
+	sel := store.Select{Table: lr.Reg.Name, Company: company, Where: where, Columns: withColumn(sh.columns, l.Parent)}
 	if most > 0 {
 		sel.Limit = len(of.keys)*most + 1
 	}
@@ -498,7 +455,7 @@ func (e *Reads) placeLines(ctx context.Context, q store.Reader, r *registers.Reg
 	}
 	lr := e.registers[l.Register]
 	lines, seqs := recordsOf(lr, rows)
-	sortBySeq(lines, seqs)
+	sort.Stable(bySeq{lines, seqs})
 	byOwner := map[string][]engine.Record{}
 	for _, line := range lines {
 		owner, _ := line[l.Parent].(string)
@@ -522,11 +479,7 @@ func (e *Reads) placeLines(ctx context.Context, q store.Reader, r *registers.Reg
 // lineSetConds select the lines of one list among the line register's
 // records: those carrying the list's fixed values (OwnerType task, not quote).
 func lineSetConds(lr *registers.Register, l *catalog.Line) []store.Cond {
-	names := make([]string, 0, len(l.Set))
-	for name := range l.Set {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(l.Set))
 	conds := make([]store.Cond, len(names))
 	for i, name := range names {
 		conds[i] = store.Equal(name, registers.SetValue(lr.Reg.Field(name), l.Set[name]))
@@ -534,24 +487,22 @@ func lineSetConds(lr *registers.Register, l *catalog.Line) []store.Cond {
 	return conds
 }
 
-// sortBySeq puts records read together into Seq order, oldest first.
-func sortBySeq(recs []engine.Record, seqs []int64) {
-	order := make([]int, len(recs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]] < seqs[order[b]] })
-	sortedRecs, sortedSeqs := make([]engine.Record, len(recs)), make([]int64, len(seqs))
-	for i, j := range order {
-		sortedRecs[i], sortedSeqs[i] = recs[j], seqs[j]
-	}
-	copy(recs, sortedRecs)
-	copy(seqs, sortedSeqs)
+// bySeq sorts records read together into Seq order, oldest first.
+type bySeq struct {
+	recs []engine.Record
+	seqs []int64
+}
+
+func (b bySeq) Len() int           { return len(b.seqs) }
+func (b bySeq) Less(i, j int) bool { return b.seqs[i] < b.seqs[j] }
+func (b bySeq) Swap(i, j int) {
+	b.recs[i], b.recs[j] = b.recs[j], b.recs[i]
+	b.seqs[i], b.seqs[j] = b.seqs[j], b.seqs[i]
 }
 
 // conditions turns a query's conditions and modified range into the
-// store's. The HTTP layer only sends declared filters; a condition on a
-// field the register lacks is a plain error (500), not a refusal.
+// store's. The HTTP layer only sends declared filters, so an unknown field
+// is a plain error (500), not a refusal.
 func (e *Reads) conditions(r *registers.Register, q engine.Query) ([]store.Cond, error) {
 	var where []store.Cond
 	for _, c := range q.Where {
@@ -625,22 +576,18 @@ func condition(r *registers.Register, f *catalog.Field, c engine.Condition) (sto
 	return store.Cond{}, fmt.Errorf("filter on %s: unknown operator %q", f.Name, c.Op)
 }
 
-// Row reads one record's stored fields by key, without extra fields or
-// lines, and its Seq (the row's id for what modules keep beside it), or
-// ErrNotFound: for the modules beside the pipeline.
-func (e *Reads) Row(ctx context.Context, q store.Reader, company, register, key string) (engine.Record, int64, error) {
-	r, err := e.registers.Get(register)
-	if err != nil {
-		return nil, 0, err
-	}
-	return e.row(ctx, q, r, company, key)
-}
-
 // RecordBySeq reads one record as the API shows it by its Seq.
 func (e *Reads) RecordBySeq(ctx context.Context, q store.Reader, company, register string, seq int64) (engine.Record, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	return e.recordBySeq(ctx, q, r, company, seq)
+	recs, seqs, err := e.Fetch(ctx, q, r, store.Select{Table: r.Reg.Name, Company: company, Where: []store.Cond{store.Equal(store.SeqField, seq)}})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, engine.ErrNotFound
+	}
+	return recs[0], e.completeAs(ctx, q, r, company, recs, seqs, every)
 }

@@ -12,10 +12,9 @@ import (
 	"fieldapi/engine/store"
 )
 
-// readShape is what a read takes of a register's records: the columns
-// the store reads, whether extra fields are attached and which line lists
-// of the read shape are, each with the shape of its lines. every is the
-// record as read.
+// readShape is what a read takes of a register's records: the columns,
+// whether extra fields are attached, and which line lists are, each with
+// its lines' shape. every is the whole record.
 type readShape struct {
 	columns []string // nil: every column
 	extra   bool
@@ -35,11 +34,9 @@ func (sh readShape) line(l *catalog.Line) (readShape, bool) {
 }
 
 // shapeOf resolves the fields a shape asks of r into what the store reads:
-// the columns asked, the key (a shaped record always carries it, and line
-// lists find their owners by it), the reference fields that expansions
-// follow, and the line lists asked, each narrowed as shape.Lines says. A
-// name r does not read is a plain error: the HTTP layer sends only names
-// the catalog gives.
+// the columns asked, the key (line lists find their owners by it), the
+// reference fields expansions follow, and the line lists asked. An unknown
+// name is a plain error: the HTTP layer sends only the catalog's names.
 func (e *Reads) shapeOf(r *registers.Register, shape engine.Shape) (readShape, error) {
 	if shape.Fields == nil {
 		return every, nil
@@ -91,17 +88,12 @@ func (e *Reads) shapeOf(r *registers.Register, shape engine.Shape) (readShape, e
 }
 
 // GetShaped is Get with a shape.
-func (e *Reads) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (rec engine.Record, err error) {
-	defer readOnly(&err)
+func (e *Reads) GetShaped(ctx context.Context, s engine.Session, register, key string, shape engine.Shape) (engine.Record, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
 		return nil, err
 	}
-	cond, ok := r.KeyCond(key)
-	if !ok {
-		return nil, engine.ErrNotFound
-	}
-	return e.shapedRecord(ctx, s, r, cond, shape)
+	return e.GetByShaped(ctx, s, register, engine.KeyRef{Field: r.Key.Name, Value: key}, shape)
 }
 
 // GetByShaped is GetBy with a shape.
@@ -118,12 +110,7 @@ func (e *Reads) GetByShaped(ctx context.Context, s engine.Session, register stri
 	if !ok {
 		return nil, engine.ErrNotFound
 	}
-	return e.shapedRecord(ctx, s, r, cond, shape)
-}
-
-// shapedRecord reads the one record cond finds, shaped.
-func (e *Reads) shapedRecord(ctx context.Context, s engine.Session, r *registers.Register, cond store.Cond, shape engine.Shape) (engine.Record, error) {
-	if err := e.perms.Check(ctx, e.store, s, r.Reg.Name, permissions.Read); err != nil {
+	if err := e.perms.Check(ctx, e.store, s, register, permissions.Read); err != nil {
 		return nil, err
 	}
 	sh, err := e.shapeOf(r, shape)
@@ -151,19 +138,14 @@ func (e *Reads) Fetch(ctx context.Context, q store.Reader, r *registers.Register
 	return e.fetchAs(ctx, q, r, sel, every)
 }
 
-// complete is completeAs of the whole record.
-func (e *Reads) complete(ctx context.Context, q store.Reader, r *registers.Register, company string, recs []engine.Record, seqs []int64) error {
-	return e.completeAs(ctx, q, r, company, recs, seqs, every)
-}
-
 // extraFieldsField is the member extra fields are read under.
 const extraFieldsField = "ExtraFields"
 
-// withColumn is the shape's columns with one more the read needs itself;
-// nil (every column) stays nil.
-func (sh readShape) withColumn(name string) []string {
-	if sh.columns == nil || slices.Contains(sh.columns, name) {
-		return sh.columns
+// withColumn is a read's columns with one more it needs itself; nil
+// (every column) stays nil.
+func withColumn(columns []string, name string) []string {
+	if columns == nil || slices.Contains(columns, name) {
+		return columns
 	}
-	return append(slices.Clip(sh.columns), name)
+	return append(slices.Clip(columns), name)
 }

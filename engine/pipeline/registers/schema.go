@@ -77,11 +77,9 @@ func (r *Register) UniqueField(index string) *catalog.Field {
 // modifiedColumn is the column of Modified.
 const modifiedColumn = "modified"
 
-// storeTable is the register's table: Modified, then a column per stored
-// field (the row number's filled in by the store: SeqText); the key
-// unique per company (unless the engine assigns it: the Seq is the key
-// then); an index for cursors and one for modifiedSince; one per filtered
-// field; and one for finding an owner's lines.
+// storeTable is the register's table: Modified and a column per stored
+// field; the key unique per company (unless it is the Seq); indexes for
+// cursors, modifiedSince, filtered fields and an owner's lines.
 func (r *Register) storeTable() *store.Table {
 	name := r.Reg.Name
 	t := &store.Table{Name: name, Company: true, Seq: true, Counted: true}
@@ -92,12 +90,12 @@ func (r *Register) storeTable() *store.Table {
 	if name == Users {
 		t.Columns = append(t.Columns, store.Column{Field: PermissionsColumn, Name: PermissionsColumn, Type: store.Text})
 	}
-	index := func(unique bool, suffix string, fields ...string) store.Index {
-		return store.Index{Name: name + "_" + suffix, Fields: fields, Unique: unique}
+	index := func(suffix string, fields ...string) store.Index {
+		return store.Index{Name: name + "_" + suffix, Fields: fields}
 	}
 	t.Indexes = append(t.Indexes,
-		index(false, "company_seq", store.SeqField),
-		index(false, "company_modified", ModifiedField))
+		index("company_seq", store.SeqField),
+		index("company_modified", ModifiedField))
 	if !r.EngineKeyed {
 		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(r.Key), Fields: []string{r.Key.Name}, Unique: true})
 	}
@@ -106,14 +104,11 @@ func (r *Register) storeTable() *store.Table {
 	for _, f := range r.Lookups {
 		t.Indexes = append(t.Indexes, store.Index{Name: r.uniqueIndex(f), Fields: []string{f.Name}, Unique: true})
 	}
-	// A line register is read by its owner: one index on the parent and
-	// the list's fixed values finds an owner's lines exactly. Without it
-	// the planner may pick a filter's index on a fixed value alone
-	// (materials by OwnerType), which holds every line of every owner.
-	// Each filtered field gets an index, which also serves its filtered
-	// totals; a "contains" filter cannot use one (it scans). indexed holds
-	// the fields an index leads with already: the key, the lookup keys and
-	// a line list's parent (its lines index serves a filter on it too).
+	// One index on a line's parent and the list's fixed values finds an
+	// owner's lines exactly; without it the planner may pick a filter's
+	// index on a fixed value alone (materials by OwnerType). A "contains"
+	// filter scans. indexed holds the fields an index leads with already,
+	// which need no filter index.
 	indexed := map[string]bool{r.Key.Name: true}
 	for _, f := range r.Lookups {
 		indexed[f.Name] = true
@@ -129,7 +124,7 @@ func (r *Register) storeTable() *store.Table {
 		if !seen[suffix] {
 			seen[suffix] = true
 			indexed[o.Line.Parent] = true
-			t.Indexes = append(t.Indexes, index(false, suffix, fields...))
+			t.Indexes = append(t.Indexes, index(suffix, fields...))
 		}
 	}
 	t.Indexes = append(t.Indexes, r.sortIndexes(indexed)...)
@@ -139,9 +134,33 @@ func (r *Register) storeTable() *store.Table {
 			continue
 		}
 		indexed[f.Name] = true
-		t.Indexes = append(t.Indexes, index(false, f.Column, f.Name))
+		t.Indexes = append(t.Indexes, index(f.Column, f.Name))
 	}
 	return t
+}
+
+// sortIndexes are the indexes of a register's sortable fields: company,
+// field, Seq, the order a sorted list and its cursors read in (the Seq
+// breaks ties). indexed holds the fields an index leads with already: a
+// unique key needs no other (it has no ties); the fields indexed here are
+// added to it, so a filter on them uses this index too.
+func (r *Register) sortIndexes(indexed map[string]bool) []store.Index {
+	var indexes []store.Index
+	for _, f := range r.Reg.SortableFields() {
+		if indexed[f.Name] || (r.EngineKeyed && f == r.Key) {
+			continue
+		}
+		indexed[f.Name] = true
+		indexes = append(indexes, store.Index{Name: r.Reg.Name + "_sort_" + f.Column, Fields: []string{f.Name, store.SeqField}})
+	}
+	return indexes
+}
+
+// opsUseIndex reports whether a filter's operators compare in an order an
+// index keeps (all but prefix, which compares a substring): a contains
+// filter, which scans, gets an index for them.
+func opsUseIndex(fl *catalog.Filter) bool {
+	return slices.ContainsFunc(fl.Ops, func(op catalog.FilterOp) bool { return op != catalog.OpPrefix })
 }
 
 func columnType(t catalog.FieldType) store.Type {

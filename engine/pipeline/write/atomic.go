@@ -12,18 +12,11 @@ import (
 )
 
 // A joined transaction is how the writes of an atomic batch share one
-// store transaction: Atomically opens it and puts it in the context, and
-// every write of the engine (writeAs, write) that finds it there runs in
-// it instead of opening its own. The value is explicit in the context, so
-// a write joins only inside an Atomically call of this very engine.
-//
-// The writes of one Atomically share more than the transaction: what a
-// write reads ahead (referenced records, the company's settings) stays
-// cached for the next, except the records of every register a write
-// created or changed, which the next reads again; their events are
-// recorded once, when fn ends; and the numbers of its creates are taken
-// ahead (numberPool), and the Seqs of their rows where the store can
-// (seqPool).
+// store transaction: Atomically puts it in the context, and every write of
+// this engine that finds it there runs in it. The writes also share what
+// they read ahead (less the records of the registers a write changed),
+// their events, recorded once at the end, and the numbers (numberPool)
+// and Seqs (seqPool) taken ahead for their creates.
 type joinedKey struct{}
 
 type joined struct {
@@ -94,10 +87,8 @@ func (j *joined) lend(w *Writer) {
 
 // keep takes what a write of the batch noted for its end, and forgets the
 // cached records of the registers it wrote. Its change log is appended
-// now, as a single write's is (Writer.flushLog): the store sends the rows
-// of the writes together, and on PostgreSQL while the next writes run
-// (sqldb's sending ahead), where at the end they were 5 ms of a batch of
-// 100 task creates that nothing overlapped.
+// now: PostgreSQL then writes it while the next writes run (at the end it
+// was 5 ms of a batch of 100 task creates that nothing overlapped).
 func (j *joined) keep(ctx context.Context, w *Writer, rec engine.Record) error {
 	if err := w.flushLog(ctx); err != nil {
 		return err
@@ -119,9 +110,8 @@ func (j *joined) keep(ctx context.Context, w *Writer, rec engine.Record) error {
 }
 
 // ReadAhead reads, inside Atomically, the records the planned writes
-// reference into the cache the batch's writes share (engine.Atomic): one
-// query per referenced register for the whole batch. A write of a
-// register the engine does not know is left to fail when it runs.
+// reference into the batch's cache (engine.Atomic): one query per
+// referenced register. A write of an unknown register fails when it runs.
 func (e *Writes) ReadAhead(ctx context.Context, s engine.Session, writes []engine.PlannedWrite) error {
 	j, err := e.joinedTx(ctx, s)
 	if err != nil || j == nil {
@@ -129,12 +119,12 @@ func (e *Writes) ReadAhead(ctx context.Context, s engine.Session, writes []engin
 	}
 	planned := make([]plannedInput, 0, len(writes))
 	for _, pw := range writes {
-		if r, err := e.registers.Get(pw.Register); err == nil {
+		if r := e.registers[pw.Register]; r != nil {
 			planned = append(planned, plannedInput{r, pw.Input, pw.Create})
 		}
 	}
 	w := e.newWriter(s)
-	w.begin(j.tx)
+	w.tx = j.tx
 	j.lend(w)
 	if err := w.prefetch(ctx, planned...); err != nil {
 		return err

@@ -8,11 +8,9 @@ import (
 	"fieldapi/engine/store"
 )
 
-// The change log is the engine's own log of every write (spec 1): a row
-// per write, signed with the caller's signature and marked as made via the
-// API. A record that is a line of an owner (a contact of a customer, a
-// time of a task) is logged on the owner too. A write notes its rows as it
-// goes and writes them in one statement at its end, in the order noted.
+// The change log is the engine's own log of every write (spec 1), signed
+// and marked as made via the API; a line's write is logged on its owner
+// too. A write notes its rows and writes them in one statement at its end.
 
 // logEntry is one change-log row of a write.
 type logEntry struct{ register, key, action, detail string }
@@ -45,24 +43,18 @@ func (w *Writer) Log(register, key, action, detail string, values map[string]any
 	return nil
 }
 
-// flushLog writes the rows noted, in one statement.
+// flushLog writes the rows noted, in one statement, and forgets them.
 func (w *Writer) flushLog(ctx context.Context) error {
-	rows := w.logRows()
-	if len(rows) == 0 {
+	if len(w.logs) == 0 {
 		return nil
 	}
-	return store.Append(ctx, w.tx, registers.ChangeLogTable, w.s.Company, rows)
-}
-
-// logRows are the change-log rows the write noted, taken from it.
-func (w *Writer) logRows() []store.Values {
 	rows := make([]store.Values, len(w.logs))
 	for i, l := range w.logs {
 		rows[i] = store.Values{"register": l.register, "record_key": l.key, "sign": w.s.Sign, "client_id": w.s.ClientID,
 			"via_api": true, "action": l.action, "detail": l.detail, "at": w.now}
 	}
 	w.logs = nil
-	return rows
+	return store.Append(ctx, w.tx, registers.ChangeLogTable, w.s.Company, rows)
 }
 
 // matchesSet reports whether a record carries a line list's fixed values,

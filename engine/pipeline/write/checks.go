@@ -3,6 +3,8 @@ package write
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +19,10 @@ import (
 // What a write must pass, each check driven by the catalog. Every refusal
 // text of a write is here, once for every store.
 
-// acceptValues normalizes the fields sent and refuses a field the call may
-// not write. writable says which fields this kind of call may send.
+// acceptValues normalizes the fields sent into the record's types (string,
+// float64, bool, []string, map[string]string or nil) and refuses a field
+// the call may not write. writable says which fields this kind of call
+// may send.
 func acceptValues(r *registers.Register, sent map[string]any, writable func(*catalog.Field) bool) (map[string]any, error) {
 	values := make(map[string]any, len(sent)+len(r.Reg.Defaults)+4)
 	for name, v := range sent {
@@ -102,17 +106,13 @@ func refuseChange(name string) *engine.CommandError {
 // none of the register's requireOneOf fields.
 func checkRequired(r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
-		if f.Required && isEmpty(values[f.Name]) {
+		if f.Required && engine.Empty(values[f.Name]) {
 			return refuseMissing(f.Name)
 		}
 	}
-	if len(r.Reg.RequireOneOf) == 0 {
+	given := func(name string) bool { return !engine.Empty(values[name]) }
+	if len(r.Reg.RequireOneOf) == 0 || slices.ContainsFunc(r.Reg.RequireOneOf, given) {
 		return nil
-	}
-	for _, name := range r.Reg.RequireOneOf {
-		if !isEmpty(values[name]) {
-			return nil
-		}
 	}
 	return engine.Refuse("one of %s is required", strings.Join(r.Reg.RequireOneOf, ", ")).WithValid(r.Reg.RequireOneOf...)
 }
@@ -126,11 +126,12 @@ func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values ma
 	}
 	key, _ := values[r.Key.Name].(string)
 	if key != "" {
-		taken, err := w.keyExists(ctx, r, key)
+		cond, _ := r.KeyCond(key) // never false: r is not engine-keyed
+		n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
 		if err != nil {
 			return "", err
 		}
-		if taken {
+		if n > 0 {
 			return "", alreadyExists(r, key)
 		}
 		if w.numbers != nil {
@@ -153,11 +154,7 @@ func (w *Writer) assignKey(ctx context.Context, r *registers.Register, values ma
 // company, skipping numbers already used as keys given by hand.
 func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string, error) {
 	if w.numbers != nil {
-		want := 1
-		if r.Reg.Name == w.likeCreates.register {
-			want = w.likeCreates.n
-		}
-		return w.numbers.take(ctx, w, r, want)
+		return w.numbers.take(ctx, w, r, w.like(r.Reg.Name))
 	}
 	if key, free := w.useAhead(r); free {
 		return key, nil
@@ -168,16 +165,6 @@ func (w *Writer) nextNumber(ctx context.Context, r *registers.Register) (string,
 			return strconv.FormatInt(n, 10), err
 		}
 	}
-}
-
-// keyExists reports whether the company has a record with this key.
-func (w *Writer) keyExists(ctx context.Context, r *registers.Register, key string) (bool, error) {
-	cond, ok := r.KeyCond(key)
-	if !ok {
-		return false, nil
-	}
-	n, err := w.tx.Count(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company, Where: []store.Cond{cond}})
-	return n > 0, err
 }
 
 // alreadyExists is the refusal of a key that is taken.
@@ -200,5 +187,16 @@ func (w *Writer) checkExtra(ctx context.Context, r *registers.Register, extra ma
 	return extrafields.Check(r.Reg.Name, r.Reg.ExtraFields, defs, extra)
 }
 
-// formatSeq is an engine-assigned key: the decimal text of the Seq.
-func formatSeq(seq int64) string { return strconv.FormatInt(seq, 10) }
+// checkFinite refuses a number about to be stored that is not finite. The
+// HTTP layer only passes finite numbers, but what the engine computes from
+// them (an order line's TotalPrice from a price near the float64 maximum)
+// can overflow; neither database nor JSON can carry the result, so the
+// write is refused (422) naming the field rather than failing later.
+func checkFinite(r *registers.Register, values map[string]any) error {
+	for _, f := range r.Stored {
+		if x, isNumber := values[f.Name].(float64); isNumber && (math.IsInf(x, 0) || math.IsNaN(x)) {
+			return engine.Refuse("%s: the value is out of range; the amounts sent are too large", f.Name)
+		}
+	}
+	return nil
+}

@@ -22,9 +22,7 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 	if l == nil || !l.Post {
 		return engine.Response{}, engine.Refuse("lines cannot be added to %s one by one", register)
 	}
-	lr := e.registers[l.Register]
-	w := e.newWriter(s)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, lr, in, true) },
+	return e.writeAs(ctx, e.newWriter(s), register, rc, &plannedInput{e.registers[l.Register], in, true},
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			owner, _, err := e.reads.Record(ctx, w.tx, r, s.Company, key, true)
 			if err != nil {
@@ -34,12 +32,12 @@ func (e *Writes) AddLine(ctx context.Context, s engine.Session, register, key, l
 				return nil, err
 			}
 			// A refusal names no line: the body is the one line.
-			lines, _, err := w.createLines(ctx, r, owner, l, key, []engine.Input{in})
+			lines, _, err := w.createLines(ctx, &lineOwner{r, owner, l, key}, []engine.Input{in})
 			if err != nil {
 				return nil, err
 			}
 			w.Emit(register, l.LineEvent(), key, lines[0].sent)
-			return w.createdRecord(ctx, lines[0])
+			return w.createdRecord(ctx, lines[0], true)
 		})
 }
 

@@ -10,10 +10,8 @@ import (
 	"fieldapi/engine/platform"
 )
 
-// Events are recorded in the write's own transaction (an outbox, kept by
-// the platform): a write that rolls back has none, one that commits always
-// has them. The pipeline decides what an event says; the platform keeps
-// the feed and delivers it.
+// Events are recorded in the write's own transaction (an outbox kept by the
+// platform): a write that rolls back has none, one that commits has them.
 
 // pendingEvent is an event a write will record when it ends.
 type pendingEvent struct {
@@ -21,26 +19,19 @@ type pendingEvent struct {
 	what     string // catalog.EventCreated, a line's or action's event, ...
 	key      string
 	changed  []string
-	record   engine.Record // nil: the record the write's receipt renders
 }
 
 // Emit notes an event of the write on the record of register with key,
 // recorded at the write's end with the record its receipt renders.
 func (w *Writer) Emit(register, what, key string, changed []string) {
-	w.EmitWith(register, what, key, changed, nil)
-}
-
-// EmitWith is Emit with the record the event carries, when it is not
-// the one the receipt renders.
-func (w *Writer) EmitWith(register, what, key string, changed []string, rec engine.Record) {
 	if changed == nil {
 		changed = []string{}
 	}
-	w.events = append(w.events, pendingEvent{register: register, what: what, key: key, changed: changed, record: rec})
+	w.events = append(w.events, pendingEvent{register: register, what: what, key: key, changed: changed})
 }
 
-// recordEvents writes the write's events with rec as the record of those
-// that carry none.
+// recordEvents writes the write's events with rec, the record the
+// receipt renders.
 func (w *Writer) recordEvents(ctx context.Context, rec engine.Record) error {
 	events := w.platformEvents(rec)
 	if len(events) == 0 {
@@ -54,23 +45,20 @@ func (w *Writer) recordEvents(ctx context.Context, rec engine.Record) error {
 }
 
 // platformEvents are the events the write noted, taken from it, as the
-// platform records them, with rec as the record of those that carry none.
+// platform records them, with rec.
 func (w *Writer) platformEvents(rec engine.Record) []platform.Event {
 	if len(w.events) == 0 || w.e.noEvents {
 		w.events = nil
 		return nil
 	}
+	data := rec
+	if _, ok := data[engine.VersionField]; ok {
+		// The version is the engine's note for the ETag, not a field.
+		data = maps.Clone(data)
+		delete(data, engine.VersionField)
+	}
 	events := make([]platform.Event, len(w.events))
 	for i, ev := range w.events {
-		data := ev.record
-		if data == nil {
-			data = rec
-		}
-		if _, ok := data[engine.VersionField]; ok {
-			// The version is the engine's note for the ETag, not a field.
-			data = maps.Clone(data)
-			delete(data, engine.VersionField)
-		}
 		events[i] = platform.Event{
 			ID: newEventID(), Type: w.e.cat.Register(ev.register).EventType(ev.what),
 			OccurredAt: w.now, Company: w.s.Company, Register: ev.register, Key: ev.key,

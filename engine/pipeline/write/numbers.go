@@ -11,14 +11,11 @@ import (
 )
 
 // numberPool holds the numbers of series an atomic batch took ahead and
-// has not used yet. A batch of n creates of a numbered register takes
-// their n numbers and checks that none is a key given by hand in one
-// statement each, where creates one by one take each number and check it
-// on its own (two statements per create). The numbers a create gets are
-// the ones it would get alone, in the same order: taken numbers are
-// skipped as nextNumber skips them, a key given by hand in the batch is
-// dropped from the pool (taken), and what the batch does not use is given
-// back when it ends (store.Tx.ReturnNumbers).
+// has not used yet: n creates take their n numbers, and check none is a
+// key given by hand, in one statement each (alone, two per create). A
+// create gets the number it would get alone: taken numbers are skipped, a
+// key given by hand in the batch is dropped from the pool, and what the
+// batch does not use is given back at its end (store.Tx.ReturnNumbers).
 type numberPool struct {
 	free map[string][]int64 // by register: checked free, increasing
 	next map[string]int64   // by register: the series' next after the last take
@@ -41,9 +38,15 @@ func (p *numberPool) take(ctx context.Context, w *Writer, r *registers.Register,
 		for i, n := range numbers {
 			keys[i] = strconv.FormatInt(n, 10)
 		}
-		taken, err := w.keysTaken(ctx, r, keys)
+		// The keys given by hand among them, in one query.
+		rows, err := w.tx.Select(ctx, store.Select{Table: name, Company: w.s.Company,
+			Where: []store.Cond{store.OneOf(r.Key.Name, keys)}, Columns: []string{r.Key.Name}})
 		if err != nil {
 			return "", err
+		}
+		taken := make(map[string]bool, len(rows))
+		for _, row := range rows {
+			taken[r.KeyOf(row)] = true
 		}
 		for i, n := range numbers {
 			if !taken[keys[i]] {
@@ -57,11 +60,10 @@ func (p *numberPool) take(ctx context.Context, w *Writer, r *registers.Register,
 	return strconv.FormatInt(n, 10), nil
 }
 
-// numberAhead is the number a create takes with its reads ahead, where
-// the store's series need no transaction (store.NumberTaker): on
-// PostgreSQL that spares the transaction the round trip of its own a
-// create's number costs. A create the checks then refuse leaves it
-// unused, a gap, as a rollback does there anyway.
+// numberAhead is the number a create takes with its reads ahead where the
+// store's series need no transaction (store.NumberTaker), sparing the
+// transaction a round trip on PostgreSQL. A refused create leaves a gap,
+// as a rollback does there anyway.
 type numberAhead struct {
 	r     *registers.Register
 	taken *store.TakenNumber // nil until taken, or when the store took none
@@ -70,7 +72,7 @@ type numberAhead struct {
 // numberWanted is the number a single create of in on r takes ahead:
 // none when it sends its key or r numbers none.
 func numberWanted(r *registers.Register, in engine.Input) *numberAhead {
-	if r.EngineKeyed || !r.Reg.NumberSeries || !isEmpty(in.Values[r.Key.Name]) {
+	if r.EngineKeyed || !r.Reg.NumberSeries || !engine.Empty(in.Values[r.Key.Name]) {
 		return nil
 	}
 	return &numberAhead{r: r}
@@ -110,18 +112,4 @@ func (p *numberPool) giveBack(ctx context.Context, tx store.Tx, company string) 
 		}
 	}
 	return nil
-}
-
-// keysTaken reports which of the keys records of r hold, in one query.
-func (w *Writer) keysTaken(ctx context.Context, r *registers.Register, keys []string) (map[string]bool, error) {
-	rows, err := w.tx.Select(ctx, store.Select{Table: r.Reg.Name, Company: w.s.Company,
-		Where: []store.Cond{store.OneOf(r.Key.Name, keys)}, Columns: []string{r.Key.Name}})
-	if err != nil {
-		return nil, err
-	}
-	taken := make(map[string]bool, len(rows))
-	for _, row := range rows {
-		taken[r.KeyOf(row)] = true
-	}
-	return taken, nil
 }

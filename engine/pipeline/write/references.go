@@ -12,14 +12,11 @@ import (
 	"fieldapi/engine/store"
 )
 
-// References: a reference field holds the key of a record of another
-// register of the same company (or a lookup key of it: ReferencesBy),
-// which must exist; lookup fields copy a
-// field of the record referenced; a defaultFrom field takes one when the
-// create leaves it empty. A write reads each register it references once:
-// prefetch reads every key its input names, one query per register, and
-// the rules' lookups (a product's price, a time type's booking flag) find
-// them in the writer's cache.
+// References: a reference field holds the key (or a lookup key:
+// ReferencesBy) of an existing record of the company; lookup fields copy a
+// field of it, a defaultFrom field takes one when the create leaves it
+// empty. prefetch reads every key a write's input names, one query per
+// register, and the rules' lookups find them in the writer's cache.
 
 // plannedInput is a write's input on its register, for prefetch: create
 // when the write may create (defaults apply to creates only).
@@ -29,12 +26,10 @@ type plannedInput struct {
 	create bool
 }
 
-// prefetch reads the records the inputs of writes name in their reference
-// fields, their lines' included, into the writer's cache: one query per
-// referenced register, however many writes and lines there are; with the
-// signature's user for the fields it is the default of, when a write may
-// create. A key it misses (one a rule or a default computes) is read when
-// asked for.
+// prefetch reads the records the inputs of writes and their lines name in
+// their reference fields into the writer's cache, one query per register;
+// with the signature's user where $sign is the default of a create. A key
+// it misses (one a rule or a default computes) is read when asked for.
 func (w *Writer) prefetch(ctx context.Context, writes ...plannedInput) error {
 	wanted := map[string][]string{} // refCache name → keys
 	targets := map[string]refTarget{}
@@ -95,9 +90,9 @@ func (w *Writer) prefetch(ctx context.Context, writes ...plannedInput) error {
 	return nil
 }
 
-// selectAhead runs prefetch's selects, with the number a create wants
-// (Writer.numberAhead) in the same round trip where the store can take
-// it there: before the transaction, and with selects to ride along.
+// selectAhead runs prefetch's selects, taking the number a create wants
+// (numberAhead) in the same round trip where the store can: before the
+// transaction, with selects to ride along.
 func (w *Writer) selectAhead(ctx context.Context, queries []store.Select) ([][]store.Row, error) {
 	a := w.numberAhead
 	taker, ok := w.e.store.(store.NumberTaker)
@@ -134,17 +129,6 @@ func (t refTarget) cacheName() string {
 		return t.rt.Reg.Name
 	}
 	return t.rt.Reg.Name + "/by-" + t.by.Name
-}
-
-// fetchReferenced reads records of a target by key (or lookup key) into
-// the cache, noting the keys that name none.
-func (w *Writer) fetchReferenced(ctx context.Context, t refTarget, keys []string) error {
-	rows, err := w.reader().Select(ctx, w.referencedSelect(t, keys))
-	if err != nil {
-		return err
-	}
-	w.noteReferenced(t, keys, rows)
-	return nil
 }
 
 // referencedSelect reads the records of a target by key (or lookup key).
@@ -184,9 +168,8 @@ func (w *Writer) noteReferenced(t refTarget, keys []string, rows []store.Row) {
 	}
 }
 
-// noteCreating caches a record the write is about to store as the record
-// its key names: its lines, checked before it is stored, find it through
-// their parent field (and copy their lookups from it).
+// noteCreating caches a record about to be stored: its lines, checked
+// before, find it through their parent field and copy their lookups.
 func (w *Writer) noteCreating(r *registers.Register, key string, values map[string]any) {
 	w.refCache(refTarget{rt: r})[key] = maps.Clone(values)
 }
@@ -210,18 +193,17 @@ func (w *Writer) cached(register, key string) bool {
 	return ok
 }
 
-// referenced reads the record a reference names, or refuses the write with
-// the engine's text, such as `Customer "X" does not exist`.
-func (w *Writer) referenced(ctx context.Context, rt *registers.Register, key string) (engine.Record, error) {
-	return w.referencedBy(ctx, refTarget{rt: rt}, key)
-}
-
-// referencedBy is referenced by the target's key or lookup key.
-func (w *Writer) referencedBy(ctx context.Context, t refTarget, key string) (engine.Record, error) {
+// referenced reads the record a reference names by the target's key or
+// lookup key, or refuses the write with the engine's text, such as
+// `Customer "X" does not exist`.
+func (w *Writer) referenced(ctx context.Context, t refTarget, key string) (engine.Record, error) {
 	if !w.cached(t.cacheName(), key) {
-		if err := w.fetchReferenced(ctx, t, []string{key}); err != nil {
+		keys := []string{key}
+		rows, err := w.reader().Select(ctx, w.referencedSelect(t, keys))
+		if err != nil {
 			return nil, err
 		}
+		w.noteReferenced(t, keys, rows)
 	}
 	if rec := w.refs[t.cacheName()][key]; rec != nil {
 		return rec, nil
@@ -246,10 +228,9 @@ func (w *Writer) unknownReference(ctx context.Context, rt *registers.Register, k
 	return missing.WithValid(keys...)
 }
 
-// resolveReferences checks that every reference field in values names an
-// existing record of its register in the same company, then fills the
-// lookup fields that copy from the records referenced. A cleared reference
-// clears its lookups.
+// resolveReferences checks that every reference field in values names a
+// record, and fills the lookup fields that copy from it. A cleared
+// reference clears its lookups.
 func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
 		v, present := values[f.Name]
@@ -263,14 +244,14 @@ func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, v
 			if x == "" {
 				break
 			}
-			rec, err := w.referencedBy(ctx, t, x)
+			rec, err := w.referenced(ctx, t, x)
 			if err != nil {
 				return err
 			}
 			referenced = rec
 		case []string:
 			for _, item := range x {
-				if _, err := w.referencedBy(ctx, t, item); err != nil {
+				if _, err := w.referenced(ctx, t, item); err != nil {
 					return err
 				}
 			}
@@ -295,14 +276,14 @@ func (w *Writer) resolveReferences(ctx context.Context, r *registers.Register, v
 func (w *Writer) fillReferencedDefaults(ctx context.Context, r *registers.Register, values map[string]any) error {
 	for _, f := range r.Reg.Fields {
 		ref, source, ok := strings.Cut(f.DefaultFrom, ".")
-		if !ok || !isEmpty(values[f.Name]) {
+		if !ok || !engine.Empty(values[f.Name]) {
 			continue
 		}
 		key, _ := values[ref].(string)
 		if key == "" {
 			continue
 		}
-		referenced, err := w.referenced(ctx, w.e.registers[r.Reg.Field(ref).References], key)
+		referenced, err := w.referenced(ctx, refTarget{rt: w.e.registers[r.Reg.Field(ref).References]}, key)
 		if err != nil {
 			return err
 		}

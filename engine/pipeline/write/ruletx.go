@@ -39,7 +39,7 @@ func (x ruleTx) Referenced(ctx context.Context, register, key string) (engine.Re
 	if err != nil {
 		return nil, err
 	}
-	return x.w.referenced(ctx, r, key)
+	return x.w.referenced(ctx, refTarget{rt: r}, key)
 }
 
 func (x ruleTx) Record(ctx context.Context, register, key string) (engine.Record, error) {
@@ -76,17 +76,15 @@ func (x ruleTx) UpdateIf(ctx context.Context, register, key string, expect, set 
 	for name, v := range expect {
 		where = append(where, store.Equal(name, v))
 	}
-	row := store.Values{registers.ModifiedField: x.w.now}
-	values := x.w.live[liveKey(register, key)]
-	if values != nil {
-		// The write created or changed this record: its row's Modified is
-		// now already, and leaving it out spares SQLite the rewrite of its
-		// Modified index entry (a task create's Id, once per create).
-		delete(row, registers.ModifiedField)
+	row := make(store.Values, len(set)+1)
+	values := x.w.live[liveKey{register, key}]
+	if values == nil {
+		// A record the write created or changed has Modified now already:
+		// leaving it out spares SQLite the rewrite of its index entry (a
+		// task create's Id, once per create).
+		row[registers.ModifiedField] = x.w.now
 	}
-	for name, v := range set {
-		row[name] = v
-	}
+	maps.Copy(row, set)
 	x.w.touch(register)
 	x.w.ruleUpdates++
 	n, err := x.w.tx.Update(ctx, r.Reg.Name, x.w.s.Company, where, row)

@@ -7,11 +7,10 @@ import (
 	"fieldapi/engine/store"
 )
 
-// seqPool holds the Seqs an atomic batch took ahead for the rows its
-// creates insert, by table (store.SeqTaker): a create given its Seqs
-// inserts its rows without waiting on the store, and the batch's like
-// creates (engine.LikeWrites) take theirs at once. A Seq left unused is a
-// gap, as a rolled-back insert leaves one.
+// seqPool holds the Seqs an atomic batch took ahead for its creates' rows,
+// by table (store.SeqTaker): a create given its Seqs inserts without
+// waiting on the store, and like creates (engine.LikeWrites) take theirs at
+// once. An unused Seq is a gap, as a rolled-back insert leaves.
 type seqPool struct {
 	free map[string][]int64
 	off  bool // the store takes none ahead: creates insert as alone
@@ -60,12 +59,11 @@ func (p *seqPool) take(ctx context.Context, tx store.Tx, want map[string]int, li
 
 // insert runs a create's inserts (its record's, then its line lists') and
 // the reads after them, and returns each insert's Seqs and each read's
-// rows; refused names the failure of insert i. Inside an atomic batch
-// whose store takes Seqs ahead, inserts with nothing to read after them
-// take theirs from the batch's pool and go without waiting on the store
-// (PostgreSQL: with the batch's next statement or its commit, where a
-// failure still reaches refused); otherwise they run together and wait
-// (store.InsertEach: on PostgreSQL one round trip).
+// rows; refused names the failure of insert i. In an atomic batch whose
+// store takes Seqs ahead, inserts with nothing to read after them take
+// theirs from the pool and do not wait (PostgreSQL sends them with the
+// next statement; a failure still reaches refused); otherwise they run
+// together and wait (store.InsertEach: one round trip on PostgreSQL).
 func (w *Writer) insert(ctx context.Context, r string, inserts []store.Insertion, reads []store.Select, refused func(i int, err error) error) ([][]int64, [][]store.Row, error) {
 	if len(reads) == 0 && w.seqs != nil {
 		want := map[string]int{}
@@ -74,16 +72,21 @@ func (w *Writer) insert(ctx context.Context, r string, inserts []store.Insertion
 				want[in.Table] += len(in.Rows)
 			}
 		}
-		like := 1
-		if w.likeCreates.register == r {
-			like = w.likeCreates.n
-		}
-		taken, ok, err := w.seqs.take(ctx, w.tx, want, like)
+		taken, ok, err := w.seqs.take(ctx, w.tx, want, w.like(r))
 		if err != nil {
 			return nil, nil, err
 		}
 		if ok {
-			return w.insertLater(ctx, inserts, taken, refused)
+			taker := w.tx.(store.SeqTaker)
+			seqs := make([][]int64, len(inserts))
+			for i, in := range inserts {
+				n := len(in.Rows)
+				seqs[i], taken[in.Table] = taken[in.Table][:n:n], taken[in.Table][n:]
+				if err := taker.InsertLater(ctx, in.Table, in.Company, in.Rows, seqs[i], func(err error) error { return refused(i, err) }); err != nil {
+					return nil, nil, refused(i, err)
+				}
+			}
+			return seqs, nil, nil
 		}
 	}
 	seqs, read, err := store.InsertEach(ctx, w.tx, inserts, reads)
@@ -91,18 +94,4 @@ func (w *Writer) insert(ctx context.Context, r string, inserts []store.Insertion
 		return nil, nil, refused(failed.Index, failed.Err)
 	}
 	return seqs, read, err
-}
-
-// insertLater inserts with the Seqs taken, by table, in order.
-func (w *Writer) insertLater(ctx context.Context, inserts []store.Insertion, taken map[string][]int64, refused func(i int, err error) error) ([][]int64, [][]store.Row, error) {
-	taker := w.tx.(store.SeqTaker)
-	seqs := make([][]int64, len(inserts))
-	for i, in := range inserts {
-		n := len(in.Rows)
-		seqs[i], taken[in.Table] = taken[in.Table][:n:n], taken[in.Table][n:]
-		if err := taker.InsertLater(ctx, in.Table, in.Company, in.Rows, seqs[i], func(err error) error { return refused(i, err) }); err != nil {
-			return nil, nil, refused(i, err)
-		}
-	}
-	return seqs, nil, nil
 }

@@ -9,19 +9,15 @@ import (
 	"fieldapi/engine/pipeline/settings"
 )
 
-// The company's settings and calendar, as defaults and rules read them.
-//
-// "Today" is the date of the write's moment in the company's time zone,
-// the IANA name in the company's "timezone" setting (the demo companies:
-// Europe/Stockholm and Europe/Oslo); a company without one runs on UTC.
-// Dates without a zone are wall-clock dates and times of that zone.
+// The company's settings, as defaults and rules read them. "Today" is the
+// date of the write's moment in the zone the company's "timezone" setting
+// names (UTC without one); dates without a zone are wall-clock times there.
 
 // settingTimeZone names the company's IANA zone in its settings; default UTC.
 const settingTimeZone = "timezone"
 
-// setting reads one setting of the writer's company; ok is false when the
-// company has none. A write takes the company's settings once, from the
-// engine's short cache of them (package settings).
+// setting reads one setting of the writer's company, read once per write
+// from the engine's short cache; ok is false when the company has none.
 func (w *Writer) setting(ctx context.Context, name string) (value string, ok bool, err error) {
 	company, err := w.companySettings(ctx)
 	if err != nil {

@@ -18,11 +18,9 @@ import (
 const maxUpsertAttempts = 3
 
 // Upsert creates the record by.Value names in field by.Field (the key or a
-// lookup key), or updates the one that has it: one call, exactly once. The
-// record is looked for under a lock; a create that meets the key taken by
-// a parallel create (the unique index, or the check before the insert)
-// rolls back and runs again, and then updates the winner's record, so the
-// caller never sees the race.
+// lookup key), or updates the one that has it. A create that finds the key
+// taken by a parallel create rolls back and runs again, then updating the
+// winner's record: the caller never sees the race.
 func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, by engine.KeyRef, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -53,7 +51,6 @@ func (e *Writes) Upsert(ctx context.Context, s engine.Session, register string, 
 var errLostCreateRace = errors.New("a parallel create took the key first")
 
 func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.Register, f *catalog.Field, value string, in engine.Input, only engine.Presence, rc engine.UpsertReceipt) (engine.Response, error) {
-	w := e.newWriter(s)
 	createdNow := false
 	receipt := engine.Receipt{Claim: rc.Claim, Render: func(rec engine.Record) (engine.Response, error) {
 		if createdNow {
@@ -64,8 +61,7 @@ func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 	if rc.Created == nil || rc.Updated == nil {
 		receipt.Render = nil
 	}
-	register := r.Reg.Name
-	return e.writeAs(ctx, w, register, receipt, func(ctx context.Context) error { return w.readAhead(ctx, r, in, true) },
+	return e.writeAs(ctx, e.newWriter(s), r.Reg.Name, receipt, &plannedInput{r, in, true},
 		func(ctx context.Context, w *Writer) (engine.Record, error) {
 			current, seq, err := e.reads.RecordWhere(ctx, w.tx, r, s.Company, store.Equal(f.Name, value), true)
 			if errors.Is(err, engine.ErrNotFound) {
@@ -74,21 +70,15 @@ func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 				}
 				createdNow = true
 				create := in
-				create.Values = maps.Clone(in.Values)
-				if create.Values == nil {
-					create.Values = map[string]any{}
-				}
+				create.Values = make(map[string]any, len(in.Values)+1)
+				maps.Copy(create.Values, in.Values)
 				create.Values[f.Name] = value
-				c, err := w.create(ctx, r, create, nil, nil)
+				rec, err := w.create(ctx, r, create)
 				var taken *engine.KeyTakenError
 				if errors.As(err, &taken) && (taken.Field == f.Name || store.IsDuplicate(err)) {
 					return nil, errors.Join(errLostCreateRace, err)
 				}
-				if err != nil {
-					return nil, err
-				}
-				w.Emit(register, catalog.EventCreated, c.key, c.changed())
-				return w.createdRecord(ctx, c)
+				return rec, err
 			}
 			if err != nil {
 				return nil, err
@@ -97,14 +87,7 @@ func (e *Writes) upsertOnce(ctx context.Context, s engine.Session, r *registers.
 				return nil, engine.ErrPreconditionFailed // If-None-Match: * fails on a record (RFC 9110 13.1.2)
 			}
 			key := r.KeyOf(store.Row{Seq: seq, Values: store.Values(current)})
-			after, changed, err := w.update(ctx, r, key, withoutUnchanged(r, current, in))
-			if err != nil {
-				return nil, err
-			}
-			if changed != nil {
-				w.Emit(register, catalog.EventUpdated, key, changed)
-			}
-			return after, nil
+			return w.update(ctx, r, key, withoutUnchanged(r, current, in))
 		})
 }
 

@@ -1,12 +1,9 @@
 // Package write is the engine's write side: creates with their lines,
 // updates, upserts, lines added one by one, actions and the modules'
-// writes, each in one transaction of the store with its receipt. It runs
-// every check the catalog asks of a write (writable, create-only and
-// required fields, defaults, keys and number series, references and the
-// fields they copy, extra fields) and the business rules through
-// rules.Tx, and notes the change log and the events the write commits
-// with. Atomic batches share one transaction (atomic.go). Every refusal
-// text of a write is here.
+// writes, each in one store transaction with its receipt, change log and
+// events (an atomic batch's share one: atomic.go). Every check the catalog
+// asks of a write, and every refusal text, is here; the business rules run
+// through rules.Tx.
 package write
 
 import (
@@ -14,7 +11,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,9 +68,8 @@ func New(c Config) *Writes {
 		reads: c.Reads, perms: c.Permissions, extra: c.Extra, settings: c.Settings, now: c.Now, noEvents: c.NoEvents}
 }
 
-// Create writes a new record and its lines in one transaction, renders the
-// receipt from the record as read back, and stores it with the idempotency
-// claim and the write's events in the same transaction.
+// Create writes a new record and its lines and stores the receipt rendered
+// from them with the claim and the events, in one transaction.
 func (e *Writes) Create(ctx context.Context, s engine.Session, register string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -83,24 +79,15 @@ func (e *Writes) Create(ctx context.Context, s engine.Session, register string, 
 		return engine.Response{}, engine.Refuse("%s cannot be created through the API", register)
 	}
 	w := e.newWriter(s)
-	w.likeCreates.register, w.likeCreates.n = register, engine.LikeWrites(ctx)
-	ahead := func(ctx context.Context) error {
-		w.numberAhead = numberWanted(r, in)
-		return w.readAhead(ctx, r, in, true)
-	}
-	return e.writeAs(ctx, w, register, rc, ahead,
-		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			c, err := w.create(ctx, r, in, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			w.Emit(register, catalog.EventCreated, c.key, c.changed())
-			return w.createdRecord(ctx, c)
-		})
+	w.likeRegister, w.likeCreates = register, engine.LikeWrites(ctx)
+	w.numberAhead = numberWanted(r, in)
+	return e.writeAs(ctx, w, register, rc, &plannedInput{r, in, true}, func(ctx context.Context, w *Writer) (engine.Record, error) {
+		return w.create(ctx, r, in)
+	})
 }
 
-// Update changes the fields present in the input, then renders and stores
-// the receipt in the same transaction. An unknown key is ErrNotFound.
+// Update changes the fields present in the input, with its receipt in the
+// same transaction. An unknown key is ErrNotFound.
 func (e *Writes) Update(ctx context.Context, s engine.Session, register, key string, in engine.Input, rc engine.Receipt) (engine.Response, error) {
 	r, err := e.registers.Get(register)
 	if err != nil {
@@ -109,54 +96,40 @@ func (e *Writes) Update(ctx context.Context, s engine.Session, register, key str
 	if !r.Reg.Has(catalog.Update) {
 		return engine.Response{}, engine.Refuse("%s cannot be changed through the API", register)
 	}
-	w := e.newWriter(s)
-	return e.writeAs(ctx, w, register, rc, func(ctx context.Context) error { return w.readAhead(ctx, r, in, false) },
-		func(ctx context.Context, w *Writer) (engine.Record, error) {
-			after, changed, err := w.update(ctx, r, key, in)
-			if err != nil {
-				return nil, err
-			}
-			if changed != nil {
-				w.Emit(register, catalog.EventUpdated, key, changed)
-			}
-			return after, nil
-		})
+	return e.writeAs(ctx, e.newWriter(s), register, rc, &plannedInput{r, in, false},
+		func(ctx context.Context, w *Writer) (engine.Record, error) { return w.update(ctx, r, key, in) })
 }
 
-// Write runs one API write on a register: the signature must be allowed
-// to write it; do runs in one transaction of the store and returns the
-// record the receipt renders, which is stored with the claim; then the
-// change-log rows and the events do noted are written, last, with that
-// record. Modules (locations, documents) write through it too.
+// Write runs one API write on a register the signature may write: do runs
+// in one store transaction and returns the record the receipt renders;
+// the change log and events do noted are written last, with that record.
+// Modules (locations, documents) write through it too.
 func (e *Writes) Write(ctx context.Context, s engine.Session, register string, rc engine.Receipt,
 	do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	return e.writeAs(ctx, e.newWriter(s), register, rc, nil, do)
 }
 
-// writeAs is Write with a writer of the caller's, and ahead, when set,
-// run before the transaction: the reads a write can do outside it (the
-// records it references, the company's settings), which then take no
-// time under the store's write lock.
+// writeAs is Write with a writer of the caller's, which reads what the
+// write of ahead (when set) will read before the transaction (readAhead):
+// then it takes no time under the store's write lock.
 func (e *Writes) writeAs(ctx context.Context, w *Writer, register string, rc engine.Receipt,
-	ahead func(ctx context.Context) error, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
+	ahead *plannedInput, do func(ctx context.Context, w *Writer) (engine.Record, error)) (engine.Response, error) {
 	joined, err := e.joinedTx(ctx, w.s)
 	if err != nil {
 		return engine.Response{}, err
 	}
-	var reader store.Reader = e.store
 	if joined != nil {
 		// Inside Atomically every read of the write is in the shared
 		// transaction: it sees what the batch's earlier writes wrote (and
 		// memstore's write lock is held by that transaction).
-		w.begin(joined.tx)
+		w.tx = joined.tx
 		joined.lend(w)
-		reader = joined.tx
 	}
-	if err := e.perms.Check(ctx, reader, w.s, register, permissions.Write); err != nil {
+	if err := e.perms.Check(ctx, w.reader(), w.s, register, permissions.Write); err != nil {
 		return engine.Response{}, read.NothingWritten(err)
 	}
 	if ahead != nil {
-		if err := ahead(ctx); err != nil {
+		if err := w.readAhead(ctx, *ahead); err != nil {
 			return engine.Response{}, read.NothingWritten(err)
 		}
 	}
@@ -179,7 +152,7 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 		return resp, err
 	}
 	run := func(ctx context.Context, tx store.Tx) error {
-		w.begin(tx)
+		w.tx = tx
 		rec, err := do(ctx, w)
 		if err != nil {
 			return err
@@ -188,8 +161,7 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 			return err
 		}
 		if joined != nil {
-			// Its events are recorded with the batch's, when Atomically
-			// ends.
+			// Its events are recorded with the batch's.
 			return joined.keep(ctx, w, rec)
 		}
 		return w.finish(ctx, rec)
@@ -201,12 +173,10 @@ func (e *Writes) write(ctx context.Context, w *Writer, rc engine.Receipt,
 	return resp, e.store.Write(ctx, run)
 }
 
-// Writer performs the writes of one call inside its transaction. It
-// caches what one write reads more than once (referenced records, the
-// company's settings), most of it read ahead of the transaction; keeps the
-// values of the records the write creates or changes, which its answer is
-// built from; and holds the change-log rows and events it notes until the
-// write's end, when each is written in one statement.
+// Writer performs the writes of one call inside its transaction. It caches
+// what the write reads more than once (mostly read ahead of the
+// transaction), keeps the values of the records it writes, which its answer
+// is built from, and holds its change-log rows and events until its end.
 type Writer struct {
 	e      *Writes
 	tx     store.Tx // nil until the transaction begins
@@ -216,7 +186,7 @@ type Writer struct {
 
 	refs     map[string]map[string]engine.Record // referenced records by register and key; nil: none there
 	settings *settings.Company                   // the company's settings, read once
-	live     map[string]map[string]any           // values of the records written, by register and key (liveKey)
+	live     map[liveKey]map[string]any          // values of the records written
 	touched  map[string]bool                     // registers whose records the write created or changed
 	logs     []logEntry
 	events   []pendingEvent
@@ -227,10 +197,10 @@ type Writer struct {
 	numbers     *numberPool  // inside Atomically: the batch's numbers taken ahead
 	seqs        *seqPool     // inside Atomically: the batch's Seqs taken ahead
 	numberAhead *numberAhead // a single create's number, taken with its reads ahead
-	likeCreates struct {     // the creates like this one the batch holds, this one included (engine.LikeWrites)
-		register string
-		n        int
-	}
+	// likeCreates are the creates of likeRegister the batch holds, this
+	// one included (engine.LikeWrites).
+	likeRegister string
+	likeCreates  int
 }
 
 func (e *Writes) newWriter(s engine.Session) *Writer {
@@ -238,12 +208,7 @@ func (e *Writes) newWriter(s engine.Session) *Writer {
 	return &Writer{e: e, s: s, now: registers.FormatTime(moment), moment: moment.UTC().Truncate(time.Microsecond)}
 }
 
-// begin starts the writer's transaction: what it reads from now on, it
-// reads in it.
-func (w *Writer) begin(tx store.Tx) { w.tx = tx }
-
-// reader is where the writer reads: its transaction once begun, the store
-// before.
+// reader is the writer's transaction once begun, the store before.
 func (w *Writer) reader() store.Reader {
 	if w.tx == nil {
 		return w.e.store
@@ -251,14 +216,13 @@ func (w *Writer) reader() store.Reader {
 	return w.tx
 }
 
-// readAhead reads, before the transaction, what a write of the input on r
-// will read: the records its references name (with the signature's user,
-// which $sign defaults name, when the write may create) and the company's
-// settings. Records are never deleted, so what it finds still stands at
-// the commit; a lookup copies the referenced record as it was just before
-// the write.
-func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine.Input, mayCreate bool) error {
-	if err := w.prefetch(ctx, plannedInput{r, in, mayCreate}); err != nil {
+// readAhead reads, before the transaction, what a write will read: the
+// records its references name (with the signature's user, which $sign
+// defaults name, when the write may create) and the company's settings.
+// Records are never deleted, so what it finds still stands at the commit;
+// a lookup copies the referenced record as it was just before the write.
+func (w *Writer) readAhead(ctx context.Context, p plannedInput) error {
+	if err := w.prefetch(ctx, p); err != nil {
 		return err
 	}
 	_, _, err := w.setting(ctx, settingTimeZone)
@@ -266,16 +230,23 @@ func (w *Writer) readAhead(ctx context.Context, r *registers.Register, in engine
 }
 
 // liveKey names a record the write created or changed.
-func liveKey(register, key string) string { return register + "\x00" + key }
+type liveKey struct{ register, key string }
 
-// keepLive notes the values of a record the write created or changed:
-// rules that change it later in the write (Writer's UpdateIf) change them
-// too, and the write's answer is built from them.
+// like is how many creates like this one on register the batch holds.
+func (w *Writer) like(register string) int {
+	if register == w.likeRegister {
+		return w.likeCreates
+	}
+	return 1
+}
+
+// keepLive notes the values of a record the write created or changed: the
+// rules' later updates (UpdateIf) change them too, and the answer shows them.
 func (w *Writer) keepLive(register, key string, values map[string]any) {
 	if w.live == nil {
-		w.live = map[string]map[string]any{}
+		w.live = map[liveKey]map[string]any{}
 	}
-	w.live[liveKey(register, key)] = values
+	w.live[liveKey{register, key}] = values
 	w.touch(register)
 }
 
@@ -290,15 +261,11 @@ func (w *Writer) touch(register string) {
 // Tx is the write's transaction.
 func (w *Writer) Tx() store.Tx { return w.tx }
 
-// Session is who writes.
-func (w *Writer) Session() engine.Session { return w.s }
-
 // Now is the Modified of what the write changes, as stored text.
 func (w *Writer) Now() string { return w.now }
 
-// settle renders the response from the record as written and marks the
-// idempotency claim done with it, inside the write's transaction: the
-// write and its stored response commit together or not at all.
+// settle renders the response from the record as written and settles the
+// claim with it in the write's transaction: they commit together or not at all.
 func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Record) (engine.Response, error) {
 	if rc.Render == nil {
 		return engine.Response{}, nil
@@ -316,13 +283,9 @@ func (w *Writer) settle(ctx context.Context, rc engine.Receipt, rec engine.Recor
 
 // created is a record a create wrote, with the lines written with it.
 type created struct {
-	reg    *registers.Register
-	seq    int64
-	key    string
-	sent   []string              // the fields the create sent, in catalog order
-	values map[string]any        // the record's values as stored, kept current (keepLive)
-	extra  map[string]string     // the extra-field values it was created with
-	lines  map[string][]*created // by line list name
+	*pendingRecord
+	seq   int64
+	lines map[string][]*created // by line list name
 	// computed are its computed extra fields as read with its inserts,
 	// good while no rule has updated a record since (computedAt, of
 	// Writer.ruleUpdates); nil when not read so.
@@ -330,43 +293,24 @@ type created struct {
 	computedAt int
 }
 
-// changed lists what a create sent: its fields, then the line lists that
-// carried lines (by their read names).
-func (c *created) changed() []string {
-	names := append([]string{}, c.sent...)
-	for _, l := range c.reg.Reg.Lines {
-		if len(c.lines[l.Name]) > 0 {
-			names = append(names, l.ReadName)
-		}
-	}
-	return names
-}
-
 // pendingRecord is a record of a create checked and complete, about to be
 // inserted.
 type pendingRecord struct {
 	reg    *registers.Register
 	in     engine.Input
-	values map[string]any
-	sent   []string
+	values map[string]any // as stored, kept current once created (keepLive)
+	sent   []string       // the fields the create sent, in catalog order
 	key    string
 }
 
-// create writes one record and its lines. fixed holds values the owner of
-// a line sets (its key in the parent field, the list's Set values); they
-// override what the line sent and bypass the writable check. inherit, when
-// set, fills what a line takes from its owner unless it gives its own.
-//
-// The record is checked first, then each of its line lists, every line in
-// order (a refusal names it, "materials[1]: ..."); then the record and its
-// lists are inserted, one statement each, together (store.InsertEach: one
-// round trip on PostgreSQL); then come the lines' own lines, extra fields
-// and after-create rules, and last the record's. References the record and
-// its lines name were read in one query per register beforehand
-// (prefetch). A record keyed by its Seq is inserted before its lines are
+// create writes one record and its lines, notes its event and answers
+// with the record (createdRecord). The record and each line are checked
+// first (a refusal names the line, "materials[1]: ..."), then inserted
+// together, one statement per table (store.InsertEach: one round trip on
+// PostgreSQL). A record keyed by its Seq is inserted before its lines are
 // checked: they hold its key.
-func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*created, error) {
-	p, err := w.prepare(ctx, r, in, fixed, inherit)
+func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.Input) (engine.Record, error) {
+	p, err := w.prepare(ctx, r, in, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +321,7 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 			if len(in.Lines[l.Name]) == 0 {
 				continue
 			}
-			list, at, err := w.prepareLines(ctx, r, p.values, l, p.key, in.Lines[l.Name])
+			list, at, err := w.prepareLines(ctx, &lineOwner{r, p.values, l, p.key}, in.Lines[l.Name])
 			if err != nil {
 				return nil, refuseInLine(err, l.Name, at)
 			}
@@ -386,11 +330,16 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	}
 	inserts := []store.Insertion{{Table: r.Reg.Name, Company: w.s.Company, Rows: []store.Values{w.row(r, p.values)}}}
 	for _, list := range lists {
-		inserts = append(inserts, list.insertion(w.s.Company))
+		inserts = append(inserts, store.Insertion{Table: list.reg.Reg.Name, Company: w.s.Company, Rows: list.rows})
 	}
-	reads, err := w.computedRead(ctx, r, p.key, in)
-	if err != nil {
-		return nil, err
+	// Its computed extra fields are read with the inserts, sparing the
+	// answer a round trip; not when the create writes what an expression
+	// might read beyond its rows (extra fields, lines of lines).
+	var reads []store.Select
+	if cond, ok := r.KeyCond(p.key); ok && !r.EngineKeyed && !writesBeyondRows(in, 0) {
+		if reads, err = w.computedSelect(ctx, r, cond); err != nil {
+			return nil, err
+		}
 	}
 	refused := func(i int, err error) error { // the failure of the record's insert (0) or a line list's
 		if i == 0 {
@@ -403,61 +352,69 @@ func (w *Writer) create(ctx context.Context, r *registers.Register, in engine.In
 	if err != nil {
 		return nil, err
 	}
-	c := &created{reg: r, seq: seqs[0][0], key: p.key, sent: p.sent, values: p.values, extra: in.Extra, lines: map[string][]*created{}}
-	if len(read) == 1 && len(read[0]) == 1 {
-		c.computed, c.computedAt = read[0][0].Values, w.ruleUpdates
-	}
-	r.Inserted(p.values, c.seq)
-	if r.EngineKeyed {
-		c.key = formatSeq(c.seq)
-	}
-	w.keepLive(r.Reg.Name, c.key, p.values)
-	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, c.seq, in.Extra); err != nil {
+	computedAt := w.ruleUpdates
+	c, err := w.inserted(ctx, p, seqs[0][0], lists, seqs[1:])
+	if err != nil {
 		return nil, err
 	}
+	c.computed, c.computedAt = oneRow(read), computedAt
+	changed := append([]string{}, c.sent...)
+	for _, l := range r.Reg.Lines {
+		if len(c.lines[l.Name]) > 0 {
+			changed = append(changed, l.ReadName)
+		}
+	}
+	w.Emit(r.Reg.Name, catalog.EventCreated, c.key, changed)
+	return w.createdRecord(ctx, c, true)
+}
+
+// inserted completes a created record once inserted as row seq: extra
+// fields, lines, after-create rules and change log. lists are the line
+// lists inserted with it, with their seqs; without them its lines are
+// created now.
+func (w *Writer) inserted(ctx context.Context, p *pendingRecord, seq int64, lists []*lineList, seqs [][]int64) (*created, error) {
+	r := p.reg
+	c := &created{pendingRecord: p, seq: seq, lines: map[string][]*created{}}
+	r.Inserted(p.values, seq)
 	if r.EngineKeyed {
-		if err := w.createLineLists(ctx, r, p.values, c, in); err != nil {
-			return nil, err
+		c.key = strconv.FormatInt(seq, 10)
+	}
+	w.keepLive(r.Reg.Name, c.key, p.values)
+	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, p.in.Extra); err != nil {
+		return nil, err
+	}
+	if lists == nil {
+		for _, l := range r.Reg.Lines {
+			if len(p.in.Lines[l.Name]) == 0 {
+				continue
+			}
+			lines, at, err := w.createLines(ctx, &lineOwner{r, p.values, l, c.key}, p.in.Lines[l.Name])
+			if err != nil {
+				return nil, refuseInLine(err, l.Name, at)
+			}
+			c.lines[l.Name] = lines
 		}
 	}
 	for k, list := range lists {
-		lines, at, err := w.linesInserted(ctx, list, seqs[k+1])
+		lines, at, err := w.linesInserted(ctx, list, seqs[k])
 		if err != nil {
 			return nil, refuseInLine(err, list.line.Name, at)
 		}
 		c.lines[list.line.Name] = lines
 	}
-	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
+	if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, r.Reg.Name, rules.Created{Key: c.key, Row: seq}, p.values); err != nil {
 		return nil, err
 	}
-	w.log(r, c.key, "create", changeDetail(p.sent, in.Extra), p.values)
+	w.log(r, c.key, "create", strings.Join(changedNames(p.sent, p.in.Extra), ", "), p.values)
 	return c, nil
 }
 
-// computedRead is the read of the company's computed extra fields of a
-// record about to be created with the given key, sent with its inserts
-// (store.InsertEach) so its answer needs no round trip of its own. None
-// when the record's key is its Seq, or when the create writes more than
-// its rows and lines (extra field values, lines of lines), which an
-// expression might read: the answer reads them after.
-func (w *Writer) computedRead(ctx context.Context, r *registers.Register, key string, in engine.Input) ([]store.Select, error) {
-	cond, ok := r.KeyCond(key)
-	if r.EngineKeyed || writesBeyondRows(in, 0) || !ok {
-		return nil, nil
+// oneRow is the row of a read of one record; nil when there is none.
+func oneRow(read [][]store.Row) store.Values {
+	if len(read) == 1 && len(read[0]) == 1 {
+		return read[0][0].Values
 	}
-	return w.computedSelect(ctx, r, cond)
-}
-
-// computedReadAfterUpdate is the read of the company's computed extra
-// fields of the record an update changes, sent with its UPDATE
-// (store.UpdateThenSelect) so its answer needs no round trip of its own.
-// None when the update writes extra field values, which an expression
-// might read: the answer reads them after.
-func (w *Writer) computedReadAfterUpdate(ctx context.Context, r *registers.Register, seq int64, in engine.Input) ([]store.Select, error) {
-	if len(in.Extra) > 0 {
-		return nil, nil
-	}
-	return w.computedSelect(ctx, r, store.Equal(store.SeqField, seq))
+	return nil
 }
 
 // computedSelect is the read of the company's computed extra fields of
@@ -478,8 +435,8 @@ func (w *Writer) computedSelect(ctx context.Context, r *registers.Register, cond
 }
 
 // exactInGo reports whether the pipeline evaluates r's computed extra
-// fields itself, from the values a write stored, exactly as the store
-// would from the row (store.ExactInGo): then no write reads them back.
+// fields from the values written exactly as the store would
+// (store.ExactInGo): then no write reads them back.
 func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 	for _, x := range exprs {
 		if !e.exact.of(r, x.Text) {
@@ -490,9 +447,8 @@ func (e *Writes) exactInGo(r *registers.Register, exprs []store.Expr) bool {
 }
 
 // exactMemo keeps store.ExactInGo's answer by register and expression
-// text, worked out once: a write asks it on every create and update, and
-// the answer only changes with the company's definitions. Companies
-// define expressions over the API, so it forgets all at maxExact.
+// text: every create and update asks it. Companies define expressions over
+// the API, so it forgets all at maxExact.
 type exactMemo struct {
 	mu     sync.RWMutex
 	answer map[exactKey]bool
@@ -538,28 +494,11 @@ func writesBeyondRows(in engine.Input, depth int) bool {
 	return false
 }
 
-// createLineLists creates the lines a create of c carries, list by list;
-// a refusal names the line, "materials[1]: ...".
-func (w *Writer) createLineLists(ctx context.Context, r *registers.Register, values map[string]any, c *created, in engine.Input) error {
-	for _, l := range r.Reg.Lines {
-		if len(in.Lines[l.Name]) == 0 {
-			continue
-		}
-		lines, at, err := w.createLines(ctx, r, values, l, c.key, in.Lines[l.Name])
-		if err != nil {
-			return refuseInLine(err, l.Name, at)
-		}
-		c.lines[l.Name] = lines
-	}
-	return nil
-}
-
 // createLines creates lines of one list of an owner: each checked in
-// order, then all inserted in one statement, then their own lines, their
-// extra fields and their rules' after-create hooks. On an error it says
-// which line failed.
-func (w *Writer) createLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) ([]*created, int, error) {
-	list, at, err := w.prepareLines(ctx, owner, ownerValues, l, ownerKey, ins)
+// order, then all inserted in one statement, then completed (inserted). On
+// an error it says which line failed.
+func (w *Writer) createLines(ctx context.Context, o *lineOwner, ins []engine.Input) ([]*created, int, error) {
+	list, at, err := w.prepareLines(ctx, o, ins)
 	if err != nil {
 		return nil, at, err
 	}
@@ -578,16 +517,21 @@ type lineList struct {
 	rows    []store.Values
 }
 
-func (l *lineList) insertion(company string) store.Insertion {
-	return store.Insertion{Table: l.reg.Reg.Name, Company: company, Rows: l.rows}
+// lineOwner is the record whose lines a create writes: its register, its
+// values by field name, the line list and its key.
+type lineOwner struct {
+	r      *registers.Register
+	values map[string]any
+	line   *catalog.Line
+	key    string
 }
 
 // prepareLines checks the lines of one list of an owner, in order; on an
 // error it says which line failed.
-func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, ins []engine.Input) (*lineList, int, error) {
-	list := &lineList{line: l, reg: w.e.registers[l.Register], pending: make([]*pendingRecord, len(ins)), rows: make([]store.Values, len(ins))}
+func (w *Writer) prepareLines(ctx context.Context, o *lineOwner, ins []engine.Input) (*lineList, int, error) {
+	list := &lineList{line: o.line, reg: w.e.registers[o.line.Register], pending: make([]*pendingRecord, len(ins)), rows: make([]store.Values, len(ins))}
 	for i, in := range ins {
-		p, err := w.prepareLine(ctx, owner, ownerValues, l, ownerKey, in)
+		p, err := w.prepare(ctx, list.reg, in, o)
 		if err != nil {
 			return nil, i, err
 		}
@@ -597,28 +541,14 @@ func (w *Writer) prepareLines(ctx context.Context, owner *registers.Register, ow
 }
 
 // linesInserted completes the lines of a list once stored with the given
-// seqs: their own lines, extra fields and after-create rules. On an error
-// it says which line failed.
+// seqs (inserted). On an error it says which line failed.
 func (w *Writer) linesInserted(ctx context.Context, list *lineList, seqs []int64) ([]*created, int, error) {
-	lr := list.reg
 	out := make([]*created, len(list.pending))
 	for i, p := range list.pending {
-		c := &created{reg: lr, seq: seqs[i], key: p.key, sent: p.sent, values: p.values, extra: p.in.Extra, lines: map[string][]*created{}}
-		lr.Inserted(p.values, c.seq)
-		if lr.EngineKeyed {
-			c.key = formatSeq(c.seq)
-		}
-		w.keepLive(lr.Reg.Name, c.key, p.values)
-		if err := extrafields.Write(ctx, w.tx, w.s.Company, lr.Reg.Name, c.seq, p.in.Extra); err != nil {
+		c, err := w.inserted(ctx, p, seqs[i], nil, nil)
+		if err != nil {
 			return nil, i, err
 		}
-		if err := w.createLineLists(ctx, lr, p.values, c, p.in); err != nil {
-			return nil, i, err
-		}
-		if err := w.e.rules.AfterCreate(ctx, ruleTx{w}, lr.Reg.Name, rules.Created{Key: c.key, Row: c.seq}, p.values); err != nil {
-			return nil, i, err
-		}
-		w.log(lr, c.key, "create", changeDetail(p.sent, p.in.Extra), p.values)
 		out[i] = c
 	}
 	return out, 0, nil
@@ -633,46 +563,29 @@ func refuseInLine(err error, list string, i int) error {
 	return err
 }
 
-// prepareLine checks one line of an owner's list l: the owner's key and the
-// list's fixed values are set, the line takes what the list inherits
-// (catalog Line.Inherit) from the owner unless it gives its own, and the
-// owner's rules fill the rest. ownerValues holds the owner's values by
-// field name.
-func (w *Writer) prepareLine(ctx context.Context, owner *registers.Register, ownerValues map[string]any, l *catalog.Line, ownerKey string, in engine.Input) (*pendingRecord, error) {
-	lr := w.e.registers[l.Register]
-	inherit := func(values map[string]any) error {
-		for _, name := range l.Inherit {
-			if isEmpty(values[name]) && !isEmpty(ownerValues[name]) {
-				values[name] = ownerValues[name]
-			}
-		}
-		return w.e.rules.PrepareLine(ctx, ruleTx{w}, owner.Reg.Name, ownerValues, l.Name, values)
-	}
-	return w.prepare(ctx, lr, in, lineValues(lr, l, ownerKey), inherit)
-}
-
-// lineValues are the values an owner sets on each of its lines.
-func lineValues(lr *registers.Register, l *catalog.Line, ownerKey string) map[string]any {
-	fixed := map[string]any{l.Parent: ownerKey}
-	for name, text := range l.Set {
-		fixed[name] = registers.SetValue(lr.Reg.Field(name), text)
-	}
-	return fixed
-}
-
-// prepare runs every check of a new record and completes its values: what
-// the call may send, fixed values, inheritance, defaults, required fields,
-// the key, references and their lookups, defaults from referenced
-// records, the register's rules, extra fields and line list names.
-func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, fixed map[string]any, inherit func(values map[string]any) error) (*pendingRecord, error) {
+// prepare runs every check of a new record (or of a line of o) and
+// completes its values.
+func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.Input, o *lineOwner) (*pendingRecord, error) {
 	values, err := acceptValues(r, in.Values, writableOnCreate)
 	if err != nil {
 		return nil, err
 	}
 	p := &pendingRecord{reg: r, in: in, values: values, sent: fieldNames(r, values)}
-	maps.Copy(values, fixed)
-	if inherit != nil {
-		if err := inherit(values); err != nil {
+	if o != nil {
+		// The owner's key and the list's fixed values override what the
+		// line sent; the line takes what the list inherits (catalog
+		// Line.Inherit) from the owner unless it gives its own, and the
+		// owner's rules fill the rest.
+		values[o.line.Parent] = o.key
+		for name, text := range o.line.Set {
+			values[name] = registers.SetValue(r.Reg.Field(name), text)
+		}
+		for _, name := range o.line.Inherit {
+			if engine.Empty(values[name]) && !engine.Empty(o.values[name]) {
+				values[name] = o.values[name]
+			}
+		}
+		if err := w.e.rules.PrepareLine(ctx, ruleTx{w}, o.r.Reg.Name, o.values, o.line.Name, values); err != nil {
 			return nil, err
 		}
 	}
@@ -705,10 +618,8 @@ func (w *Writer) prepare(ctx context.Context, r *registers.Register, in engine.I
 			return nil, engine.Refuse("%s have no line list %q", r.Reg.Name, name)
 		}
 	}
-	for _, f := range r.Stored {
-		if err := checkFinite(f, values[f.Name]); err != nil {
-			return nil, err
-		}
+	if err := checkFinite(r, values); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -735,14 +646,13 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, values map[stri
 	if !errors.As(err, &dup) {
 		return err
 	}
-	if f := r.UniqueField(dup.Index); f != nil && f != r.Key {
+	switch f := r.UniqueField(dup.Index); {
+	case f != nil && f != r.Key:
 		value, _ := values[f.Name].(string)
 		return errors.Join(&engine.KeyTakenError{Record: r.Reg.Record, Field: f.Name, Value: value, Lookup: true}, err)
-	}
-	if !r.EngineKeyed && (len(r.Lookups) == 0 || r.UniqueField(dup.Index) == r.Key) {
+	case !r.EngineKeyed && (len(r.Lookups) == 0 || f == r.Key):
 		return errors.Join(alreadyExists(r, key), err)
-	}
-	if len(r.Lookups) > 0 {
+	case len(r.Lookups) > 0:
 		// The store did not say which unique index it was: name them all.
 		fields := r.Key.Name
 		for _, f := range r.Lookups {
@@ -753,63 +663,67 @@ func (w *Writer) duplicateKey(r *registers.Register, key string, values map[stri
 	return err
 }
 
-// update changes the fields sent on the record with the given key and
-// returns the record after the change as a Get reads it, and the names of
-// the fields changed (nil when the input changed nothing: no write, no
-// log, no event, Modified kept). The record is read under the row's lock
-// before the change; the answer is that record with the change applied.
-func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, []string, error) {
+// update changes the fields sent on the record with the given key, notes
+// its event and returns the record after the change as a Get reads it (an
+// input that changes nothing writes, logs and emits nothing, and keeps
+// Modified). The record is read under the row's lock before the change;
+// the answer is that record with the change applied.
+func (w *Writer) update(ctx context.Context, r *registers.Register, key string, in engine.Input) (engine.Record, error) {
 	current, seq, err := w.e.reads.Record(ctx, w.tx, r, w.s.Company, key, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := in.CheckVersion(current); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(in.Lines) > 0 {
-		return nil, nil, engine.Refuse("lines can only be sent when creating %s", r.Reg.Name)
+		return nil, engine.Refuse("lines can only be sent when creating %s", r.Reg.Name)
 	}
 	values, err := acceptValues(r, in.Values, writableOnUpdate)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if v, ok := values[r.Key.Name]; ok {
 		if sentKey, _ := v.(string); sentKey != key {
-			return nil, nil, refuseChange(r.Key.Name)
+			return nil, refuseChange(r.Key.Name)
 		}
 		delete(values, r.Key.Name)
 	}
 	for name, v := range values {
-		if r.Reg.Field(name).Required && isEmpty(v) {
-			return nil, nil, refuseMissing(name)
+		if r.Reg.Field(name).Required && engine.Empty(v) {
+			return nil, refuseMissing(name)
 		}
 	}
 	if len(values) == 0 && len(in.Extra) == 0 {
-		return current, nil, nil
+		return current, nil
 	}
 	sent := fieldNames(r, values)
 	if err := w.checkLookupsFree(ctx, r, values, seq); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.resolveReferences(ctx, r, values); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.e.rules.PrepareUpdate(ctx, ruleTx{w}, r.Reg.Name, current, values); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.checkExtra(ctx, r, in.Extra); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	set := w.row(r, values)
-	for _, f := range r.Stored {
-		if err := checkFinite(f, set[f.Name]); err != nil {
-			return nil, nil, err
-		}
+	if err := checkFinite(r, set); err != nil {
+		return nil, err
 	}
 	bySeq := []store.Cond{store.Equal(store.SeqField, seq)}
-	reads, err := w.computedReadAfterUpdate(ctx, r, seq, in)
-	if err != nil {
-		return nil, nil, err
+	// The company's computed extra fields of the record are read with its
+	// UPDATE (store.UpdateThenSelect), so its answer needs no round trip of
+	// its own; not when it writes extra field values, which an expression
+	// might read: the answer reads them after.
+	var reads []store.Select
+	if len(in.Extra) == 0 {
+		if reads, err = w.computedSelect(ctx, r, bySeq[0]); err != nil {
+			return nil, err
+		}
 	}
 	var read [][]store.Row
 	if len(reads) == 0 && !setsUnique(r, set) {
@@ -820,36 +734,31 @@ func (w *Writer) update(ctx context.Context, r *registers.Register, key string, 
 		_, read, err = store.UpdateThenSelect(ctx, w.tx, r.Reg.Name, w.s.Company, bySeq, set, reads)
 	}
 	if err != nil {
-		return nil, nil, w.duplicateKey(r, key, values, err)
+		return nil, w.duplicateKey(r, key, values, err)
 	}
-	var computed store.Values
-	if len(read) == 1 && len(read[0]) == 1 {
-		computed = read[0][0].Values
-	}
-	computedAt := w.ruleUpdates
+	computed, computedAt := oneRow(read), w.ruleUpdates
 	if err := extrafields.Write(ctx, w.tx, w.s.Company, r.Reg.Name, seq, in.Extra); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	after := maps.Clone(current)
 	maps.Copy(after, set)
 	w.keepLive(r.Reg.Name, key, after)
 	if err := w.e.rules.AfterUpdate(ctx, ruleTx{w}, r.Reg.Name, current, after); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	w.log(r, key, "update", changeDetail(sent, in.Extra), after)
+	changed := changedNames(sent, in.Extra)
+	w.log(r, key, "update", strings.Join(changed, ", "), after)
 	if r.Reg.ExtraFields {
 		before, _ := current["ExtraFields"].(map[string]string)
 		stored := make(map[string]string, len(before)+len(in.Extra))
 		maps.Copy(stored, before)
 		maps.Copy(stored, in.Extra)
-		if computedAt != w.ruleUpdates {
-			computed = nil // a rule changed a record since: read them again
-		}
-		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed); err != nil {
-			return nil, nil, err
+		if after["ExtraFields"], err = w.extraFieldsOf(ctx, r, seq, after, stored, computed, computedAt); err != nil {
+			return nil, err
 		}
 	}
-	return after, changedNames(sent, in.Extra), nil
+	w.Emit(r.Reg.Name, catalog.EventUpdated, key, changed)
+	return after, nil
 }
 
 // setsUnique reports whether an update sets a field a unique index holds
@@ -862,39 +771,11 @@ func setsUnique(r *registers.Register, set store.Values) bool {
 	return slices.ContainsFunc(r.Lookups, func(f *catalog.Field) bool { _, ok := set[f.Name]; return ok })
 }
 
-// createdRecord is a created record as its create answers with it: as a
-// Get reads it, with its version, and with the lines created with it under
-// their lists' ReadNames. It is built from what the write wrote, not read
-// back: no other write can see or change the new record before the commit.
-func (w *Writer) createdRecord(ctx context.Context, c *created) (engine.Record, error) {
-	rec, err := w.asRead(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	// The version is that of the record as a Get reads it, before the
-	// lines only a create's answer carries are added.
-	rec[engine.VersionField] = rec.Version()
-	for _, l := range c.reg.Reg.Lines {
-		lines := c.lines[l.Name]
-		if len(lines) == 0 || l.Read {
-			continue
-		}
-		recs := make([]engine.Record, len(lines))
-		for i, lc := range lines {
-			if recs[i], err = w.createdRecord(ctx, lc); err != nil {
-				return nil, err
-			}
-		}
-		rec[l.ReadName] = recs
-	}
-	return rec, nil
-}
-
-// asRead is a created record as a Get reads it: its stored fields (nil
-// where none was written), Modified, the key the engine assigned, its
-// extra fields, and the line lists its read shape carries, holding the
-// lines created with it (a new record has no others), oldest first.
-func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) {
+// createdRecord is a created record as a Get reads it, or as its create
+// answers with it (answer): with its version, and the lines created with
+// it in the lists a Get does not read. It is built from what the write
+// wrote, not read back: no other write can see it before the commit.
+func (w *Writer) createdRecord(ctx context.Context, c *created, answer bool) (engine.Record, error) {
 	r := c.reg
 	rec := make(engine.Record, len(r.Stored)+3+len(r.Reg.Lines))
 	for _, f := range r.Stored {
@@ -904,39 +785,54 @@ func (w *Writer) asRead(ctx context.Context, c *created) (engine.Record, error) 
 	if r.EngineKeyed {
 		rec[r.Key.Name] = c.key
 	}
+	var err error
 	if r.Reg.ExtraFields {
-		var computed store.Values
-		if c.computed != nil && c.computedAt == w.ruleUpdates {
-			computed = c.computed
-		}
-		fields, err := w.extraFieldsOf(ctx, r, c.seq, c.values, c.extra, computed)
-		if err != nil {
+		if rec["ExtraFields"], err = w.extraFieldsOf(ctx, r, c.seq, c.values, c.in.Extra, c.computed, c.computedAt); err != nil {
 			return nil, err
 		}
-		rec["ExtraFields"] = fields
 	}
 	for _, l := range r.Reg.Lines {
-		if !l.Read {
-			continue
-		}
-		lines := make([]engine.Record, len(c.lines[l.Name]))
-		for i, lc := range c.lines[l.Name] {
-			var err error
-			if lines[i], err = w.asRead(ctx, lc); err != nil {
+		if l.Read {
+			if rec[l.ReadName], err = w.createdRecords(ctx, c.lines[l.Name], false); err != nil {
 				return nil, err
 			}
 		}
-		rec[l.ReadName] = lines
+	}
+	if !answer {
+		return rec, nil
+	}
+	rec[engine.VersionField] = rec.Version()
+	for _, l := range r.Reg.Lines {
+		if !l.Read && len(c.lines[l.Name]) > 0 {
+			if rec[l.ReadName], err = w.createdRecords(ctx, c.lines[l.Name], true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rec, nil
 }
 
+// createdRecords are created lines as createdRecord makes them, oldest first.
+func (w *Writer) createdRecords(ctx context.Context, lines []*created, answer bool) ([]engine.Record, error) {
+	recs := make([]engine.Record, len(lines))
+	for i, lc := range lines {
+		var err error
+		if recs[i], err = w.createdRecord(ctx, lc, answer); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
 // extraFieldsOf is the ExtraFields of a record of r the write has written,
-// whose values (as now stored, live) and stored extra values are known:
-// every field the company defines, the computed ones evaluated from
-// values where that is exact (exactInGo), else by the store with the
-// record's row (one read), unless computed holds them already.
-func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, values map[string]any, stored map[string]string, computed store.Values) (map[string]string, error) {
+// from its values (as now stored, live) and stored extra values: the
+// computed ones evaluated from values where that is exact (exactInGo),
+// else as computed holds them, read with the write's statements while no
+// rule has updated a record since (computedAt), else read now.
+func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq int64, values map[string]any, stored map[string]string, computed store.Values, computedAt int) (map[string]string, error) {
+	if computedAt != w.ruleUpdates {
+		computed = nil
+	}
 	defs, err := w.e.extra.Of(ctx, w.tx, w.s.Company, r.Reg.Name)
 	if err != nil {
 		return nil, err
@@ -957,9 +853,7 @@ func (w *Writer) extraFieldsOf(ctx context.Context, r *registers.Register, seq i
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) == 1 && len(rows[0]) == 1 {
-			computed = rows[0][0].Values
-		}
+		computed = oneRow(rows)
 	}
 	return extrafields.Fields(defs, stored, computed), nil
 }
@@ -975,20 +869,12 @@ func fieldNames(r *registers.Register, values map[string]any) []string {
 	return names
 }
 
-// changeDetail is the change log's list of what a write sent.
-func changeDetail(fields []string, extra map[string]string) string {
-	return strings.Join(changedNames(fields, extra), ", ")
-}
-
 // changedNames lists the fields a write sent, then its extra fields
 // (ExtraFields.<key>, sorted).
 func changedNames(fields []string, extra map[string]string) []string {
 	parts := append([]string{}, fields...)
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.AppendSeq(make([]string, 0, len(extra)), maps.Keys(extra))
+	slices.Sort(keys)
 	for _, k := range keys {
 		parts = append(parts, "ExtraFields."+k)
 	}
