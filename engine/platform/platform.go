@@ -70,6 +70,15 @@ type Writes interface {
 	Record(ctx context.Context, company string, events []Event) error
 }
 
+// Judge says what claim c finds in a key whose response is stored with
+// the given fingerprint.
+func Judge(c engine.Claim, fingerprint string, stored engine.Response) engine.ClaimResult {
+	if fingerprint != c.Fingerprint {
+		return engine.ClaimResult{State: engine.Mismatch}
+	}
+	return engine.ClaimResult{State: engine.Replay, Response: stored}
+}
+
 // Event is one recorded change as the feed lists it and a webhook
 // delivers it: the JSON of Event, with the Position the platform gives it.
 type Event struct {

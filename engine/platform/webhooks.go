@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -68,3 +69,59 @@ const occurredAtLayout = "2006-01-02T15:04:05.000000Z"
 // compares OccurredAt as text with the cut formatted so: events given
 // another format are pruned at the wrong time.
 func OccurredAt(t time.Time) string { return t.UTC().Format(occurredAtLayout) }
+
+// DispatchBatch is how many subscriptions one Dispatch serves.
+const DispatchBatch = 20
+
+// Signature is whose reading rights filter a subscription's deliveries:
+// the signature that subscribed, in its company.
+type Signature struct{ Company, Sign string }
+
+// AskReadable asks readable once per signature what it may read. A
+// dispatcher asks before it takes its lock or opens its transaction:
+// readable reads the records, through the storage's other connections.
+func AskReadable(ctx context.Context, readable Readable, who []Signature) (map[Signature][]string, error) {
+	registers := make(map[Signature][]string, len(who))
+	for _, s := range who {
+		if _, asked := registers[s]; asked {
+			continue
+		}
+		list, err := readable(ctx, s.Company, s.Sign)
+		if err != nil {
+			return nil, err
+		}
+		registers[s] = list
+	}
+	return registers, nil
+}
+
+// Delivers reports whether a subscription to patterns, made by a
+// signature that may read the registers readable (nil: every one), gets
+// an event of eventType in register.
+func Delivers(patterns, readable []string, eventType, register string) bool {
+	return engine.MatchAny(patterns, eventType) && (readable == nil || slices.Contains(readable, register))
+}
+
+// RenderReceipt renders the answer of a webhook write from the value it
+// answers with (the Webhook, the Delivery): Render gets the value's JSON
+// object as its record, as it gets a register's record. settle reports
+// whether the answer must be stored with the claim in the write's
+// transaction: a write without a Render or without an Idempotency-Key
+// stores nothing.
+func RenderReceipt(r engine.Receipt, v any) (resp engine.Response, settle bool, err error) {
+	if r.Render == nil {
+		return engine.Response{}, false, nil
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return engine.Response{}, false, err
+	}
+	var rec engine.Record
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return engine.Response{}, false, err
+	}
+	if resp, err = r.Render(rec); err != nil {
+		return engine.Response{}, false, err
+	}
+	return resp, r.Claim.Key != "", nil
+}

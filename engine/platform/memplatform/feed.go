@@ -109,17 +109,14 @@ func (p *Platform) PruneEvents(_ context.Context, before time.Time) (int, error)
 	cut := platform.OccurredAt(before)
 	n := 0
 	for _, f := range p.feeds {
-		kept := f.events[:0]
-		for _, ev := range f.events {
-			if ev.occurredAt < cut {
-				f.pruned = max(f.pruned, ev.Position)
-				n++
-				continue
+		f.events = slices.DeleteFunc(f.events, func(ev recorded) bool {
+			if ev.occurredAt >= cut {
+				return false
 			}
-			kept = append(kept, ev)
-		}
-		clear(f.events[len(kept):]) // let the pruned payloads go
-		f.events = kept
+			f.pruned = max(f.pruned, ev.Position)
+			n++
+			return true
+		})
 	}
 	return n, nil
 }

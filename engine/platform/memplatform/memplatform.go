@@ -113,9 +113,7 @@ func (w writes) Settle(_ context.Context, c engine.Claim, r engine.Response) err
 	if err != nil {
 		return err
 	}
-	w.tx.OnRollback(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
+	w.undo(func() {
 		if p.claims[idOf(c)] == held {
 			delete(p.claims, idOf(c))
 		}
@@ -135,10 +133,15 @@ func (w writes) Record(_ context.Context, company string, events []platform.Even
 	if err != nil {
 		return err
 	}
-	w.tx.OnRollback(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.unrecord(company, first, last)
-	})
+	w.undo(func() { p.unrecord(company, first, last) })
 	return nil
+}
+
+// undo runs f under the mutex if the transaction rolls back.
+func (w writes) undo(f func()) {
+	w.tx.OnRollback(func() {
+		w.p.mu.Lock()
+		defer w.p.mu.Unlock()
+		f()
+	})
 }
