@@ -220,7 +220,7 @@ const maxEventRows = 500
 // returns the company's last position and how many outbox rows it took.
 // The company's counter row stays locked until the transaction ends.
 func (p *Platform) sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last int64, taken int, err error) {
-	last, err = lockCounter(ctx, tx, company)
+	last, err = advanceCounter(ctx, tx, company, 0)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -320,15 +320,9 @@ func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int6
 	return last, len(pending), nil
 }
 
-// lockCounter locks the company's event counter row until the
-// transaction ends, making it on the company's first event, and returns
-// its last position.
-func lockCounter(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
-	return advanceCounter(ctx, tx, company, 0)
-}
-
-// advanceCounter locks the company's event counter row as lockCounter
-// does and moves its last position n further, returning the new last.
+// advanceCounter locks the company's event counter row until the
+// transaction ends, making it on the company's first event, and moves its
+// last position n further, returning the new last.
 func advanceCounter(ctx context.Context, tx *sqldb.Tx, company string, n int) (int64, error) {
 	var last int64
 	for range 2 {

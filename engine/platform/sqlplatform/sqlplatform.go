@@ -42,7 +42,7 @@ type Platform struct {
 	db     *sqldb.DB
 	now    func() time.Time
 	outbox *sqldb.Sweeper  // vacuums the outbox rows the sequencer deletes (PostgreSQL)
-	keys   *sqldb.Analyzer // keeps the idempotency table's statistics current as it grows (PostgreSQL)
+	keys   *sqldb.Analyzer // keeps the idempotency table's statistics, which replays' lookups plan by, current as it grows (PostgreSQL)
 
 	pruneChunk int // events PruneEvents deletes per transaction at most
 }
