@@ -60,10 +60,9 @@ func (p *Platform) record(company string, events []platform.Event) (first, last 
 }
 
 // unrecord takes back the events first..last of a write that rolled back,
-// and their positions when no later write took positions after them.
-// memstore runs the OnRollback functions before the next write starts,
-// so none has; a store that ran them later could have, and then the
-// positions stay unused. The caller holds the mutex.
+// and their positions unless a later write took positions after them
+// (memstore rolls back before the next write starts; another store might
+// not). The caller holds the mutex.
 func (p *Platform) unrecord(company string, first, last int64) {
 	f := p.feeds[company]
 	f.events = slices.DeleteFunc(f.events, func(e recorded) bool { return e.Position >= first && e.Position <= last })
@@ -100,9 +99,9 @@ func (p *Platform) Feed(_ context.Context, company string, q engine.EventQuery, 
 	return page, nil
 }
 
-// PruneEvents deletes events recorded before the given time and notes,
-// per company, the last position pruned: a cursor below it has missed
-// events and answers engine.ErrCursorExpired.
+// PruneEvents deletes events recorded before the given time and notes, per
+// company, the last position pruned: a cursor below it answers
+// engine.ErrCursorExpired.
 func (p *Platform) PruneEvents(_ context.Context, before time.Time) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

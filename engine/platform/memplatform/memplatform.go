@@ -3,18 +3,13 @@
 // servers. It does what engine/platform/sqlplatform does, checked by the
 // same suite (engine/platform/platformtest).
 //
-// One sync.Mutex of its own guards everything; no call holds it while
-// calling out (a Readable, a store's OnRollback). Writes bound to a
-// record store's transaction (Bind) change the state at once and register
-// their undo with the transaction's OnRollback, so a write that rolls
-// back takes back its settled claim and its events. Until that
-// transaction ends they are visible to the platform's readers already
-// (store.Tx has no commit hook): the pipeline settles and records last,
-// just before the commit. Times are stored at the microsecond, as the SQL
-// platform stores them.
-//
-// Files: memplatform.go (the platform, Bind), keys.go, idempotency.go,
-// feed.go, webhooks.go, queue.go.
+// One sync.Mutex guards everything; no call holds it while calling out (a
+// Readable, a store's OnRollback). Writes bound to a record store's
+// transaction (Bind) change the state at once and register their undo
+// with its OnRollback. Until the transaction ends they are visible to
+// readers already (store.Tx has no commit hook): the pipeline settles and
+// records last, just before the commit. Times are kept to the
+// microsecond, as the SQL platform stores them.
 package memplatform
 
 import (
@@ -74,10 +69,10 @@ func (p *Platform) Idempotency() engine.IdempotencyStore { return idempotencySto
 // Webhooks keeps the companies' subscriptions.
 func (p *Platform) Webhooks() engine.WebhookStore { return webhookStore{p} }
 
-// now is the clock's time as the SQL platform stores it: UTC, to the
-// microsecond.
+// now is the clock's time as stored.
 func (p *Platform) now() time.Time { return stored(p.clock()) }
 
+// stored is t as the SQL platform stores it: UTC, to the microsecond.
 func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 var errNoTx = errors.New("memplatform: Bind needs a transaction")
@@ -92,9 +87,8 @@ func (p *Platform) Bind(tx store.Tx) (platform.Writes, error) {
 }
 
 // writes are the platform's writes in a transaction of the record store.
-// Each changes the state under the mutex, then registers its undo; never
-// the other way round, so a store that runs its OnRollback functions
-// under a lock of its own never waits on the mutex while this waits on it.
+// Each changes the state under the mutex, then registers its undo outside
+// it: a store may run OnRollback functions under a lock of its own.
 type writes struct {
 	p  *Platform
 	tx store.Tx

@@ -14,13 +14,12 @@ import (
 )
 
 // idempotencyStore keeps one row per (scope, key) in the idempotency
-// table, written with the response of the key's first execution: by the
-// write in its own transaction (Writes.Settle), by Complete for a call
-// that wrote nothing. The primary key makes the first to commit win
-// across goroutines and processes alike. Rows in state 'pending' (and the
-// token and lease_until columns) are left from versions that stored a
-// hold before the call ran: such a row is no answer, and the first
-// response stored replaces it.
+// table, with the response of the key's first execution, stored by the
+// write in its own transaction (Writes.Settle) or by Complete. The primary
+// key makes the first to commit win, across processes too. Rows in state
+// 'pending' (and the token and lease_until columns) are left by versions
+// that stored a hold before the call ran: no answer, and replaced by the
+// first response stored.
 type idempotencyStore struct{ *Platform }
 
 // storable escapes the NUL characters PostgreSQL text cannot hold (the
@@ -33,9 +32,8 @@ func storable(s string) string {
 	return escapeNUL.Replace(s)
 }
 
-// escapeNUL is storable's escape, built once: a Replacer builds its
-// tables on first use, which per call was a twentieth of a PATCH's
-// allocations.
+// escapeNUL is built once: built per call, a Replacer's tables were a
+// twentieth of a PATCH's allocations.
 var escapeNUL = strings.NewReplacer("%", "%25", "\x00", "%00")
 
 // Claim looks the key up; it writes nothing.
@@ -61,11 +59,10 @@ func (p idempotencyStore) Claim(ctx context.Context, c engine.Claim) (engine.Cla
 	return platform.Judge(c, row.Fingerprint, engine.Response{Status: row.Status, Body: row.Body}), nil
 }
 
-// storeStatement writes the key with its response, unless another
-// execution stored one first: then it fails, setting the stored row's
-// state NULL, which the column refuses (claimLost). A failure, not a
-// row count to judge: the write's COMMIT goes with this statement
-// (sqldb.Tx.ExecLater), and must not run when the claim is lost.
+// storeStatement writes the key with its response; when another execution
+// stored one first it fails, setting the row's state NULL (claimLost): a
+// failure, not a row count, since the write's COMMIT is sent with it
+// (sqldb.Tx.ExecLater) and must not run then.
 func (p idempotencyStore) storeStatement(c engine.Claim, r engine.Response) (string, []any) {
 	return `INSERT INTO "idempotency"
 		("scope", "key", "fingerprint", "token", "state", "status", "body", "created", "lease_until")
@@ -93,8 +90,7 @@ func (p idempotencyStore) settle(ctx context.Context, tx *sqldb.Tx, c engine.Cla
 	return tx.ExecLater(ctx, p.claimLost, query, args...)
 }
 
-// Complete stores the response of a claimed call that wrote nothing. A
-// write stores its response itself, in its own transaction (Writes.Settle).
+// Complete stores the response of a claimed call that wrote nothing.
 func (p idempotencyStore) Complete(ctx context.Context, c engine.Claim, r engine.Response) error {
 	p.keys.Grew(1)
 	return p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
@@ -110,9 +106,7 @@ func (p idempotencyStore) Prune(ctx context.Context, before time.Time) (int, err
 	var n int64
 	err := p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		// The states named, so the (state, created) index finds the rows:
-		// "created" < ? alone scanned the whole table, holding SQLite's
-		// write lock for seconds every 10 minutes once it held half a
-		// million keys.
+		// a scan of half a million keys held SQLite's write lock for seconds.
 		var err error
 		n, err = sqldb.ExecAffected(ctx, q, `DELETE FROM "idempotency" WHERE "state" IN ('done', 'pending') AND "created" < ?`,
 			sqldb.FormatTime(before))
