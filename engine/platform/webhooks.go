@@ -102,26 +102,32 @@ func Delivers(patterns, readable []string, eventType, register string) bool {
 	return engine.MatchAny(patterns, eventType) && (readable == nil || slices.Contains(readable, register))
 }
 
-// RenderReceipt renders the answer of a webhook write from the value it
-// answers with (the Webhook, the Delivery): Render gets the value's JSON
-// object as its record, as it gets a register's record. settle reports
-// whether the answer must be stored with the claim in the write's
-// transaction: a write without a Render or without an Idempotency-Key
-// stores nothing.
-func RenderReceipt(r engine.Receipt, v any) (resp engine.Response, settle bool, err error) {
+// Receipt renders the answer of a webhook write from the value it answers
+// with (the Webhook, the Delivery): Render gets the value's JSON object as
+// its record, as it gets a register's record. A write that answers an
+// Idempotency-Key stores the answer through settle, in its transaction; a
+// write without a Render answers nothing.
+func Receipt(r engine.Receipt, v any, settle func(engine.Claim, engine.Response) error) (engine.Response, error) {
 	if r.Render == nil {
-		return engine.Response{}, false, nil
+		return engine.Response{}, nil
 	}
 	body, err := json.Marshal(v)
 	if err != nil {
-		return engine.Response{}, false, err
+		return engine.Response{}, err
 	}
 	var rec engine.Record
 	if err := json.Unmarshal(body, &rec); err != nil {
-		return engine.Response{}, false, err
+		return engine.Response{}, err
 	}
-	if resp, err = r.Render(rec); err != nil {
-		return engine.Response{}, false, err
+	resp, err := r.Render(rec)
+	if err == nil && r.Claim.Key != "" {
+		err = settle(r.Claim, resp)
 	}
-	return resp, r.Claim.Key != "", nil
+	if err != nil {
+		return engine.Response{}, err
+	}
+	return resp, nil
 }
+
+// Stored is t as the platforms keep times: UTC, to the microsecond.
+func Stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

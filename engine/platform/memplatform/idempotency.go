@@ -62,7 +62,7 @@ func (p idempotencyStore) Complete(_ context.Context, c engine.Claim, r engine.R
 func (p idempotencyStore) Prune(_ context.Context, before time.Time) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before, n := stored(before), len(p.claims)
+	before, n := platform.Stored(before), len(p.claims)
 	maps.DeleteFunc(p.claims, func(_ claimID, c *claim) bool { return c.created.Before(before) })
 	return n - len(p.claims), nil
 }

@@ -17,10 +17,10 @@ func copyKey(k engine.Key) engine.Key {
 	k.Scopes, k.AllowedIPs = append([]string{}, k.Scopes...), append([]string{}, k.AllowedIPs...) // never nil, as SQL reads them
 	k.SecretHash = slices.Clone(k.SecretHash)
 	if k.Revoked != nil {
-		revoked := stored(*k.Revoked)
+		revoked := platform.Stored(*k.Revoked)
 		k.Revoked = &revoked
 	}
-	k.Created = stored(k.Created)
+	k.Created = platform.Stored(k.Created)
 	return k
 }
 
@@ -90,7 +90,7 @@ func (p keyStore) SaveToken(_ context.Context, t engine.Token) error {
 	defer p.mu.Unlock()
 	now := p.now()
 	maps.DeleteFunc(p.tokens, func(_ string, old engine.Token) bool { return old.Expires.Before(now) })
-	t.SecretHash, t.Expires = slices.Clone(t.SecretHash), stored(t.Expires)
+	t.SecretHash, t.Expires = slices.Clone(t.SecretHash), platform.Stored(t.Expires)
 	p.tokens[t.ID] = t
 	return nil
 }

@@ -70,10 +70,7 @@ func (p *Platform) Idempotency() engine.IdempotencyStore { return idempotencySto
 func (p *Platform) Webhooks() engine.WebhookStore { return webhookStore{p} }
 
 // now is the clock's time as stored.
-func (p *Platform) now() time.Time { return stored(p.clock()) }
-
-// stored is t as the SQL platform stores it: UTC, to the microsecond.
-func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+func (p *Platform) now() time.Time { return platform.Stored(p.clock()) }
 
 var errNoTx = errors.New("memplatform: Bind needs a transaction")
 

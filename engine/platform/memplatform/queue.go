@@ -87,7 +87,7 @@ func (p *Platform) Claim(_ context.Context, lease time.Duration, limit int) ([]e
 	}
 	slices.SortFunc(due, func(a, b *delivery) int { return cmp.Or(a.nextAttempt.Compare(b.nextAttempt), cmp.Compare(a.id, b.id)) })
 	due = due[:min(len(due), max(limit, 0))]
-	holder, until := platform.NewID("lease_"), stored(now.Add(lease))
+	holder, until := platform.NewID("lease_"), platform.Stored(now.Add(lease))
 	claimed := make([]engine.ClaimedDelivery, len(due))
 	for i, d := range due {
 		d.lease, d.leaseUntil = holder, until
@@ -120,10 +120,10 @@ func (p *Platform) Finish(_ context.Context, c engine.ClaimedDelivery, o engine.
 	}
 	d.state, d.tries, d.nextAttempt, d.lease, d.leaseUntil = platform.AfterAttempt(o), d.tries+1, time.Time{}, "", time.Time{}
 	if d.state == engine.DeliveryPending {
-		d.nextAttempt = stored(o.RetryAt)
+		d.nextAttempt = platform.Stored(o.RetryAt)
 	}
 	a := o.Attempt
-	a.At = stored(a.At)
+	a.At = platform.Stored(a.At)
 	d.attempts = append(d.attempts, a)
 	if d.state == engine.DeliveryFailed {
 		h.Enabled, h.DisabledReason, h.Modified = false, o.GiveUp, p.now()

@@ -103,17 +103,14 @@ func withHook[T any](p *Platform, company, id string, f func(h *hook) (T, error)
 // cannot be rendered or the claim was lost, nothing changes: the write
 // rolls back. The caller holds the mutex.
 func (p *Platform) settled(r engine.Receipt, v any, apply func()) (engine.Response, error) {
-	resp, settle, err := platform.RenderReceipt(r, v)
-	if err != nil {
-		return engine.Response{}, err
+	resp, err := platform.Receipt(r, v, func(c engine.Claim, resp engine.Response) error {
+		_, err := p.settle(c, resp)
+		return err
+	})
+	if err == nil {
+		apply()
 	}
-	if settle {
-		if _, err := p.settle(r.Claim, resp); err != nil {
-			return engine.Response{}, err
-		}
-	}
-	apply()
-	return resp, nil
+	return resp, err
 }
 
 func (p webhookStore) CreateWebhook(_ context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
@@ -168,7 +165,7 @@ func (p webhookStore) RotateSecret(_ context.Context, s engine.Session, id, secr
 		answer := w
 		answer.Secret, answer.PreviousExpiry = secret, &until
 		return p.settled(r, answer, func() {
-			h.previousSecret, h.previousUntil, h.secret = h.secret, stored(until), secret
+			h.previousSecret, h.previousUntil, h.secret = h.secret, platform.Stored(until), secret
 			h.Webhook = w
 		})
 	})

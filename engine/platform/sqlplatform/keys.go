@@ -59,8 +59,9 @@ func (r keyRow) key() (engine.Key, error) {
 // CreateKey stores a new key; a client id taken already, by a revoked key
 // too, is refused.
 func (p keyStore) CreateKey(ctx context.Context, k engine.Key) error {
-	scopes, _ := json.Marshal(nonNil(k.Scopes)) // lists of strings always marshal
-	ips, _ := json.Marshal(nonNil(k.AllowedIPs))
+	// Lists of strings always marshal; never nil, so never null.
+	scopes, _ := json.Marshal(append([]string{}, k.Scopes...))
+	ips, _ := json.Marshal(append([]string{}, k.AllowedIPs...))
 	if k.Created.IsZero() {
 		k.Created = p.now()
 	}
@@ -172,13 +173,6 @@ func (p keyStore) LookupToken(ctx context.Context, id string) (engine.Token, err
 		return engine.Token{}, fmt.Errorf("token %s: expires: %w", id, err)
 	}
 	return t, nil
-}
-
-func nonNil(list []string) []string {
-	if list == nil {
-		return []string{}
-	}
-	return list
 }
 
 // parseTime reads a stored time that the platform wrote itself; a value it

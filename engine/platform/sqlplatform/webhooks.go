@@ -53,22 +53,14 @@ func (r webhookRow) webhook() engine.Webhook {
 // receipt stores the receipt of a webhook write, rendered from v, with
 // the write's claim in its transaction.
 func (p *Platform) receipt(ctx context.Context, tx *sqldb.Tx, r engine.Receipt, v any) (engine.Response, error) {
-	resp, settle, err := platform.RenderReceipt(r, v)
-	if err != nil || !settle {
-		return resp, err
-	}
-	if err := (idempotencyStore{p}).settle(ctx, tx, r.Claim, resp); err != nil {
-		return engine.Response{}, err
-	}
-	return resp, nil
+	return platform.Receipt(r, v, func(c engine.Claim, resp engine.Response) error {
+		return idempotencyStore{p}.settle(ctx, tx, c, resp)
+	})
 }
-
-// storedNow is the clock's time at the precision times are stored with.
-func (p *Platform) storedNow() time.Time { return p.now().UTC().Truncate(time.Microsecond) }
 
 func (p webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
 	types, _ := json.Marshal(w.EventTypes) // a list of strings always marshals
-	now := p.storedNow()
+	now := platform.Stored(p.now())
 	w.Created, w.Modified = now, now
 	var resp engine.Response
 	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
@@ -158,7 +150,7 @@ func (p webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id st
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, row webhookRow) (any, error) {
 		w := row.webhook()
 		platform.ApplyChange(&w, c)
-		w.Modified = p.storedNow()
+		w.Modified = platform.Stored(p.now())
 		types, _ := json.Marshal(w.EventTypes)
 		_, err := sqldb.Exec(ctx, tx, `UPDATE "webhooks" SET "url" = ?, "event_types" = ?, "description" = ?, "enabled" = ?,
 			"disabled_reason" = ?, "modified" = ? WHERE "company" = ? AND "id" = ?`,
@@ -170,7 +162,7 @@ func (p webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id st
 func (p webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, row webhookRow) (any, error) {
 		w := row.webhook()
-		w.Modified = p.storedNow()
+		w.Modified = platform.Stored(p.now())
 		until := w.Modified.Add(keepOld)
 		_, err := sqldb.Exec(ctx, tx, `UPDATE "webhooks" SET "secret" = ?, "previous_secret" = ?, "previous_until" = ?, "modified" = ?
 			WHERE "company" = ? AND "id" = ?`, secret, row.Secret, sqldb.FormatTime(until), sqldb.FormatTime(w.Modified), s.Company, id)
