@@ -98,18 +98,11 @@ type Event struct {
 // feed position (Payload with Position 0), with the record's data kept
 // as JSON: a platform that positions events after their write commits
 // (an outbox) sets the position without reading the record again. Its
-// JSON is the Event's, field for field (TestRecordedIsAnEvent).
+// JSON is the Event's, field for field, its own Data in place of the
+// Event's (TestRecordedIsAnEvent); marshal it, not the Event's Payload.
 type Recorded struct {
-	ID            string          `json:"id"`
-	Position      int64           `json:"position"`
-	Type          string          `json:"type"`
-	OccurredAt    string          `json:"occurredAt"`
-	Company       string          `json:"company"`
-	Register      string          `json:"register"`
-	Key           string          `json:"key"`
-	Actor         Actor           `json:"actor"`
-	ChangedFields []string        `json:"changedFields"`
-	Data          json.RawMessage `json:"data"`
+	Event
+	Data json.RawMessage `json:"data"`
 }
 
 // Actor is who made a change.
