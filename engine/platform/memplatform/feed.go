@@ -3,7 +3,6 @@ package memplatform
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -90,7 +89,7 @@ func (p *Platform) Feed(_ context.Context, company string, q engine.EventQuery, 
 		if (q.Register != "" && ev.register != q.Register) || !platform.Delivers(q.Types, readable, ev.Type, ev.register) {
 			continue
 		}
-		page.Events = append(page.Events, engine.Event{Position: ev.Position, ID: ev.ID, Type: ev.Type, Payload: json.RawMessage(ev.Payload)})
+		page.Events = append(page.Events, ev.Event)
 		page.Next = ev.Position
 	}
 	if len(page.Events) < q.Limit && f.last > page.Next {

@@ -13,10 +13,8 @@ import (
 )
 
 // Webhook subscriptions and their deliveries. A subscription's cursor is
-// the last feed position it has been given deliveries for; Dispatch moves
-// it forward over committed events only (see feed.go), so a subscription
-// never misses one. A write that answers an Idempotency-Key stores its
-// receipt with the claim in its own transaction.
+// the last feed position it was given deliveries for; Dispatch moves it
+// over committed events only (see feed.go), so it never misses one.
 
 // webhookStore is the platform's engine.WebhookStore.
 type webhookStore struct{ *Platform }
