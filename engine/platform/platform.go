@@ -94,12 +94,11 @@ type Event struct {
 	Data          engine.Record `json:"data"` // the record as read after the change
 }
 
-// Recorded is an event's payload as written before the event has its
-// feed position (Payload with Position 0), with the record's data kept
-// as JSON: a platform that positions events after their write commits
-// (an outbox) sets the position without reading the record again. Its
-// JSON is the Event's, field for field, its own Data in place of the
-// Event's (TestRecordedIsAnEvent); marshal it, not the Event's Payload.
+// Recorded is an event's payload as written before it had its feed
+// position (Payload with Position 0), the record's data kept as JSON: an
+// outbox sets the position without reading the record again. Its JSON is
+// the Event's, its own Data in place of the Event's (TestRecordedIsAnEvent):
+// marshal it; its Payload would drop the data.
 type Recorded struct {
 	Event
 	Data json.RawMessage `json:"data"`
