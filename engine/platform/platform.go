@@ -70,6 +70,15 @@ type Writes interface {
 	Record(ctx context.Context, company string, events []Event) error
 }
 
+// Judge says what claim c finds in a key whose response is stored with
+// the given fingerprint.
+func Judge(c engine.Claim, fingerprint string, stored engine.Response) engine.ClaimResult {
+	if fingerprint != c.Fingerprint {
+		return engine.ClaimResult{State: engine.Mismatch}
+	}
+	return engine.ClaimResult{State: engine.Replay, Response: stored}
+}
+
 // Event is one recorded change as the feed lists it and a webhook
 // delivers it: the JSON of Event, with the Position the platform gives it.
 type Event struct {
@@ -85,22 +94,14 @@ type Event struct {
 	Data          engine.Record `json:"data"` // the record as read after the change
 }
 
-// Recorded is an event's payload as written before the event has its
-// feed position (Payload with Position 0), with the record's data kept
-// as JSON: a platform that positions events after their write commits
-// (an outbox) sets the position without reading the record again. Its
-// JSON is the Event's, field for field (TestRecordedIsAnEvent).
+// Recorded is an event's payload as written before it had its feed
+// position (Payload with Position 0), the record's data kept as JSON: an
+// outbox sets the position without reading the record again. Its JSON is
+// the Event's, its own Data in place of the Event's (TestRecordedIsAnEvent):
+// marshal it; its Payload would drop the data.
 type Recorded struct {
-	ID            string          `json:"id"`
-	Position      int64           `json:"position"`
-	Type          string          `json:"type"`
-	OccurredAt    string          `json:"occurredAt"`
-	Company       string          `json:"company"`
-	Register      string          `json:"register"`
-	Key           string          `json:"key"`
-	Actor         Actor           `json:"actor"`
-	ChangedFields []string        `json:"changedFields"`
-	Data          json.RawMessage `json:"data"`
+	Event
+	Data json.RawMessage `json:"data"`
 }
 
 // Actor is who made a change.

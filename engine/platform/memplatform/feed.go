@@ -3,7 +3,6 @@ package memplatform
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -60,10 +59,9 @@ func (p *Platform) record(company string, events []platform.Event) (first, last 
 }
 
 // unrecord takes back the events first..last of a write that rolled back,
-// and their positions when no later write took positions after them.
-// memstore runs the OnRollback functions before the next write starts,
-// so none has; a store that ran them later could have, and then the
-// positions stay unused. The caller holds the mutex.
+// and their positions unless a later write took positions after them
+// (memstore rolls back before the next write starts; another store might
+// not). The caller holds the mutex.
 func (p *Platform) unrecord(company string, first, last int64) {
 	f := p.feeds[company]
 	f.events = slices.DeleteFunc(f.events, func(e recorded) bool { return e.Position >= first && e.Position <= last })
@@ -91,7 +89,7 @@ func (p *Platform) Feed(_ context.Context, company string, q engine.EventQuery, 
 		if (q.Register != "" && ev.register != q.Register) || !platform.Delivers(q.Types, readable, ev.Type, ev.register) {
 			continue
 		}
-		page.Events = append(page.Events, engine.Event{Position: ev.Position, ID: ev.ID, Type: ev.Type, Payload: json.RawMessage(ev.Payload)})
+		page.Events = append(page.Events, ev.Event)
 		page.Next = ev.Position
 	}
 	if len(page.Events) < q.Limit && f.last > page.Next {
@@ -100,26 +98,23 @@ func (p *Platform) Feed(_ context.Context, company string, q engine.EventQuery, 
 	return page, nil
 }
 
-// PruneEvents deletes events recorded before the given time and notes,
-// per company, the last position pruned: a cursor below it has missed
-// events and answers engine.ErrCursorExpired.
+// PruneEvents deletes events recorded before the given time and notes, per
+// company, the last position pruned: a cursor below it answers
+// engine.ErrCursorExpired.
 func (p *Platform) PruneEvents(_ context.Context, before time.Time) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cut := platform.OccurredAt(before)
 	n := 0
 	for _, f := range p.feeds {
-		kept := f.events[:0]
-		for _, ev := range f.events {
-			if ev.occurredAt < cut {
-				f.pruned = max(f.pruned, ev.Position)
-				n++
-				continue
+		f.events = slices.DeleteFunc(f.events, func(ev recorded) bool {
+			if ev.occurredAt >= cut {
+				return false
 			}
-			kept = append(kept, ev)
-		}
-		clear(f.events[len(kept):]) // let the pruned payloads go
-		f.events = kept
+			f.pruned = max(f.pruned, ev.Position)
+			n++
+			return true
+		})
 	}
 	return n, nil
 }

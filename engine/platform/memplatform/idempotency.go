@@ -2,6 +2,7 @@ package memplatform
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -22,11 +23,10 @@ type claim struct {
 }
 
 // idempotencyStore keeps the claims.
-type idempotencyStore struct{ p *Platform }
+type idempotencyStore struct{ *Platform }
 
 // Claim looks the key up.
-func (is idempotencyStore) Claim(_ context.Context, c engine.Claim) (engine.ClaimResult, error) {
-	p := is.p
+func (p idempotencyStore) Claim(_ context.Context, c engine.Claim) (engine.ClaimResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	held := p.claims[idOf(c)]
@@ -51,8 +51,7 @@ func (p *Platform) settle(c engine.Claim, r engine.Response) (*claim, error) {
 }
 
 // Complete stores the response of a claimed call that wrote nothing.
-func (is idempotencyStore) Complete(_ context.Context, c engine.Claim, r engine.Response) error {
-	p := is.p
+func (p idempotencyStore) Complete(_ context.Context, c engine.Claim, r engine.Response) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, err := p.settle(c, r)
@@ -60,16 +59,10 @@ func (is idempotencyStore) Complete(_ context.Context, c engine.Claim, r engine.
 }
 
 // Prune deletes keys stored before the given time.
-func (is idempotencyStore) Prune(_ context.Context, before time.Time) (int, error) {
-	p := is.p
+func (p idempotencyStore) Prune(_ context.Context, before time.Time) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	before, n := stored(before), 0
-	for id, c := range p.claims {
-		if c.created.Before(before) {
-			delete(p.claims, id)
-			n++
-		}
-	}
-	return n, nil
+	before, n := platform.Stored(before), len(p.claims)
+	maps.DeleteFunc(p.claims, func(_ claimID, c *claim) bool { return c.created.Before(before) })
+	return n - len(p.claims), nil
 }

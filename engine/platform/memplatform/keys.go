@@ -3,6 +3,7 @@ package memplatform
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 
 	"fieldapi/engine"
@@ -10,28 +11,22 @@ import (
 )
 
 // keyStore keeps API keys and tokens; they are copied in and out.
-type keyStore struct{ p *Platform }
+type keyStore struct{ *Platform }
 
 func copyKey(k engine.Key) engine.Key {
-	k.Scopes, k.AllowedIPs, k.SecretHash = slices.Clone(k.Scopes), slices.Clone(k.AllowedIPs), slices.Clone(k.SecretHash)
-	if k.Scopes == nil {
-		k.Scopes = []string{}
-	}
-	if k.AllowedIPs == nil {
-		k.AllowedIPs = []string{}
-	}
+	k.Scopes, k.AllowedIPs = append([]string{}, k.Scopes...), append([]string{}, k.AllowedIPs...) // never nil, as SQL reads them
+	k.SecretHash = slices.Clone(k.SecretHash)
 	if k.Revoked != nil {
-		revoked := stored(*k.Revoked)
+		revoked := platform.Stored(*k.Revoked)
 		k.Revoked = &revoked
 	}
-	k.Created = stored(k.Created)
+	k.Created = platform.Stored(k.Created)
 	return k
 }
 
 // CreateKey stores a new key; a client id taken already, by a revoked key
 // too, is refused.
-func (ks keyStore) CreateKey(_ context.Context, k engine.Key) error {
-	p := ks.p
+func (p keyStore) CreateKey(_ context.Context, k engine.Key) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, taken := p.keys[k.ClientID]; taken {
@@ -45,8 +40,7 @@ func (ks keyStore) CreateKey(_ context.Context, k engine.Key) error {
 }
 
 // LookupKey returns a key, revoked or not, or engine.ErrNoKey.
-func (ks keyStore) LookupKey(_ context.Context, clientID string) (engine.Key, error) {
-	p := ks.p
+func (p keyStore) LookupKey(_ context.Context, clientID string) (engine.Key, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k, ok := p.keys[clientID]
@@ -57,8 +51,7 @@ func (ks keyStore) LookupKey(_ context.Context, clientID string) (engine.Key, er
 }
 
 // ListKeys lists keys, of one company when company is not empty, oldest first.
-func (ks keyStore) ListKeys(_ context.Context, company string) ([]engine.Key, error) {
-	p := ks.p
+func (p keyStore) ListKeys(_ context.Context, company string) ([]engine.Key, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := []engine.Key{}
@@ -75,8 +68,7 @@ func (ks keyStore) ListKeys(_ context.Context, company string) ([]engine.Key, er
 
 // RevokeKey marks a key revoked (once: a second revoke keeps the first
 // time) and drops its tokens.
-func (ks keyStore) RevokeKey(_ context.Context, clientID string) error {
-	p := ks.p
+func (p keyStore) RevokeKey(_ context.Context, clientID string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k, ok := p.keys[clientID]
@@ -88,33 +80,23 @@ func (ks keyStore) RevokeKey(_ context.Context, clientID string) error {
 		k.Revoked = &now
 		p.keys[clientID] = k
 	}
-	for id, t := range p.tokens {
-		if t.ClientID == clientID {
-			delete(p.tokens, id)
-		}
-	}
+	maps.DeleteFunc(p.tokens, func(_ string, t engine.Token) bool { return t.ClientID == clientID })
 	return nil
 }
 
 // SaveToken stores an issued token and drops expired ones.
-func (ks keyStore) SaveToken(_ context.Context, t engine.Token) error {
-	p := ks.p
+func (p keyStore) SaveToken(_ context.Context, t engine.Token) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	for id, old := range p.tokens {
-		if old.Expires.Before(now) {
-			delete(p.tokens, id)
-		}
-	}
-	t.SecretHash, t.Expires = slices.Clone(t.SecretHash), stored(t.Expires)
+	maps.DeleteFunc(p.tokens, func(_ string, old engine.Token) bool { return old.Expires.Before(now) })
+	t.SecretHash, t.Expires = slices.Clone(t.SecretHash), platform.Stored(t.Expires)
 	p.tokens[t.ID] = t
 	return nil
 }
 
 // LookupToken returns a token, expired or not, or engine.ErrNoKey.
-func (ks keyStore) LookupToken(_ context.Context, id string) (engine.Token, error) {
-	p := ks.p
+func (p keyStore) LookupToken(_ context.Context, id string) (engine.Token, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t, ok := p.tokens[id]

@@ -3,18 +3,13 @@
 // servers. It does what engine/platform/sqlplatform does, checked by the
 // same suite (engine/platform/platformtest).
 //
-// One sync.Mutex of its own guards everything; no call holds it while
-// calling out (a Readable, a store's OnRollback). Writes bound to a
-// record store's transaction (Bind) change the state at once and register
-// their undo with the transaction's OnRollback, so a write that rolls
-// back takes back its settled claim and its events. Until that
-// transaction ends they are visible to the platform's readers already
-// (store.Tx has no commit hook): the pipeline settles and records last,
-// just before the commit. Times are stored at the microsecond, as the SQL
-// platform stores them.
-//
-// Files: memplatform.go (the platform, Bind), keys.go, idempotency.go,
-// feed.go, webhooks.go, queue.go.
+// One sync.Mutex guards everything; no call holds it while calling out (a
+// Readable, a store's OnRollback). Writes bound to a record store's
+// transaction (Bind) change the state at once and register their undo
+// with its OnRollback. Until the transaction ends they are visible to
+// readers already (store.Tx has no commit hook): the pipeline settles and
+// records last, just before the commit. Times are kept to the
+// microsecond, as the SQL platform stores them.
 package memplatform
 
 import (
@@ -74,11 +69,8 @@ func (p *Platform) Idempotency() engine.IdempotencyStore { return idempotencySto
 // Webhooks keeps the companies' subscriptions.
 func (p *Platform) Webhooks() engine.WebhookStore { return webhookStore{p} }
 
-// now is the clock's time as the SQL platform stores it: UTC, to the
-// microsecond.
-func (p *Platform) now() time.Time { return stored(p.clock()) }
-
-func stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+// now is the clock's time as stored.
+func (p *Platform) now() time.Time { return platform.Stored(p.clock()) }
 
 var errNoTx = errors.New("memplatform: Bind needs a transaction")
 
@@ -92,9 +84,8 @@ func (p *Platform) Bind(tx store.Tx) (platform.Writes, error) {
 }
 
 // writes are the platform's writes in a transaction of the record store.
-// Each changes the state under the mutex, then registers its undo; never
-// the other way round, so a store that runs its OnRollback functions
-// under a lock of its own never waits on the mutex while this waits on it.
+// Each changes the state under the mutex, then registers its undo outside
+// it: a store may run OnRollback functions under a lock of its own.
 type writes struct {
 	p  *Platform
 	tx store.Tx
@@ -113,9 +104,7 @@ func (w writes) Settle(_ context.Context, c engine.Claim, r engine.Response) err
 	if err != nil {
 		return err
 	}
-	w.tx.OnRollback(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
+	w.undo(func() {
 		if p.claims[idOf(c)] == held {
 			delete(p.claims, idOf(c))
 		}
@@ -135,10 +124,15 @@ func (w writes) Record(_ context.Context, company string, events []platform.Even
 	if err != nil {
 		return err
 	}
-	w.tx.OnRollback(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.unrecord(company, first, last)
-	})
+	w.undo(func() { p.unrecord(company, first, last) })
 	return nil
+}
+
+// undo runs f under the mutex if the transaction rolls back.
+func (w writes) undo(f func()) {
+	w.tx.OnRollback(func() {
+		w.p.mu.Lock()
+		defer w.p.mu.Unlock()
+		f()
+	})
 }

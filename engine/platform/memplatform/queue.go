@@ -16,23 +16,19 @@ func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Re
 	// Which subscriptions are behind, and what their signatures may read,
 	// asked without the mutex: readable reads the records, and may call
 	// the platform.
-	type due struct {
-		id   string
-		hook *hook
-	}
-	var behind []due
+	var behind []*hook
 	p.mu.Lock()
-	for id, h := range p.hooks {
+	for _, h := range p.hooks {
 		if f := p.feeds[h.owner.Company]; h.Enabled && f != nil && h.cursor < f.last {
-			behind = append(behind, due{id, h})
+			behind = append(behind, h)
 		}
 	}
+	slices.SortFunc(behind, func(a, b *hook) int { return cmp.Compare(a.ID, b.ID) })
 	p.mu.Unlock()
-	slices.SortFunc(behind, func(a, b due) int { return cmp.Compare(a.id, b.id) })
 	behind = behind[:min(len(behind), platform.DispatchBatch)]
 	who := make([]platform.Signature, len(behind))
-	for i, d := range behind {
-		who[i] = d.hook.owner // fixed at creation: read without the mutex
+	for i, h := range behind {
+		who[i] = h.owner // fixed at creation: read without the mutex
 	}
 	registers, err := platform.AskReadable(ctx, readable, who)
 	if err != nil {
@@ -42,9 +38,8 @@ func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Re
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	queued := 0
-	for _, d := range behind {
-		h := d.hook
-		if p.hooks[d.id] != h || !h.Enabled {
+	for _, h := range behind {
+		if p.hooks[h.ID] != h || !h.Enabled {
 			continue // deleted or disabled meanwhile
 		}
 		queued += p.dispatchTo(h, registers[h.owner], limit)
@@ -92,7 +87,7 @@ func (p *Platform) Claim(_ context.Context, lease time.Duration, limit int) ([]e
 	}
 	slices.SortFunc(due, func(a, b *delivery) int { return cmp.Or(a.nextAttempt.Compare(b.nextAttempt), cmp.Compare(a.id, b.id)) })
 	due = due[:min(len(due), max(limit, 0))]
-	holder, until := platform.NewID("lease_"), stored(now.Add(lease))
+	holder, until := platform.NewID("lease_"), platform.Stored(now.Add(lease))
 	claimed := make([]engine.ClaimedDelivery, len(due))
 	for i, d := range due {
 		d.lease, d.leaseUntil = holder, until
@@ -125,10 +120,10 @@ func (p *Platform) Finish(_ context.Context, c engine.ClaimedDelivery, o engine.
 	}
 	d.state, d.tries, d.nextAttempt, d.lease, d.leaseUntil = platform.AfterAttempt(o), d.tries+1, time.Time{}, "", time.Time{}
 	if d.state == engine.DeliveryPending {
-		d.nextAttempt = stored(o.RetryAt)
+		d.nextAttempt = platform.Stored(o.RetryAt)
 	}
 	a := o.Attempt
-	a.At = stored(a.At)
+	a.At = platform.Stored(a.At)
 	d.attempts = append(d.attempts, a)
 	if d.state == engine.DeliveryFailed {
 		h.Enabled, h.DisabledReason, h.Modified = false, o.GiveUp, p.now()

@@ -81,18 +81,21 @@ func (p *Platform) queue(h *hook, d *delivery) {
 }
 
 // webhookStore is the platform's engine.WebhookStore.
-type webhookStore struct{ p *Platform }
+type webhookStore struct{ *Platform }
 
 var errWebhookIDTaken = errors.New("memplatform: the webhook id is taken")
 
-// companyHook is one subscription of the company, or engine.ErrNotFound.
-// The caller holds the mutex.
-func (p *Platform) companyHook(company, id string) (*hook, error) {
+// withHook runs f under the mutex on one subscription of the company, or
+// fails with engine.ErrNotFound.
+func withHook[T any](p *Platform, company, id string, f func(h *hook) (T, error)) (T, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	h := p.hooks[id]
 	if h == nil || h.owner.Company != company {
-		return nil, engine.ErrNotFound
+		var none T
+		return none, engine.ErrNotFound
 	}
-	return h, nil
+	return f(h)
 }
 
 // settled renders the receipt of a webhook write from v and stores it
@@ -100,21 +103,17 @@ func (p *Platform) companyHook(company, id string) (*hook, error) {
 // cannot be rendered or the claim was lost, nothing changes: the write
 // rolls back. The caller holds the mutex.
 func (p *Platform) settled(r engine.Receipt, v any, apply func()) (engine.Response, error) {
-	resp, settle, err := platform.RenderReceipt(r, v)
-	if err != nil {
-		return engine.Response{}, err
+	resp, err := platform.Receipt(r, v, func(c engine.Claim, resp engine.Response) error {
+		_, err := p.settle(c, resp)
+		return err
+	})
+	if err == nil {
+		apply()
 	}
-	if settle {
-		if _, err := p.settle(r.Claim, resp); err != nil {
-			return engine.Response{}, err
-		}
-	}
-	apply()
-	return resp, nil
+	return resp, err
 }
 
-func (st webhookStore) CreateWebhook(_ context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) CreateWebhook(_ context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, taken := p.hooks[w.ID]; taken {
@@ -132,8 +131,7 @@ func (st webhookStore) CreateWebhook(_ context.Context, s engine.Session, w engi
 	})
 }
 
-func (st webhookStore) ListWebhooks(_ context.Context, s engine.Session) ([]engine.Webhook, error) {
-	p := st.p
+func (p webhookStore) ListWebhooks(_ context.Context, s engine.Session) ([]engine.Webhook, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := []engine.Webhook{}
@@ -146,103 +144,68 @@ func (st webhookStore) ListWebhooks(_ context.Context, s engine.Session) ([]engi
 	return out, nil
 }
 
-func (st webhookStore) GetWebhook(_ context.Context, s engine.Session, id string) (engine.Webhook, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return engine.Webhook{}, err
-	}
-	return h.view(), nil
+func (p webhookStore) GetWebhook(_ context.Context, s engine.Session, id string) (engine.Webhook, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) (engine.Webhook, error) { return h.view(), nil })
 }
 
-func (st webhookStore) UpdateWebhook(_ context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return engine.Response{}, err
-	}
-	w := h.view()
-	platform.ApplyChange(&w, c)
-	w.Modified = p.now()
-	return p.settled(r, w, func() { h.Webhook = w })
-}
-
-func (st webhookStore) RotateSecret(_ context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return engine.Response{}, err
-	}
-	w := h.view()
-	w.Modified = p.now()
-	until := w.Modified.Add(keepOld)
-	answer := w
-	answer.Secret, answer.PreviousExpiry = secret, &until
-	return p.settled(r, answer, func() {
-		h.previousSecret, h.previousUntil, h.secret = h.secret, stored(until), secret
-		h.Webhook = w
+func (p webhookStore) UpdateWebhook(_ context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) (engine.Response, error) {
+		w := h.view()
+		platform.ApplyChange(&w, c)
+		w.Modified = p.now()
+		return p.settled(r, w, func() { h.Webhook = w })
 	})
 }
 
-func (st webhookStore) DeleteWebhook(_ context.Context, s engine.Session, id string) error {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, err := p.companyHook(s.Company, id); err != nil {
-		return err
-	}
-	delete(p.hooks, id) // with its deliveries
-	return nil
+func (p webhookStore) RotateSecret(_ context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) (engine.Response, error) {
+		w := h.view()
+		w.Modified = p.now()
+		until := w.Modified.Add(keepOld)
+		answer := w
+		answer.Secret, answer.PreviousExpiry = secret, &until
+		return p.settled(r, answer, func() {
+			h.previousSecret, h.previousUntil, h.secret = h.secret, platform.Stored(until), secret
+			h.Webhook = w
+		})
+	})
 }
 
-func (st webhookStore) Deliveries(_ context.Context, s engine.Session, id string, limit int) ([]engine.Delivery, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return nil, err
-	}
-	out := []engine.Delivery{}
-	for i := len(h.deliveries) - 1; i >= 0 && len(out) < limit; i-- {
-		out = append(out, h.deliveries[i].view())
-	}
-	return out, nil
+func (p webhookStore) DeleteWebhook(_ context.Context, s engine.Session, id string) error {
+	_, err := withHook(p.Platform, s.Company, id, func(*hook) (bool, error) {
+		delete(p.hooks, id) // with its deliveries
+		return true, nil
+	})
+	return err
 }
 
-func (st webhookStore) Redeliver(_ context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return engine.Response{}, err
-	}
-	d := h.delivery(delivery)
-	if d == nil {
-		return engine.Response{}, engine.ErrNotFound
-	}
-	again := *d
-	// Due now; a worker still holding it keeps its lease, as in SQL.
-	again.state, again.nextAttempt, again.leaseUntil = engine.DeliveryPending, p.now(), time.Time{}
-	return p.settled(r, again.view(), func() { *d = again })
+func (p webhookStore) Deliveries(_ context.Context, s engine.Session, id string, limit int) ([]engine.Delivery, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) ([]engine.Delivery, error) {
+		out := []engine.Delivery{}
+		for i := len(h.deliveries) - 1; i >= 0 && len(out) < limit; i-- {
+			out = append(out, h.deliveries[i].view())
+		}
+		return out, nil
+	})
 }
 
-func (st webhookStore) Ping(_ context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
-	p := st.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, err := p.companyHook(s.Company, id)
-	if err != nil {
-		return engine.Response{}, err
-	}
-	msgID, payload := platform.NewPing(s.Company, id, p.clock())
-	d := p.newDelivery(h, msgID, platform.PingType, payload)
-	return p.settled(r, d.view(), func() { p.queue(h, d) })
+func (p webhookStore) Redeliver(_ context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) (engine.Response, error) {
+		d := h.delivery(delivery)
+		if d == nil {
+			return engine.Response{}, engine.ErrNotFound
+		}
+		again := *d
+		// Due now; a worker still holding it keeps its lease, as in SQL.
+		again.state, again.nextAttempt, again.leaseUntil = engine.DeliveryPending, p.now(), time.Time{}
+		return p.settled(r, again.view(), func() { *d = again })
+	})
+}
+
+func (p webhookStore) Ping(_ context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
+	return withHook(p.Platform, s.Company, id, func(h *hook) (engine.Response, error) {
+		msgID, payload := platform.NewPing(s.Company, id, p.clock())
+		d := p.newDelivery(h, msgID, platform.PingType, payload)
+		return p.settled(r, d.view(), func() { p.queue(h, d) })
+	})
 }

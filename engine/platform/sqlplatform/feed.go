@@ -19,46 +19,36 @@ import (
 	"fieldapi/engine/sqldb"
 )
 
-// Events are recorded in the write's own transaction: a write that
-// rolls back has none, one that commits always has them. On PostgreSQL
-// they go into an outbox: a write only inserts its events there (one
-// statement, no row shared with other writes), so writes of one company
-// never queue on each other for their events. SQLite runs one write
-// transaction at a time anyway, and there a write positions its events
-// itself, as the sequencer below would (recordInFeed).
+// Events are recorded in the write's own transaction: a write that rolls
+// back has none, one that commits always has them. On PostgreSQL a write
+// only inserts its events into an outbox (one statement, no row shared
+// with other writes), so writes of one company never queue on each other.
+// On SQLite, one write transaction at a time, a write positions its
+// events itself, as the sequencer would (recordInFeed).
 //
-// Feed order is commit order. An event gets its feed position later,
-// when a reader of the feed or the webhook dispatcher sequences the
-// outbox: in one transaction per company, the sequencer locks the
-// company's event_counters row, takes the events committed to the
-// outbox so far, gives them the next positions in the order they were
-// recorded and moves them to the feed. The row lock orders sequencers
-// (in one process or many), so positions are gap-free per company and a
-// reader that has seen position n has seen every position below it: a
-// cursor never skips an event that commits later, since such an event
-// is sequenced later and gets a higher position. A reader sequences
-// before it reads, so it sees every event committed before its call.
+// Feed order is commit order. A reader of the feed or the webhook
+// dispatcher first sequences the outbox: per company, in a transaction
+// holding the company's event_counters row, it gives the events committed
+// so far the next positions in recorded order and moves them to the feed.
+// The row lock orders sequencers, in one process or many, so positions
+// are gap-free and a cursor never skips an event that commits later: that
+// one is sequenced later, at a higher position.
 
 // outboxTable is the queue the writes record their events in.
 const outboxTable = "event_outbox"
 
 var errNoCounter = errors.New("sqlplatform: the company's event counter row is missing")
 
-// recordInFeed gives a write's events the next positions of the company
-// and puts them in the feed, in the write's transaction: SQLite's way.
-// SQLite runs one write transaction at a time (each takes the write lock
-// at BEGIN), so the order of the transactions is their commit order,
-// which the sequencer keeps, and the company's counter row keeps no
-// other write waiting: the lock does already. Events an earlier version
-// left in the outbox (or a process of one beside this) are sequenced
-// first, so they keep their place before these. Through the outbox each
-// payload was written twice, and every second the webhook worker's
-// sequencer held the write lock while it moved a second's events (an
-// atomic batch of 100 task creates waited behind it: p99 140 ms, 80 ms
-// without events).
+// recordInFeed gives a write's events the company's next positions and
+// puts them in the feed, in the write's transaction: SQLite's way. Each
+// SQLite write transaction holds the write lock from BEGIN, so their order
+// is commit order and the counter row makes no other write wait. Events an
+// earlier version left in the outbox are sequenced first, keeping their
+// place. Through the outbox each payload was written twice and the
+// sequencer held the write lock every second (p99 of an atomic batch of
+// 100 task creates: 140 ms, 80 ms without events).
 func (p *Platform) recordInFeed(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
-	// One statement when the company has its counter and nothing waits
-	// in the outbox.
+	// One statement when the company has its counter and an empty outbox.
 	var last int64
 	err := sqldb.Get(ctx, tx, &last, `UPDATE "event_counters" SET "last" = "last" + ? WHERE "company" = ?
 		AND NOT EXISTS (SELECT 1 FROM "event_outbox" WHERE "company" = ?) RETURNING "last"`, len(events), company, company)
@@ -92,8 +82,8 @@ type feedRow struct {
 	payload                                  string
 }
 
-// insertFeed inserts events into the company's feed, at most
-// maxEventRows to a statement.
+// insertFeed inserts events into the company's feed, maxEventRows to a
+// statement at most.
 func insertFeed(ctx context.Context, tx *sqldb.Tx, company string, rows []feedRow) error {
 	for chunk := range slices.Chunk(rows, maxEventRows) {
 		args := make([]any, 0, 8*len(chunk))
@@ -111,31 +101,25 @@ func insertFeed(ctx context.Context, tx *sqldb.Tx, company string, rows []feedRo
 	return nil
 }
 
-// feedInsertOne is the INSERT of one event into the feed, 8 values:
-// company, position, id, type, register, record key, time and payload;
-// each more event adds feedValues.
+// feedInsertOne inserts one event into the feed; each more adds feedValues.
 const (
 	feedValues    = `(?, ?, ?, ?, ?, ?, ?, ?)`
 	feedInsertOne = `INSERT INTO "events" ("company", "position", "id", "type", "register", "record_key", "occurred_at", "payload")
 		VALUES ` + feedValues
 )
 
-// record writes a write's events to the outbox, in order, one row each:
-// the event's payload (platform.Event.Payload, position 0) as a JSON
-// array of one, as versions before per-event rows wrote a write's events
-// (so those versions, running beside this one during an upgrade or after
-// a rollback, still sequence these rows); where in it the position's 0
-// stands, so the sequencer moves events to the feed in SQL without
-// reading them back; the columns the feed keeps beside the payload; and
-// the write's first event's id, which keeps the write's events together.
+// record writes a write's events to the outbox, one row each, in order:
+// the payload with position 0 as a JSON array of one, as versions before
+// per-event rows wrote a write's events (so such a version running beside
+// this one still sequences them); where the position's 0 stands, so the
+// sequencer moves events in SQL without reading them back; the feed's
+// columns; and the write's first event id, which keeps its events together.
 func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform.Event) error {
 	for chunk := range slices.Chunk(events, maxEventRows) {
 		args := make([]any, 0, 9*len(chunk))
 		buf := make([]byte, 0, 4096)
 		for _, ev := range chunk {
 			ev.Position = 0
-			// The column holds the event as a list of one, as the feed
-			// keeps them.
 			listed, err := ev.AppendPayload(append(buf[:0], '['))
 			if err != nil {
 				return err
@@ -158,10 +142,10 @@ func record(ctx context.Context, tx *sqldb.Tx, company string, events []platform
 	return nil
 }
 
-// positionAt is where the position's 0 stands in a payload written with
-// position 0, counted in characters from 1, as SQL's substr counts. The
-// first match is the event's own: the id comes first, and `,"` cannot
-// occur inside a JSON string, where every quote is escaped.
+// positionAt is where the 0 stands in a payload written with position 0,
+// in characters from 1 as SQL's substr counts. The first match is the
+// event's own: only the id comes before, and `,"` cannot occur in a JSON
+// string.
 func positionAt(payload []byte) (int, error) {
 	const key = `,"position":`
 	i := bytes.Index(payload, []byte(key+`0,`))
@@ -197,8 +181,8 @@ func (p *Platform) sequence(ctx context.Context, company string) error {
 		}); err != nil {
 			return err
 		}
-		// The outbox is a queue table: what the sequencer deleted is
-		// vacuumed away now and then (a vacuum that fails loses nothing).
+		// A queue table: its deleted rows are vacuumed now and then (a
+		// failed vacuum loses nothing).
 		p.outbox.Deleted(taken)
 	}
 	return nil
@@ -216,11 +200,11 @@ type outboxRow struct {
 const maxEventRows = 500
 
 // sequenceCompany moves the company's events from the outbox to the feed,
-// in the order they were recorded, with the positions after the last, and
-// returns the company's last position and how many outbox rows it took.
-// The company's counter row stays locked until the transaction ends.
+// in recorded order after its last position, and returns the new last
+// position and how many outbox rows it took. The company's counter row
+// stays locked until the transaction ends.
 func (p *Platform) sequenceCompany(ctx context.Context, tx *sqldb.Tx, company string) (last int64, taken int, err error) {
-	last, err = lockCounter(ctx, tx, company)
+	last, err = advanceCounter(ctx, tx, company, 0)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -250,13 +234,11 @@ func (p *Platform) moveToFeed(ctx context.Context, tx *sqldb.Tx, company string,
 			FROM (` + numbered + `) AS "numbered"`
 	}
 	if p.db.Dialect().Postgres() {
-		// Writes recording at once may take interleaved seq values: a
-		// write's events stay together, in order, numbered by the write's
-		// first row, then by row. The payload is cut as bytes: PostgreSQL's
-		// substr and length on text count characters, walking the whole
-		// text each time (30 µs an event, three times the rest of the
-		// move). Only the id before the position is walked, to turn
-		// position_at into bytes ("at").
+		// Writes recording at once may interleave seq values: a write's
+		// events stay together, numbered by its first row, then by row.
+		// The payload is cut as bytes: substr and length on text walk the
+		// whole text (30 µs an event, three times the rest of the move);
+		// only the part before the position is walked, to find "at".
 		const payload = `convert_from(substring("bytes" FROM 2 FOR "at" - 2) || convert_to(CAST("pos" AS TEXT), 'UTF8')
 			|| substring("bytes" FROM "at" + 1 FOR octet_length("bytes") - "at" - 1), 'UTF8')`
 		const numbered = `SELECT *, ? + row_number() OVER (ORDER BY "write_seq", "seq") AS "pos"
@@ -280,11 +262,10 @@ func (p *Platform) moveToFeed(ctx context.Context, tx *sqldb.Tx, company string,
 	return int(moved), err
 }
 
-// sequenceArrays moves the outbox rows versions before per-event rows
-// wrote (no id; events holds a JSON array of payloads) to the feed, after
-// last, and returns the new last position and how many rows it took. A
-// database upgraded with such rows waiting, or beside a process of such a
-// version, still has them.
+// sequenceArrays moves the outbox rows of versions before per-event rows
+// (no id; events holds a JSON array of payloads) to the feed after last,
+// and returns the new last position and how many rows it took. An
+// upgraded database, or one shared with such a version, may have some.
 func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int64) (int64, int, error) {
 	var pending []outboxRow
 	if err := sqldb.Select(ctx, tx, &pending, `DELETE FROM "event_outbox" WHERE "company" = ? AND "id" IS NULL RETURNING "seq", "events"`, company); err != nil {
@@ -320,15 +301,9 @@ func sequenceArrays(ctx context.Context, tx *sqldb.Tx, company string, last int6
 	return last, len(pending), nil
 }
 
-// lockCounter locks the company's event counter row until the
-// transaction ends, making it on the company's first event, and returns
-// its last position.
-func lockCounter(ctx context.Context, tx *sqldb.Tx, company string) (int64, error) {
-	return advanceCounter(ctx, tx, company, 0)
-}
-
-// advanceCounter locks the company's event counter row as lockCounter
-// does and moves its last position n further, returning the new last.
+// advanceCounter locks the company's event counter row until the
+// transaction ends, making it on the company's first event, and moves its
+// last position n further, returning the new last.
 func advanceCounter(ctx context.Context, tx *sqldb.Tx, company string, n int) (int64, error) {
 	var last int64
 	for range 2 {
@@ -336,8 +311,7 @@ func advanceCounter(ctx context.Context, tx *sqldb.Tx, company string, n int) (i
 		if !errors.Is(err, sql.ErrNoRows) {
 			return last, err
 		}
-		// A parallel first sequencer may make it too; then the UPDATE
-		// above waits for it.
+		// A parallel first sequencer may make it too; the UPDATE waits for it.
 		if _, err := sqldb.Exec(ctx, tx, `INSERT INTO "event_counters" ("company", "last", "pruned_through") VALUES (?, 0, 0)
 			ON CONFLICT ("company") DO NOTHING`, company); err != nil {
 			return 0, err
@@ -417,11 +391,9 @@ func (p *Platform) Feed(ctx context.Context, company string, q engine.EventQuery
 	return page, nil
 }
 
-// typeCondition selects events of the given types or patterns, as
-// engine.MatchEventType matches them: "*" is every type, "task.*" every
-// type that starts with "task." and goes on. The prefix is compared
-// exactly (LIKE would fold case on SQLite and take _ as a wildcard), so
-// the feed filters as the webhooks match.
+// typeCondition selects events of the given types or patterns as
+// engine.MatchEventType matches them ("*", "task.*"). The prefix is
+// compared exactly (LIKE folds case on SQLite and takes _ as a wildcard).
 func typeCondition(types []string) (string, []any) {
 	var conds []string
 	var args []any
@@ -445,13 +417,11 @@ func typeCondition(types []string) (string, []any) {
 	return "(" + strings.Join(conds, " OR ") + ")", args
 }
 
-// PruneEvents deletes events recorded before the given time and notes,
-// per company, the last position pruned: a cursor below it has missed
-// events and answers engine.ErrCursorExpired. It deletes the oldest
-// first, in transactions of at most pruneChunk events found through the
-// occurred_at index, so it reads only what goes and never holds SQLite's
-// write lock long: over the whole feed, one statement held it for
-// seconds on a database of half a million events, stalling every write.
+// PruneEvents deletes events recorded before the given time and notes, per
+// company, the last position pruned: a cursor below it answers
+// engine.ErrCursorExpired. It deletes the oldest first, pruneChunk events
+// a transaction, found through the occurred_at index: one statement over
+// half a million events held SQLite's write lock for seconds.
 func (p *Platform) PruneEvents(ctx context.Context, before time.Time) (int, error) {
 	if err := p.sequence(ctx, ""); err != nil { // an event is kept for the retention in the feed, not the outbox
 		return 0, err
@@ -469,10 +439,9 @@ func (p *Platform) PruneEvents(ctx context.Context, before time.Time) (int, erro
 				RETURNING "company", "position"`, cut, p.pruneChunk); err != nil {
 				return err
 			}
-			// A mark only moves forward, even past events whose time is
-			// earlier than one before them (clocks of two processes), which a
-			// cursor could otherwise slip through. Companies in order, so
-			// two processes pruning at once lock their rows in one order.
+			// A mark only moves forward (two processes' clocks may disagree,
+			// and a cursor must not slip through). Companies in order, so two
+			// pruners lock their rows in one order.
 			marks := map[string]int64{}
 			for _, g := range gone {
 				marks[g.Company] = max(marks[g.Company], g.Position)

@@ -16,7 +16,7 @@ import (
 
 // keyStore keeps API keys and tokens in api_keys and api_tokens. Secrets
 // are stored only as hashes (hex text); lists as JSON text.
-type keyStore struct{ p *Platform }
+type keyStore struct{ *Platform }
 
 type keyRow struct {
 	ClientID   string         `db:"client_id"`
@@ -58,10 +58,10 @@ func (r keyRow) key() (engine.Key, error) {
 
 // CreateKey stores a new key; a client id taken already, by a revoked key
 // too, is refused.
-func (ks keyStore) CreateKey(ctx context.Context, k engine.Key) error {
-	p := ks.p
-	scopes, _ := json.Marshal(nonNil(k.Scopes)) // lists of strings always marshal
-	ips, _ := json.Marshal(nonNil(k.AllowedIPs))
+func (p keyStore) CreateKey(ctx context.Context, k engine.Key) error {
+	// Lists of strings always marshal; never nil, so never null.
+	scopes, _ := json.Marshal(append([]string{}, k.Scopes...))
+	ips, _ := json.Marshal(append([]string{}, k.AllowedIPs...))
 	if k.Created.IsZero() {
 		k.Created = p.now()
 	}
@@ -81,9 +81,9 @@ func (ks keyStore) CreateKey(ctx context.Context, k engine.Key) error {
 }
 
 // LookupKey returns a key, revoked or not, or engine.ErrNoKey.
-func (ks keyStore) LookupKey(ctx context.Context, clientID string) (engine.Key, error) {
+func (p keyStore) LookupKey(ctx context.Context, clientID string) (engine.Key, error) {
 	var row keyRow
-	err := ks.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		return sqldb.Get(ctx, q, &row, `SELECT `+keyColumns+` FROM "api_keys" WHERE "client_id" = ?`, clientID)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -96,7 +96,7 @@ func (ks keyStore) LookupKey(ctx context.Context, clientID string) (engine.Key, 
 }
 
 // ListKeys lists keys, of one company when company is not empty, oldest first.
-func (ks keyStore) ListKeys(ctx context.Context, company string) ([]engine.Key, error) {
+func (p keyStore) ListKeys(ctx context.Context, company string) ([]engine.Key, error) {
 	query := `SELECT ` + keyColumns + ` FROM "api_keys"`
 	var args []any
 	if company != "" {
@@ -104,7 +104,7 @@ func (ks keyStore) ListKeys(ctx context.Context, company string) ([]engine.Key, 
 		args = append(args, company)
 	}
 	var rows []keyRow
-	err := ks.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		return sqldb.Select(ctx, q, &rows, query+` ORDER BY "created", "client_id"`, args...)
 	})
 	if err != nil {
@@ -121,8 +121,7 @@ func (ks keyStore) ListKeys(ctx context.Context, company string) ([]engine.Key, 
 
 // RevokeKey marks a key revoked (once: a second revoke keeps the first
 // time) and deletes its tokens, in one transaction.
-func (ks keyStore) RevokeKey(ctx context.Context, clientID string) error {
-	p := ks.p
+func (p keyStore) RevokeKey(ctx context.Context, clientID string) error {
 	return p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		n, err := sqldb.ExecAffected(ctx, tx, `UPDATE "api_keys" SET "revoked" = COALESCE("revoked", ?) WHERE "client_id" = ?`,
 			p.stamp(), clientID)
@@ -138,8 +137,7 @@ func (ks keyStore) RevokeKey(ctx context.Context, clientID string) error {
 }
 
 // SaveToken stores an issued token and deletes expired ones.
-func (ks keyStore) SaveToken(ctx context.Context, t engine.Token) error {
-	p := ks.p
+func (p keyStore) SaveToken(ctx context.Context, t engine.Token) error {
 	return p.db.Autocommit(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		if _, err := sqldb.Exec(ctx, q, `DELETE FROM "api_tokens" WHERE "expires" < ?`, p.stamp()); err != nil {
 			return err
@@ -151,14 +149,14 @@ func (ks keyStore) SaveToken(ctx context.Context, t engine.Token) error {
 }
 
 // LookupToken returns a token, expired or not, or engine.ErrNoKey.
-func (ks keyStore) LookupToken(ctx context.Context, id string) (engine.Token, error) {
+func (p keyStore) LookupToken(ctx context.Context, id string) (engine.Token, error) {
 	var row struct {
 		ID         string `db:"id"`
 		SecretHash string `db:"secret_hash"`
 		ClientID   string `db:"client_id"`
 		Expires    string `db:"expires"`
 	}
-	err := ks.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		return sqldb.Get(ctx, q, &row, `SELECT "id", "secret_hash", "client_id", "expires" FROM "api_tokens" WHERE "id" = ?`, id)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -175,13 +173,6 @@ func (ks keyStore) LookupToken(ctx context.Context, id string) (engine.Token, er
 		return engine.Token{}, fmt.Errorf("token %s: expires: %w", id, err)
 	}
 	return t, nil
-}
-
-func nonNil(list []string) []string {
-	if list == nil {
-		return []string{}
-	}
-	return list
 }
 
 // parseTime reads a stored time that the platform wrote itself; a value it

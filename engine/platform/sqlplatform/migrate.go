@@ -3,8 +3,6 @@ package sqlplatform
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 
 	"fieldapi/engine/sqldb"
 )
@@ -51,7 +49,7 @@ var tables = []struct{ name, ddl string }{
 	{"event_outbox", `CREATE TABLE IF NOT EXISTS "event_outbox" (
 		{seq},
 		"company" TEXT NOT NULL,
-		"events" TEXT NOT NULL)`}, // and addedColumns' ones
+		"events" TEXT NOT NULL)`}, // and outboxColumns
 	{"event_counters", `CREATE TABLE IF NOT EXISTS "event_counters" (
 		"company" TEXT PRIMARY KEY,
 		"last" BIGINT NOT NULL,
@@ -93,20 +91,18 @@ var tables = []struct{ name, ddl string }{
 		"error" TEXT NOT NULL)`},
 }
 
-// addedColumns are columns added to the tables above since, by table;
-// Migrate adds those a database lacks. An event_outbox row with an id
-// holds one event (record); one without, written before, a write's
-// events, with no column but "events" set (sequenceArrays).
-var addedColumns = map[string][]sqldb.ColumnDef{
-	"event_outbox": {
-		{Name: "write_id", Type: "TEXT"},
-		{Name: "id", Type: "TEXT"},
-		{Name: "type", Type: "TEXT"},
-		{Name: "register", Type: "TEXT"},
-		{Name: "record_key", Type: "TEXT"},
-		{Name: "occurred_at", Type: "TEXT"},
-		{Name: "position_at", Type: "INTEGER"},
-	},
+// outboxColumns were added to event_outbox since; Migrate adds those a
+// database lacks. An event_outbox row with an id holds one event
+// (record); one without, written before, a write's events, with no
+// column but "events" set (sequenceArrays).
+var outboxColumns = []sqldb.ColumnDef{
+	{Name: "write_id", Type: "TEXT"},
+	{Name: "id", Type: "TEXT"},
+	{Name: "type", Type: "TEXT"},
+	{Name: "register", Type: "TEXT"},
+	{Name: "record_key", Type: "TEXT"},
+	{Name: "occurred_at", Type: "TEXT"},
+	{Name: "position_at", Type: "INTEGER"},
 }
 
 var indexes = []string{
@@ -144,7 +140,11 @@ func (p *Platform) Migrate(ctx context.Context) error {
 				return fmt.Errorf("create %s: %w", t.name, err)
 			}
 		}
-		if err := addColumns(ctx, tx, d); err != nil {
+		var existing []string
+		if err := sqldb.Select(ctx, tx, &existing, d.ColumnsQuery(), outboxTable); err != nil {
+			return fmt.Errorf("columns of %s: %w", outboxTable, err)
+		}
+		if err := sqldb.AddMissingColumns(ctx, tx, outboxTable, existing, outboxColumns); err != nil {
 			return err
 		}
 		have, err := sqldb.Indexes(ctx, tx)
@@ -164,20 +164,6 @@ func (p *Platform) Migrate(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-// addColumns adds the addedColumns a table lacks.
-func addColumns(ctx context.Context, tx *sqldb.Tx, d sqldb.Dialect) error {
-	for _, table := range slices.Sorted(maps.Keys(addedColumns)) {
-		var existing []string
-		if err := sqldb.Select(ctx, tx, &existing, d.ColumnsQuery(), table); err != nil {
-			return fmt.Errorf("columns of %s: %w", table, err)
-		}
-		if err := sqldb.AddMissingColumns(ctx, tx, table, existing, addedColumns[table]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // lz4Columns hold events and stored responses, which PostgreSQL

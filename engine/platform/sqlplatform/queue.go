@@ -10,9 +10,8 @@ import (
 	"fieldapi/engine/sqldb"
 )
 
-// The delivery queue. On PostgreSQL the workers of several processes
-// share it with FOR UPDATE SKIP LOCKED: a row one transaction holds is
-// passed over by the others. On SQLite the single writer gives the same.
+// The delivery queue: on PostgreSQL the workers of several processes
+// share it with FOR UPDATE SKIP LOCKED; on SQLite the single writer does.
 
 // companyLast is the last committed position of a subscription's (w)
 // company; behind selects the enabled subscriptions whose cursor is
@@ -31,10 +30,8 @@ func (p *Platform) Dispatch(ctx context.Context, limit int, readable platform.Re
 		return 0, err
 	}
 	// First, outside any transaction: which subscriptions are behind, and
-	// what their signatures may read. readable reads the records through
-	// connections of its own; asked while this holds the write
-	// transaction, it waits for them under SQLite's write lock, which
-	// stalled a production server.
+	// what their signatures may read. readable reads through connections of
+	// its own: asked under SQLite's write lock, it stalled a production server.
 	var due []struct {
 		ID      string `db:"id"`
 		Company string `db:"company"`

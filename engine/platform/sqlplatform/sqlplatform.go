@@ -1,8 +1,5 @@
 // Package sqlplatform keeps the service's own state (platform.Platform)
-// in the SQL database the records live in, on engine/sqldb: API keys and
-// tokens, Idempotency-Keys, the event feed, webhook subscriptions and
-// their delivery queue. Its tables (api_keys, api_tokens, idempotency,
-// events, event_counters, webhooks, webhook_deliveries, webhook_attempts)
+// in the SQL database the records live in, on engine/sqldb. Its tables
 // are column for column those of the engine before the pipeline, so a
 // database it created keeps working.
 //
@@ -10,11 +7,6 @@
 // settles its Idempotency-Key claim and records its events in its own
 // transaction through Bind; the platform's own writes run in
 // transactions of their own.
-//
-// Files: sqlplatform.go (the platform, Bind), migrate.go (tables and
-// indexes), keys.go, idempotency.go, feed.go (recording, reading and
-// pruning events), webhooks.go (subscriptions and their deliveries),
-// queue.go (dispatch, claim, finish).
 package sqlplatform
 
 import (
@@ -42,7 +34,7 @@ type Platform struct {
 	db     *sqldb.DB
 	now    func() time.Time
 	outbox *sqldb.Sweeper  // vacuums the outbox rows the sequencer deletes (PostgreSQL)
-	keys   *sqldb.Analyzer // keeps the idempotency table's statistics current as it grows (PostgreSQL)
+	keys   *sqldb.Analyzer // keeps the idempotency table's statistics, which replays plan by, current (PostgreSQL)
 
 	pruneChunk int // events PruneEvents deletes per transaction at most
 }
@@ -76,9 +68,8 @@ type sqlTransaction interface{ SQL() *sqldb.Tx }
 var errForeignTx = errors.New("sqlplatform: Bind needs a transaction of a SQL record store (engine/store/sqlstore) on the platform's database")
 
 // Bind returns the platform's writes inside tx, which must be a
-// transaction of a sqlstore.Store on the platform's own sqldb.DB (that
-// it is the same database cannot be checked: a transaction of another
-// database would write the platform's rows there).
+// transaction of a sqlstore.Store on the platform's own sqldb.DB (which
+// cannot be checked: another database would get the platform's rows).
 func (p *Platform) Bind(tx store.Tx) (platform.Writes, error) {
 	t, ok := tx.(sqlTransaction)
 	if !ok {
@@ -103,9 +94,7 @@ func (w writes) Settle(ctx context.Context, c engine.Claim, r engine.Response) e
 }
 
 // Record adds the events in the write's transaction (see feed.go): on
-// PostgreSQL to the company's outbox, from where the feed's readers move
-// them to the feed with their positions; on SQLite to the feed itself,
-// positioned by the write.
+// PostgreSQL to the outbox, on SQLite to the feed itself.
 func (w writes) Record(ctx context.Context, company string, events []platform.Event) error {
 	if len(events) == 0 {
 		return nil

@@ -13,13 +13,11 @@ import (
 )
 
 // Webhook subscriptions and their deliveries. A subscription's cursor is
-// the last feed position it has been given deliveries for; Dispatch moves
-// it forward over committed events only (see feed.go), so a subscription
-// never misses one. A write that answers an Idempotency-Key stores its
-// receipt with the claim in its own transaction.
+// the last feed position it was given deliveries for; Dispatch moves it
+// over committed events only (see feed.go), so it never misses one.
 
 // webhookStore is the platform's engine.WebhookStore.
-type webhookStore struct{ p *Platform }
+type webhookStore struct{ *Platform }
 
 // webhookRow is a subscription as stored.
 type webhookRow struct {
@@ -53,23 +51,14 @@ func (r webhookRow) webhook() engine.Webhook {
 // receipt stores the receipt of a webhook write, rendered from v, with
 // the write's claim in its transaction.
 func (p *Platform) receipt(ctx context.Context, tx *sqldb.Tx, r engine.Receipt, v any) (engine.Response, error) {
-	resp, settle, err := platform.RenderReceipt(r, v)
-	if err != nil || !settle {
-		return resp, err
-	}
-	if err := (idempotencyStore{p}).settle(ctx, tx, r.Claim, resp); err != nil {
-		return engine.Response{}, err
-	}
-	return resp, nil
+	return platform.Receipt(r, v, func(c engine.Claim, resp engine.Response) error {
+		return idempotencyStore{p}.settle(ctx, tx, c, resp)
+	})
 }
 
-// storedNow is the clock's time at the precision times are stored with.
-func (p *Platform) storedNow() time.Time { return p.now().UTC().Truncate(time.Microsecond) }
-
-func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w engine.Webhook, r engine.Receipt) (engine.Response, error) {
 	types, _ := json.Marshal(w.EventTypes) // a list of strings always marshals
-	now := p.storedNow()
+	now := platform.Stored(p.now())
 	w.Created, w.Modified = now, now
 	var resp engine.Response
 	err := p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
@@ -91,9 +80,9 @@ func (st webhookStore) CreateWebhook(ctx context.Context, s engine.Session, w en
 	return resp, err
 }
 
-func (st webhookStore) ListWebhooks(ctx context.Context, s engine.Session) ([]engine.Webhook, error) {
+func (p webhookStore) ListWebhooks(ctx context.Context, s engine.Session) ([]engine.Webhook, error) {
 	var rows []webhookRow
-	err := st.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		return sqldb.Select(ctx, q, &rows, `SELECT `+webhookColumns+` FROM "webhooks" WHERE "company" = ? ORDER BY "created", "id"`, s.Company)
 	})
 	if err != nil {
@@ -106,11 +95,11 @@ func (st webhookStore) ListWebhooks(ctx context.Context, s engine.Session) ([]en
 	return hooks, nil
 }
 
-func (st webhookStore) GetWebhook(ctx context.Context, s engine.Session, id string) (engine.Webhook, error) {
+func (p webhookStore) GetWebhook(ctx context.Context, s engine.Session, id string) (engine.Webhook, error) {
 	var row webhookRow
-	err := st.p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
+	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		var err error
-		row, err = st.p.webhookRow(ctx, q, s.Company, id, false)
+		row, err = p.webhookRow(ctx, q, s.Company, id, false)
 		return err
 	})
 	if err != nil {
@@ -155,12 +144,11 @@ func (p *Platform) writeWebhook(ctx context.Context, s engine.Session, id string
 	return resp, err
 }
 
-func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id string, c engine.WebhookChange, r engine.Receipt) (engine.Response, error) {
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, row webhookRow) (any, error) {
 		w := row.webhook()
 		platform.ApplyChange(&w, c)
-		w.Modified = p.storedNow()
+		w.Modified = platform.Stored(p.now())
 		types, _ := json.Marshal(w.EventTypes)
 		_, err := sqldb.Exec(ctx, tx, `UPDATE "webhooks" SET "url" = ?, "event_types" = ?, "description" = ?, "enabled" = ?,
 			"disabled_reason" = ?, "modified" = ? WHERE "company" = ? AND "id" = ?`,
@@ -169,11 +157,10 @@ func (st webhookStore) UpdateWebhook(ctx context.Context, s engine.Session, id s
 	})
 }
 
-func (st webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, secret string, keepOld time.Duration, r engine.Receipt) (engine.Response, error) {
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, row webhookRow) (any, error) {
 		w := row.webhook()
-		w.Modified = p.storedNow()
+		w.Modified = platform.Stored(p.now())
 		until := w.Modified.Add(keepOld)
 		_, err := sqldb.Exec(ctx, tx, `UPDATE "webhooks" SET "secret" = ?, "previous_secret" = ?, "previous_until" = ?, "modified" = ?
 			WHERE "company" = ? AND "id" = ?`, secret, row.Secret, sqldb.FormatTime(until), sqldb.FormatTime(w.Modified), s.Company, id)
@@ -182,8 +169,8 @@ func (st webhookStore) RotateSecret(ctx context.Context, s engine.Session, id, s
 	})
 }
 
-func (st webhookStore) DeleteWebhook(ctx context.Context, s engine.Session, id string) error {
-	return st.p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
+func (p webhookStore) DeleteWebhook(ctx context.Context, s engine.Session, id string) error {
+	return p.db.Write(ctx, func(ctx context.Context, tx *sqldb.Tx) error {
 		n, err := sqldb.ExecAffected(ctx, tx, `DELETE FROM "webhooks" WHERE "company" = ? AND "id" = ?`, s.Company, id)
 		if err != nil {
 			return err
@@ -216,8 +203,7 @@ type deliveryRow struct {
 
 const deliveryColumns = `"seq", "company", "webhook_id", "message_id", "event_type", "payload", "state", "tries", "next_attempt_at", "created"`
 
-func (st webhookStore) Deliveries(ctx context.Context, s engine.Session, id string, limit int) ([]engine.Delivery, error) {
-	p := st.p
+func (p webhookStore) Deliveries(ctx context.Context, s engine.Session, id string, limit int) ([]engine.Delivery, error) {
 	var out []engine.Delivery
 	err := p.db.Read(ctx, func(ctx context.Context, q sqldb.Querier) error {
 		if _, err := p.webhookRow(ctx, q, s.Company, id, false); err != nil {
@@ -283,8 +269,7 @@ func readDelivery(ctx context.Context, q sqldb.Querier, seq int64) (engine.Deliv
 	return list[0], nil
 }
 
-func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) Redeliver(ctx context.Context, s engine.Session, id string, delivery int64, r engine.Receipt) (engine.Response, error) {
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, _ webhookRow) (any, error) {
 		n, err := sqldb.ExecAffected(ctx, tx, `UPDATE "webhook_deliveries" SET "state" = ?, "next_attempt_at" = ?, "lease_until" = ''
 			WHERE "company" = ? AND "webhook_id" = ? AND "seq" = ?`, engine.DeliveryPending, p.stamp(), s.Company, id, delivery)
@@ -298,8 +283,7 @@ func (st webhookStore) Redeliver(ctx context.Context, s engine.Session, id strin
 	})
 }
 
-func (st webhookStore) Ping(ctx context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
-	p := st.p
+func (p webhookStore) Ping(ctx context.Context, s engine.Session, id string, r engine.Receipt) (engine.Response, error) {
 	return p.writeWebhook(ctx, s, id, r, func(ctx context.Context, tx *sqldb.Tx, _ webhookRow) (any, error) {
 		msgID, payload := platform.NewPing(s.Company, id, p.now())
 		seq, err := p.queueDelivery(ctx, tx, s.Company, id, msgID, platform.PingType, string(payload))
