@@ -97,11 +97,18 @@ type Event struct {
 // Recorded is an event's payload as written before it had its feed
 // position (Payload with Position 0), the record's data kept as JSON: an
 // outbox sets the position without reading the record again. Its JSON is
-// the Event's, its own Data in place of the Event's (TestRecordedIsAnEvent):
-// marshal it; its Payload would drop the data.
+// the Event's, field for field (TestRecordedIsAnEvent).
 type Recorded struct {
-	Event
-	Data json.RawMessage `json:"data"`
+	ID            string          `json:"id"`
+	Position      int64           `json:"position"`
+	Type          string          `json:"type"`
+	OccurredAt    string          `json:"occurredAt"`
+	Company       string          `json:"company"`
+	Register      string          `json:"register"`
+	Key           string          `json:"key"`
+	Actor         Actor           `json:"actor"`
+	ChangedFields []string        `json:"changedFields"`
+	Data          json.RawMessage `json:"data"`
 }
 
 // Actor is who made a change.
