@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"maps"
 	"strings"
 
 	"fieldapi/engine"
@@ -34,12 +35,8 @@ func valuesAfter(current engine.Record, values Values, names []string) Values {
 // merged is the whole record an update leaves: current overlaid by values.
 func merged(current engine.Record, values Values) Values {
 	after := make(Values, len(current)+len(values))
-	for name, v := range current {
-		after[name] = v
-	}
-	for name, v := range values {
-		after[name] = v
-	}
+	maps.Copy(after, current)
+	maps.Copy(after, values)
 	return after
 }
 
