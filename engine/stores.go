@@ -86,13 +86,8 @@ const (
 
 // String names the state, in logs and test failures.
 func (st ClaimState) String() string {
-	switch st {
-	case Claimed:
-		return "Claimed"
-	case Replay:
-		return "Replay"
-	case Mismatch:
-		return "Mismatch"
+	if names := [...]string{"Claimed", "Replay", "Mismatch"}; int(st) >= 0 && int(st) < len(names) {
+		return names[st]
 	}
 	return "ClaimState(" + strconv.Itoa(int(st)) + ")"
 }
