@@ -7,8 +7,9 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -188,13 +189,7 @@ func recordLines(reg *catalog.Register, rec engine.Record) []Line {
 		}
 	}
 	extra := rec.Object("ExtraFields")
-	keys := make([]string, 0, len(extra))
-	for k, v := range extra {
-		if v != "" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(extra)), func(k string) bool { return extra[k] == "" })
 	if len(keys) > 0 {
 		lines = append(lines, Line{Text: "ExtraFields", Heading: true})
 	}

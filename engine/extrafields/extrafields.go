@@ -8,8 +8,8 @@ package extrafields
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -244,12 +244,7 @@ func Check(register string, declared bool, defs []Def, values map[string]string)
 			writable = append(writable, d.Key)
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		v := values[k]
 		d, ok := byKey[k]
 		switch {
@@ -283,15 +278,13 @@ func Write(ctx context.Context, tx store.Tx, company, register string, seq int64
 	if len(values) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(values))
-	for k, v := range values {
-		keys = append(keys, k)
-		row := store.Values{"register": register, "record_seq": seq, "key": k, "value": v}
+	keys := slices.Sorted(maps.Keys(values))
+	for _, k := range keys {
+		row := store.Values{"register": register, "record_seq": seq, "key": k, "value": values[k]}
 		if err := tx.Upsert(ctx, ValuesTable, company, row, []string{"register", "record_seq", "key"}, []string{"value"}); err != nil {
 			return err
 		}
 	}
-	sort.Strings(keys)
 	rows, err := tx.Select(ctx, store.Select{Table: ValuesTable, Company: company, Where: []store.Cond{
 		store.Equal("register", register), store.Equal("record_seq", seq), store.OneOf("key", keys)}})
 	if err != nil {
