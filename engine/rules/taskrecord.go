@@ -33,8 +33,8 @@ func addTaskNote(ctx context.Context, tx Tx, key string, in engine.Input) error 
 	if strings.TrimSpace(note) == "" {
 		return engine.Refuse("%s is required: a note cannot be empty", noteText)
 	}
-	if err := refuseNUL(noteText, note); err != nil {
-		return err
+	if strings.ContainsRune(note, 0) {
+		return engine.Refuse("%s: text may not contain NUL characters", noteText)
 	}
 	return tx.Log(ctx, names.Tasks, key, names.TaskNotesLog, note, nil)
 }
