@@ -51,14 +51,12 @@ func appendCount(b []byte, tag byte, n int) []byte {
 const fewKeys = 64
 
 // sortedKeys returns a map's keys in order, in buf's array when they fit
-// (its callers pass one of fewKeys on their stack: no allocation).
-// slices.Sort on the keys cost a GET of one task about 5 % of its CPU:
-// each comparison calls into the runtime and reads both strings. Here
-// each key is inserted in its place by its first 8 bytes packed
-// big-endian into a uint64 (zero-padded: where two differ, the numbers
-// order as the strings do), and only keys alike in those 8 bytes are
-// compared as strings. An insertion sort grows with the square of the
-// number of keys, so a larger map is sorted by slices.Sort.
+// (callers pass one of fewKeys on their stack: no allocation).
+// slices.Sort cost a GET of one task about 5 % of its CPU, each comparison
+// reading both strings; here each key is insertion-sorted by its first 8
+// bytes as a big-endian uint64 (zero-padded, so they order as the strings
+// do), comparing strings only on a tie. Insertion sort is quadratic, so a
+// larger map goes to slices.Sort.
 func sortedKeys[V any](m map[string]V, buf []string) []string {
 	keys := buf[:0]
 	if len(m) > fewKeys {
