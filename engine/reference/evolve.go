@@ -14,12 +14,11 @@ import (
 	"fieldapi/engine/store/sqlstore"
 )
 
-// Catalog evolution: a migration compares the register tables of the
-// database with the catalog. A field or register the catalog no longer
-// declares whose column or table holds data is refused, naming the
-// catalog file and the two ways forward (renamedFrom, or an explicit
-// removal); one that holds none is noted and left. See README "Changing
-// the catalog safely".
+// Catalog evolution: a migration compares the database's register tables
+// with the catalog. A field or register no longer declared that holds
+// data is refused, naming the catalog file and the ways forward
+// (renamedFrom, or an explicit removal); an empty one is noted and left.
+// See README "Changing the catalog safely".
 
 // Migration is what a migration of a database changes, worded for its
 // operator.
