@@ -18,12 +18,10 @@ var ErrPreconditionFailed = errors.New("precondition failed: the record has chan
 // row version column, say). Without it, the version is a hash of the record.
 const VersionField = "@version"
 
-// Version identifies the state of a record as read: it changes whenever
-// anything the record shows changes, so the HTTP layer sends it as a strong
-// ETag. An engine that sets VersionField decides it; otherwise it is a
-// SHA-256 over the record's fields (names sorted, every value typed and
-// length-prefixed), shortened to 128 bits. An engine computes it both when
-// answering and under its row lock, from the same read, so the two agree.
+// Version identifies the state of a record as read, for a strong ETag:
+// VersionField if set, else 128 bits of a SHA-256 over the fields (names
+// sorted, every value typed and length-prefixed). An engine computes it
+// when answering and under its row lock from the same read, so they agree.
 func (r Record) Version() string {
 	if v, ok := r[VersionField].(string); ok {
 		return v

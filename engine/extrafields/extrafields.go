@@ -53,13 +53,11 @@ const (
 	extraCombo  = "Combo"  // one of Options
 	extraDate   = "Date"   // ISO 8601 date or date-time
 	extraNumber = "Number" // a decimal number
-	extraSQL    = "Sql"    // computed from SqlExpr on read
 )
 
 // Def is one row of extra_field_defs: a field the company defined on a
-// register. Computed fields carry an SQL expression evaluated against the
-// record's row; it is written by the engine's administration (or the demo
-// data), never by the API.
+// register. A computed field's SQL expression, evaluated against the
+// record's row, is written by the engine's administration, never the API.
 type Def struct {
 	Key      string
 	Name     string

@@ -1,9 +1,7 @@
-// Package reference wires the reference engine: the pipeline with the
-// built-in business rules, positions and documents, over SQL storage
-// (SQLite or PostgreSQL: engine/store/sqlstore with
-// engine/platform/sqlplatform on one database) or memory storage
-// (engine/store/memstore with engine/platform/memplatform). The binary,
-// the tests and the benchmark open engines here, so each is wired once.
+// Package reference wires the reference engine once for the binary, the
+// tests and the benchmark: the pipeline with the built-in rules, positions
+// and documents, over SQL (sqlstore and sqlplatform on one SQLite or
+// PostgreSQL database) or memory (memstore and memplatform).
 package reference
 
 import (
