@@ -6,23 +6,18 @@ import "context"
 // together or not at all (POST /v1/batch with "atomic": true).
 type Atomic interface {
 	// Atomically runs fn with a context in which every write the engine
-	// makes for the session (Create, Update, the Commands, and the writes
-	// of the Locations and Documents capabilities) joins one transaction,
-	// with their change-log rows, events and receipts. When fn returns
-	// nil, the response it returns is stored under claim (when the claim
-	// has a Key) in that same transaction, which then commits; when fn
-	// fails, or the claim is lost (ErrClaimLost), everything fn's writes
-	// did is rolled back and the error returned. The writes inside fn run
-	// one after the other, never at once, and read what the earlier ones
-	// wrote.
+	// makes for the session (Create, Update, Commands, Locations and
+	// Documents) joins one transaction, with its change log, events and
+	// receipts. When fn returns nil, its response is stored under claim
+	// (if it has a Key) in that transaction, which commits; when fn fails
+	// or the claim is lost (ErrClaimLost), all is rolled back. The writes
+	// run one after the other and read what the earlier ones wrote.
 	Atomically(ctx context.Context, s Session, claim Claim, fn func(ctx context.Context) (Response, error)) (Response, error)
 
-	// ReadAhead, inside Atomically, reads in one go what the planned
-	// writes will read of other records (those their reference fields
-	// name), one query per register, so each write finds them read
-	// rather than asking the store itself. It is only a hint: a write it
-	// was not told of reads what it needs as ever, and a record a write
-	// of the batch changes is read again by the writes after it.
+	// ReadAhead, inside Atomically, reads in one query per register the
+	// records the planned writes' reference fields name, so each write
+	// finds them read. Only a hint: other writes read as ever, and a
+	// record the batch changes is read again by the writes after it.
 	ReadAhead(ctx context.Context, s Session, writes []PlannedWrite) error
 }
 

@@ -65,51 +65,42 @@ func Empty(v any) bool {
 }
 
 // Text returns a text or date field, or nil.
-func (r Record) Text(field string) *string {
-	if v, ok := r[field].(string); ok {
-		return &v
-	}
-	return nil
-}
+func (r Record) Text(field string) *string { return typed[string](r, field) }
 
 // Number returns a number field, or nil.
-func (r Record) Number(field string) *float64 {
-	if v, ok := r[field].(float64); ok {
-		return &v
-	}
-	return nil
-}
+func (r Record) Number(field string) *float64 { return typed[float64](r, field) }
 
 // Bool returns a bool field, or nil.
-func (r Record) Bool(field string) *bool {
-	if v, ok := r[field].(bool); ok {
-		return &v
-	}
-	return nil
-}
+func (r Record) Bool(field string) *bool { return typed[bool](r, field) }
 
 // List returns a list-of-text field; never nil.
-func (r Record) List(field string) []string {
-	if v, ok := r[field].([]string); ok {
-		return v
-	}
-	return []string{}
-}
+func (r Record) List(field string) []string { return orEmpty(r, field, []string{}) }
 
 // Object returns an object field (such as ExtraFields); never nil.
 func (r Record) Object(field string) map[string]string {
 	if v, ok := r[field].(map[string]string); ok {
 		return v
 	}
-	return map[string]string{}
+	return map[string]string{} // made only when needed: a map is an allocation
 }
 
 // Lines returns a list of line records; never nil.
-func (r Record) Lines(field string) []Record {
-	if v, ok := r[field].([]Record); ok {
+func (r Record) Lines(field string) []Record { return orEmpty(r, field, []Record{}) }
+
+// typed is a field's value if it is a T, else nil.
+func typed[T any](r Record, field string) *T {
+	if v, ok := r[field].(T); ok {
+		return &v
+	}
+	return nil
+}
+
+// orEmpty is a field's value if it is a T, else empty.
+func orEmpty[T any](r Record, field string, empty T) T {
+	if v, ok := r[field].(T); ok {
 		return v
 	}
-	return []Record{}
+	return empty
 }
 
 // Input is what a create or update writes.

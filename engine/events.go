@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -64,15 +65,7 @@ func MatchEventType(pattern, eventType string) bool {
 // MatchAny reports whether an event type matches one of the patterns, or
 // the list is empty.
 func MatchAny(patterns []string, eventType string) bool {
-	if len(patterns) == 0 {
-		return true
-	}
-	for _, p := range patterns {
-		if MatchEventType(p, eventType) {
-			return true
-		}
-	}
-	return false
+	return len(patterns) == 0 || slices.ContainsFunc(patterns, func(p string) bool { return MatchEventType(p, eventType) })
 }
 
 // Webhook is one subscription of a company.

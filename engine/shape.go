@@ -12,10 +12,9 @@ type Shape struct {
 	// Fields names the register's fields to read, PascalCase: the key and
 	// whatever the read needs itself are read as well. nil reads every field.
 	Fields []string
-	// Lines narrows line lists the read shape carries (named in Fields), by
-	// their name (Materials): the fields each line is read with, as Fields
-	// names the record's (the line's key is read always). A list named in
-	// Fields and not here is read whole.
+	// Lines narrows the line lists named in Fields, by list name: the
+	// fields each line is read with (its key always). A list not here is
+	// read whole.
 	Lines map[string][]string
 	// Expand names the related records to read with each record, as the
 	// catalog declares them (Register.Expansions).
@@ -28,11 +27,9 @@ type Shape struct {
 type Expand struct {
 	Name   string   // the expansion's name, as the catalog declares it (Customer)
 	Fields []string // the expanded records' fields, as Shape.Fields; nil: every field
-	// MaxLines, for a line list, is the most lines a record may carry; 0
-	// is no limit. The list's one query reads at most one line more than
-	// the page's records may carry together, and a read where a record
-	// carries more is refused (*TooManyLinesError), before its lines are
-	// all read.
+	// MaxLines, for a line list, is the most lines a record may carry (0:
+	// no limit); a record with more refuses the read (*TooManyLinesError)
+	// before its lines are all read.
 	MaxLines int
 }
 
@@ -60,8 +57,7 @@ type ShapedReads interface {
 }
 
 // The query parameters every list takes besides its filters, named once
-// for the HTTP layer and for the catalog, which keeps filters off them.
-// Fields and expand shape a get too.
+// for the HTTP layer and the catalog; fields and expand shape a get too.
 const (
 	FieldsParam = "fields"
 	ExpandParam = "expand"
@@ -69,13 +65,11 @@ const (
 	SortParam   = "sort"
 )
 
-// listParams are the parameters every list takes besides its filters;
-// read only (ListParams hands out copies).
+// listParams is read only: ListParams hands out copies.
 var listParams = [...]string{"limit", "page", "cursor", "modifiedSince", "modifiedBefore", CountParam, SortParam, FieldsParam, ExpandParam}
 
 // ListParams are the parameters every list takes besides its filters.
 func ListParams() []string { return slices.Clone(listParams[:]) }
 
-// IsListParam reports whether every list takes name, without a copy of
-// ListParams: a list's every parameter asks.
+// IsListParam reports whether every list takes name, without copying.
 func IsListParam(name string) bool { return slices.Contains(listParams[:], name) }

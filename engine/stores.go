@@ -48,13 +48,11 @@ type Token struct {
 var ErrNoKey = errors.New("no such key")
 
 // IdempotencyStore keeps the response of each write under its
-// Idempotency-Key. A key is stored only together with the response of its
-// first execution: a write stores it in its own transaction (the
-// platform's Writes.Settle), a call that wrote nothing with Complete. So
-// no key is ever held by an execution that died, and a write costs no
-// commit of its own for its key. Two executions of one key may run at
-// once; the second to store its response gets ErrClaimLost and writes
-// nothing, and answers with the first one's response (Claim: Replay).
+// Idempotency-Key, stored only with its first execution's response: by a
+// write in its own transaction (the platform's Writes.Settle), by a call
+// that wrote nothing with Complete. So no dead execution holds a key, and
+// a key costs a write no commit. Of two executions of one key, the second
+// to store gets ErrClaimLost, writes nothing and replays the first's.
 type IdempotencyStore interface {
 	// Claim looks the key up: Replay or Mismatch when a response is
 	// stored, else Claimed (nothing is stored until the call settles).
@@ -86,13 +84,8 @@ const (
 
 // String names the state, in logs and test failures.
 func (st ClaimState) String() string {
-	switch st {
-	case Claimed:
-		return "Claimed"
-	case Replay:
-		return "Replay"
-	case Mismatch:
-		return "Mismatch"
+	if names := [...]string{"Claimed", "Replay", "Mismatch"}; int(st) >= 0 && int(st) < len(names) {
+		return names[st]
 	}
 	return "ClaimState(" + strconv.Itoa(int(st)) + ")"
 }

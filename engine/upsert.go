@@ -47,10 +47,9 @@ type UpsertReceipt struct {
 }
 
 // KeyTakenError: a write would give a record the key or lookup-key value
-// another record of the company has. Nothing was written. A taken record
-// key is the engine's refusal (HTTP 422, as the contract has it for a
-// create the engine refuses); a taken lookup-key value is a conflict
-// (HTTP 409).
+// another record of the company has; nothing was written. A taken record
+// key is a refusal (HTTP 422, as for any refused create), a taken
+// lookup-key value a conflict (HTTP 409).
 type KeyTakenError struct {
 	Record string // the record type: Customer
 	Field  string // the unique field: Nr, ExternalId

@@ -18,12 +18,10 @@ var ErrPreconditionFailed = errors.New("precondition failed: the record has chan
 // row version column, say). Without it, the version is a hash of the record.
 const VersionField = "@version"
 
-// Version identifies the state of a record as read: it changes whenever
-// anything the record shows changes, so the HTTP layer sends it as a strong
-// ETag. An engine that sets VersionField decides it; otherwise it is a
-// SHA-256 over the record's fields (names sorted, every value typed and
-// length-prefixed), shortened to 128 bits. An engine computes it both when
-// answering and under its row lock, from the same read, so the two agree.
+// Version identifies the state of a record as read, for a strong ETag:
+// VersionField if set, else 128 bits of a SHA-256 over the fields (names
+// sorted, every value typed and length-prefixed). An engine computes it
+// when answering and under its row lock from the same read, so they agree.
 func (r Record) Version() string {
 	if v, ok := r[VersionField].(string); ok {
 		return v
@@ -51,14 +49,12 @@ func appendCount(b []byte, tag byte, n int) []byte {
 const fewKeys = 64
 
 // sortedKeys returns a map's keys in order, in buf's array when they fit
-// (its callers pass one of fewKeys on their stack: no allocation).
-// slices.Sort on the keys cost a GET of one task about 5 % of its CPU:
-// each comparison calls into the runtime and reads both strings. Here
-// each key is inserted in its place by its first 8 bytes packed
-// big-endian into a uint64 (zero-padded: where two differ, the numbers
-// order as the strings do), and only keys alike in those 8 bytes are
-// compared as strings. An insertion sort grows with the square of the
-// number of keys, so a larger map is sorted by slices.Sort.
+// (callers pass one of fewKeys on their stack: no allocation).
+// slices.Sort cost a GET of one task about 5 % of its CPU, each comparison
+// reading both strings; here each key is insertion-sorted by its first 8
+// bytes as a big-endian uint64 (zero-padded, so they order as the strings
+// do), comparing strings only on a tie. Insertion sort is quadratic, so a
+// larger map goes to slices.Sort.
 func sortedKeys[V any](m map[string]V, buf []string) []string {
 	keys := buf[:0]
 	if len(m) > fewKeys {

@@ -1,23 +1,21 @@
 // Package demo holds the demo companies and loads them into an engine.
 //
-// Two companies, from data files embedded in the binary (data/*.json, in
-// the format of package dataset): "demo", a Swedish service company
-// (Europe/Stockholm), and "demo2", a Norwegian one (Europe/Oslo). Every
-// register has keys only one of them has, and a few keys both have with
-// different content (customer 1001, price list 1, time type Normaltid,
-// task 10001), so tests can tell the companies apart. Dates are fixed, so
-// every load gives the same data.
+// Two companies, from embedded data files (data/*.json, package dataset's
+// format): "demo", a Swedish service company (Europe/Stockholm), and
+// "demo2", a Norwegian one (Europe/Oslo). Each register has keys only one
+// of them has, and a few both have with different content (customer 1001,
+// price list 1, time type Normaltid, task 10001), so tests tell them
+// apart. Dates are fixed: every load gives the same data.
 //
-// The data is written through the engine's import path, as the engine's
-// own data: any field, no change log, no status transition checks. Each
-// file's batches are imported once per database, so Load may run again.
+// The data goes through the engine's import path (any field, no change
+// log, no status checks), each batch once per database, so Load may run
+// again.
 //
 // To change the demo data, edit the data files (one record a line, fields
-// as stored, lines as records of their own registers, keys tying them).
-// testdata/demo.dump holds every row the load stores; after a deliberate
-// change, check the difference and record it with go test ./engine/demo
-// -update. Demo data for a new register goes in a new batch, so it loads
-// into existing databases too.
+// as stored, lines as records of their own registers); testdata/demo.dump
+// holds every row the load stores: check the difference and record it
+// with go test ./engine/demo -update. Data for a new register goes in a
+// new batch, so it loads into existing databases too.
 package demo
 
 import (

@@ -7,8 +7,9 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,18 +125,13 @@ func htmlLines(src string) []Line {
 		heading = false
 	}
 	for len(src) > 0 {
-		open := strings.IndexByte(src, '<')
-		if open < 0 {
-			cur.WriteString(src)
-			break
+		text, rest, found := strings.Cut(src, "<")
+		cur.WriteString(text)
+		tag, rest, closed := strings.Cut(rest, ">")
+		if !found || !closed {
+			break // no tag left, or an unclosed one: the rest is not text
 		}
-		cur.WriteString(src[:open])
-		end := strings.IndexByte(src[open:], '>')
-		if end < 0 {
-			break // an unclosed tag: the rest is not text
-		}
-		tag := src[open+1 : open+end]
-		src = src[open+end+1:]
+		src = rest
 		name, closing := tagName(tag)
 		switch {
 		case hiddenTags[name] && !closing:
@@ -188,13 +184,7 @@ func recordLines(reg *catalog.Register, rec engine.Record) []Line {
 		}
 	}
 	extra := rec.Object("ExtraFields")
-	keys := make([]string, 0, len(extra))
-	for k, v := range extra {
-		if v != "" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(extra)), func(k string) bool { return extra[k] == "" })
 	if len(keys) > 0 {
 		lines = append(lines, Line{Text: "ExtraFields", Heading: true})
 	}

@@ -78,17 +78,8 @@ func New(e *pipeline.Engine, linkTimeout time.Duration) *Module {
 	return m
 }
 
-// document is a document to store; the field its kind uses is set.
-type document struct {
-	Name, DocType, Kind string
-	Internal            bool
-	Content             []byte // embedded
-	LinkPath            string // link
-	HTML                string // html
-}
-
 // add stores a document on the record with the given Seq and returns its id.
-func add(ctx context.Context, tx store.Tx, company, register string, recordSeq int64, d document, modified string) (int64, error) {
+func add(ctx context.Context, tx store.Tx, company, register string, recordSeq int64, d dataset.Document, modified string) (int64, error) {
 	seqs, err := tx.Insert(ctx, table, company, []store.Values{{
 		"register": register, "record_seq": recordSeq, "name": d.Name, "doc_type": d.DocType, "kind": d.Kind,
 		"is_internal": d.Internal, "content": d.Content, "link_path": d.LinkPath, "html": d.HTML, "modified": modified,
@@ -118,7 +109,7 @@ func (m *Module) AddDocument(ctx context.Context, s engine.Session, register, ke
 		if err != nil {
 			return nil, err
 		}
-		id, err := add(ctx, w.Tx(), s.Company, register, seq, document{Name: name, DocType: docTypeOf(doc.Content), Kind: embedded, Content: doc.Content}, w.Now())
+		id, err := add(ctx, w.Tx(), s.Company, register, seq, dataset.Document{Name: name, DocType: docTypeOf(doc.Content), Kind: embedded, Content: doc.Content}, w.Now())
 		if err != nil {
 			return nil, err
 		}
@@ -241,18 +232,17 @@ func (m *Module) documented(register string) error {
 func text(v store.Values, name string) string { s, _ := v[name].(string); return s }
 
 // fromRow is a stored document.
-func fromRow(v store.Values) document {
+func fromRow(v store.Values) dataset.Document {
 	internal, _ := v["is_internal"].(bool)
 	content, _ := v["content"].([]byte)
-	return document{Name: text(v, "name"), DocType: text(v, "doc_type"), Kind: text(v, "kind"), Internal: internal,
+	return dataset.Document{Name: text(v, "name"), DocType: text(v, "doc_type"), Kind: text(v, "kind"), Internal: internal,
 		Content: content, LinkPath: text(v, "link_path"), HTML: text(v, "html")}
 }
 
 // importDocuments stores the documents an imported record carries.
 func (m *Module) importDocuments(ctx context.Context, tx store.Tx, company, register string, seq int64, rec dataset.Record) error {
 	for _, d := range rec.Documents {
-		doc := document{Name: d.Name, DocType: d.DocType, Kind: d.Kind, Internal: d.Internal, Content: d.Content, LinkPath: d.LinkPath, HTML: d.HTML}
-		if _, err := add(ctx, tx, company, register, seq, doc, m.e.Now()); err != nil {
+		if _, err := add(ctx, tx, company, register, seq, d, m.e.Now()); err != nil {
 			return err
 		}
 	}

@@ -8,8 +8,8 @@ package extrafields
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -53,13 +53,11 @@ const (
 	extraCombo  = "Combo"  // one of Options
 	extraDate   = "Date"   // ISO 8601 date or date-time
 	extraNumber = "Number" // a decimal number
-	extraSQL    = "Sql"    // computed from SqlExpr on read
 )
 
 // Def is one row of extra_field_defs: a field the company defined on a
-// register. Computed fields carry an SQL expression evaluated against the
-// record's row; it is written by the engine's administration (or the demo
-// data), never by the API.
+// register. A computed field's SQL expression, evaluated against the
+// record's row, is written by the engine's administration, never the API.
 type Def struct {
 	Key      string
 	Name     string
@@ -244,12 +242,7 @@ func Check(register string, declared bool, defs []Def, values map[string]string)
 			writable = append(writable, d.Key)
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		v := values[k]
 		d, ok := byKey[k]
 		switch {
@@ -283,15 +276,13 @@ func Write(ctx context.Context, tx store.Tx, company, register string, seq int64
 	if len(values) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(values))
-	for k, v := range values {
-		keys = append(keys, k)
-		row := store.Values{"register": register, "record_seq": seq, "key": k, "value": v}
+	keys := slices.Sorted(maps.Keys(values))
+	for _, k := range keys {
+		row := store.Values{"register": register, "record_seq": seq, "key": k, "value": values[k]}
 		if err := tx.Upsert(ctx, ValuesTable, company, row, []string{"register", "record_seq", "key"}, []string{"value"}); err != nil {
 			return err
 		}
 	}
-	sort.Strings(keys)
 	rows, err := tx.Select(ctx, store.Select{Table: ValuesTable, Company: company, Where: []store.Cond{
 		store.Equal("register", register), store.Equal("record_seq", seq), store.OneOf("key", keys)}})
 	if err != nil {

@@ -2,12 +2,11 @@
 // registers the catalog marks location: true: engine.Locations, beside the
 // pipeline, over the same store.
 //
-// A record is located from its address: its own address fields, or else
-// those of the first record it references that has one (such as an
-// object's customer; the catalog's locateFrom says which references to try
-// first). The geocoder (package geocode) places the address; it runs
-// outside any transaction, as it may call out to a server. A pinned
-// position is fixed and never recalculated.
+// A record is located from its own address fields, or else those of the
+// first record it references that has some (the catalog's locateFrom says
+// which references to try first). The geocoder (package geocode) runs
+// outside any transaction, as it may call a server. A pinned position is
+// never recalculated.
 package locations
 
 import (

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,12 +14,11 @@ import (
 	"fieldapi/engine/store/sqlstore"
 )
 
-// Catalog evolution: a migration compares the register tables of the
-// database with the catalog. A field or register the catalog no longer
-// declares whose column or table holds data is refused, naming the
-// catalog file and the two ways forward (renamedFrom, or an explicit
-// removal); one that holds none is noted and left. See README "Changing
-// the catalog safely".
+// Catalog evolution: a migration compares the database's register tables
+// with the catalog. A field or register no longer declared that holds
+// data is refused, naming the catalog file and the ways forward
+// (renamedFrom, or an explicit removal); an empty one is noted and left.
+// See README "Changing the catalog safely".
 
 // Migration is what a migration of a database changes, worded for its
 // operator.
@@ -56,8 +56,8 @@ func (e *RefusedError) Error() string {
 // IsRefused reports whether err is a migration refused for data the
 // catalog no longer declares.
 func IsRefused(err error) bool {
-	var refused *RefusedError
-	return errors.As(err, &refused)
+	_, ok := errors.AsType[*RefusedError](err)
+	return ok
 }
 
 // PlanMigration returns what ApplyMigration would do, changing nothing:
@@ -94,8 +94,7 @@ func (e *Engine) ApplyMigration(ctx context.Context, dropRegisters ...string) (*
 		return nil, err
 	}
 	plan, err := e.sqlStore.Evolve(ctx, ev)
-	var refused *migration.RefusedError
-	if errors.As(err, &refused) {
+	if refused, ok := errors.AsType[*migration.RefusedError](err); ok {
 		m := e.describe(refused.Plan)
 		return m, &RefusedError{Migration: m}
 	}
@@ -171,23 +170,23 @@ func (e *Engine) describeStep(st migration.Step) string {
 	switch st.Kind {
 	case migration.CreateTable:
 		if r := e.cat.Register(st.Table); r != nil {
-			return fmt.Sprintf("create table %s: register %s, %s", st.Table, r.Name, fileOf(r.Name))
+			return fmt.Sprintf("create table %s: register %s, %s", st.Table, r.Name, catalog.FileFor(r.Name))
 		}
 		return fmt.Sprintf("create table %s (the engine's own)", st.Table)
 	case migration.AddColumn:
 		if r := e.cat.Register(st.Table); r != nil {
-			return fmt.Sprintf("add column %s.%s: field %s of %s", st.Table, st.Column, fieldOf(st.Column), fileOf(r.Name))
+			return fmt.Sprintf("add column %s.%s: field %s of %s", st.Table, st.Column, fieldOf(st.Column), catalog.FileFor(r.Name))
 		}
 		return fmt.Sprintf("add column %s.%s (the engine's own)", st.Table, st.Column)
 	case migration.RenameColumn:
 		return fmt.Sprintf("rename column %s.%s to %s, carrying %s: field %s, renamedFrom: %s in %s",
-			st.Table, st.From, st.Column, values(st.Held), fieldOf(st.Column), fieldOf(st.From), fileOf(st.Table))
+			st.Table, st.From, st.Column, values(st.Held), fieldOf(st.Column), fieldOf(st.From), catalog.FileFor(st.Table))
 	case migration.CopyColumn:
 		return fmt.Sprintf("copy %s of column %s.%s into the empty %s, then drop %s: field %s, renamedFrom: %s in %s",
-			values(st.Held), st.Table, st.From, st.Column, st.From, fieldOf(st.Column), fieldOf(st.From), fileOf(st.Table))
+			values(st.Held), st.Table, st.From, st.Column, st.From, fieldOf(st.Column), fieldOf(st.From), catalog.FileFor(st.Table))
 	case migration.DropColumn:
 		return fmt.Sprintf("drop column %s.%s%s: removedFields: [%s] in %s",
-			st.Table, st.Column, andIts(st.Held, values), fieldOf(st.Column), fileOf(st.Table))
+			st.Table, st.Column, andIts(st.Held, values), fieldOf(st.Column), catalog.FileFor(st.Table))
 	case migration.DropTable:
 		return fmt.Sprintf("drop table %s%s: register %s, dropped as asked (--drop-register %s)",
 			st.Table, andIts(st.Held, records), st.Table, st.Table)
@@ -199,10 +198,10 @@ func (e *Engine) describeStep(st migration.Step) string {
 func (e *Engine) describeEmpty(l migration.Leftover) string {
 	if l.Column == "" {
 		return fmt.Sprintf("table %s: register %s has no %s any more; the table holds no records (fieldapi migrate --drop-register %s drops it)",
-			l.Table, l.Table, fileOf(l.Table), l.Table)
+			l.Table, l.Table, catalog.FileFor(l.Table), l.Table)
 	}
 	return fmt.Sprintf("column %s.%s: field %s is not in %s; no record holds a value in it (removedFields: [%s] drops the column)",
-		l.Table, l.Column, fieldOf(l.Column), fileOf(l.Table), fieldOf(l.Column))
+		l.Table, l.Column, fieldOf(l.Column), catalog.FileFor(l.Table), fieldOf(l.Column))
 }
 
 // describeRefusal says which data the catalog no longer declares, how
@@ -212,7 +211,7 @@ func (e *Engine) describeRefusal(l migration.Leftover, p *migration.Plan) string
 		return fmt.Sprintf("register %s (table %s) has no %s any more, but the table holds %s.\n"+
 			"  To keep them, put %s back.\n"+
 			"  To remove them, run: fieldapi migrate --drop-register %s (with --db), which drops the table and its records.\n",
-			l.Table, l.Table, fileOf(l.Table), records(l.Held), fileOf(l.Table), l.Table)
+			l.Table, l.Table, catalog.FileFor(l.Table), records(l.Held), catalog.FileFor(l.Table), l.Table)
 	}
 	field := fieldOf(l.Column)
 	var added []string // the fields new in the register: a misspelling is one of them
@@ -221,19 +220,18 @@ func (e *Engine) describeRefusal(l migration.Leftover, p *migration.Plan) string
 			added = append(added, fieldOf(st.Column))
 		}
 	}
-	var keep string
-	switch len(added) {
-	case 0:
-		keep = fmt.Sprintf("  To keep them, declare %s again, or add renamedFrom: %s to the field that takes them.\n", field, field)
-	case 1:
-		keep = fmt.Sprintf("  To keep them under a new name, add renamedFrom: %s to the field that takes them (%s, new in %s?).\n", field, added[0], fileOf(l.Table))
-	default:
-		keep = fmt.Sprintf("  To keep them under a new name, add renamedFrom: %s to the field that takes them (one of %s, new in %s?).\n", field, strings.Join(added, ", "), fileOf(l.Table))
+	keep := fmt.Sprintf("  To keep them, declare %s again, or add renamedFrom: %s to the field that takes them.\n", field, field)
+	if len(added) > 0 {
+		which := strings.Join(added, ", ")
+		if len(added) > 1 {
+			which = "one of " + which
+		}
+		keep = fmt.Sprintf("  To keep them under a new name, add renamedFrom: %s to the field that takes them (%s, new in %s?).\n", field, which, catalog.FileFor(l.Table))
 	}
 	return fmt.Sprintf("register %s, field %s (column %s.%s) is not in %s, but the database holds values of it in %s.\n"+
 		"%s"+
 		"  To remove them, add removedFields: [%s] to %s, which drops the column and its values.\n",
-		l.Table, field, l.Table, l.Column, fileOf(l.Table), records(l.Held), keep, field, fileOf(l.Table))
+		l.Table, field, l.Table, l.Column, catalog.FileFor(l.Table), records(l.Held), keep, field, catalog.FileFor(l.Table))
 }
 
 // describeConflict refuses a rename into a field that holds values.
@@ -242,7 +240,7 @@ func (e *Engine) describeConflict(c migration.Conflict) string {
 	return fmt.Sprintf("register %s, field %s renamedFrom: %s (%s): both hold values, %s in %s and %s in %s; carrying %s's over would overwrite %s's.\n"+
 		"  To keep %s's and drop %s's, replace renamedFrom: %s by removedFields: [%s].\n"+
 		"  To carry %s's over, first empty column %s.%s (set it to NULL).\n",
-		c.Table, to, from, fileOf(c.Table), records(c.HeldNew), c.Column, records(c.HeldOld), c.From, from, to,
+		c.Table, to, from, catalog.FileFor(c.Table), records(c.HeldNew), c.Column, records(c.HeldOld), c.From, from, to,
 		to, from, from, from,
 		from, c.Table, c.Column)
 }
@@ -255,9 +253,6 @@ func andIts(h migration.Held, count func(migration.Held) string) string {
 	}
 	return " and its " + count(h)
 }
-
-// fileOf is the catalog file of a register, such as catalog/customers.yaml.
-func fileOf(register string) string { return catalog.FileFor(register) }
 
 // fieldOf names the field of a register column: the catalog's PascalCase
 // name (custom4 → Custom4), or the column itself when no field name
@@ -291,13 +286,7 @@ func counted(h migration.Held, one, many string) string {
 	}
 	byCompany := slices.Clone(h)
 	slices.SortStableFunc(byCompany, func(a, b migration.CompanyCount) int {
-		switch {
-		case a.N > b.N:
-			return -1
-		case a.N < b.N:
-			return 1
-		}
-		return strings.Compare(a.Company, b.Company)
+		return cmp.Or(cmp.Compare(b.N, a.N), strings.Compare(a.Company, b.Company))
 	})
 	if len(byCompany) == 1 && byCompany[0].Company == "" {
 		return fmt.Sprintf("%d %s", total, noun)

@@ -1,9 +1,7 @@
-// Package reference wires the reference engine: the pipeline with the
-// built-in business rules, positions and documents, over SQL storage
-// (SQLite or PostgreSQL: engine/store/sqlstore with
-// engine/platform/sqlplatform on one database) or memory storage
-// (engine/store/memstore with engine/platform/memplatform). The binary,
-// the tests and the benchmark open engines here, so each is wired once.
+// Package reference wires the reference engine once for the binary, the
+// tests and the benchmark: the pipeline with the built-in rules, positions
+// and documents, over SQL (sqlstore and sqlplatform on one SQLite or
+// PostgreSQL database) or memory (memstore and memplatform).
 package reference
 
 import (
@@ -63,7 +61,6 @@ type Engine struct {
 	db              *sqldb.DB       // nil for memory storage
 	sqlStore        *sqlstore.Store // nil for memory storage, which keeps nothing across starts
 	platformMigrate func(ctx context.Context) error
-	closeAll        func() error
 }
 
 // MemoryDSN opens an engine whose data lives in the process only.
@@ -116,7 +113,6 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opt Options) (*
 	e.db = db
 	e.sqlStore = st
 	e.platformMigrate = p.Migrate
-	e.closeAll = db.Close
 	return e, nil
 }
 
@@ -163,10 +159,10 @@ func (e *Engine) Migrate(ctx context.Context) error {
 
 // Close releases the storage.
 func (e *Engine) Close() error {
-	if e.closeAll == nil {
+	if e.db == nil {
 		return nil
 	}
-	return e.closeAll()
+	return e.db.Close()
 }
 
 // DBStats reports the SQL database's statistics, for metrics; zero on
@@ -190,6 +186,6 @@ func (e *Engine) Analyze(ctx context.Context) error {
 // IsCatalogError reports whether err is about the catalog (it names the
 // YAML file) rather than the database.
 func IsCatalogError(err error) bool {
-	var mismatch *rules.CatalogError
-	return errors.As(err, &mismatch)
+	_, ok := errors.AsType[*rules.CatalogError](err)
+	return ok
 }

@@ -4,18 +4,13 @@
 // and the lists' ownerType filter.
 //
 // A rule module (Module) names its register and every catalog field it
-// reads or writes, with the field's type; Bind checks them against the
-// catalog when the engine opens, so a catalog edit that breaks a rule stops
-// the engine at start with a message naming the YAML file, the rule and the
-// field, never at run time. Rules name registers and fields with the
-// generated constants of engine/names.
+// needs, with engine/names' constants; Bind checks them when the engine
+// opens, so a catalog edit that breaks a rule stops the engine at start,
+// naming the YAML file, the rule and the field.
 //
-// A rule works only through Tx, what it may do inside the write it runs in
-// (the session, the clock and the company's time zone, settings, reference
-// lookups, reading and conditionally updating records, the change log), and
-// implements the small hook interfaces it needs (CreatePreparer,
-// UpdatePreparer, ...). No SQL and no storage here: engine/pipeline
-// implements Tx and runs the hooks, for every store. Each rule is
+// A rule works only through Tx and the hook interfaces it implements
+// (CreatePreparer, UpdatePreparer, ...): no SQL here. engine/pipeline
+// implements Tx and runs the hooks for every store; each rule is
 // unit-tested against a fake Tx.
 package rules
 
@@ -38,9 +33,8 @@ type Tx interface {
 	Location(ctx context.Context) (*time.Location, error)
 	// Setting reads one of the company's settings; ok is false when unset.
 	Setting(ctx context.Context, name string) (value string, ok bool, err error)
-	// DecodedSetting is Setting as decode makes it of the value, decoded
-	// once while the company's settings are kept. What decode returns is
-	// shared by every write: it must never be changed.
+	// DecodedSetting is Setting decoded once while the company's settings
+	// are kept; the result is shared by every write: never change it.
 	DecodedSetting(ctx context.Context, name string, decode func(value string) (any, error)) (decoded any, ok bool, err error)
 	// Referenced reads the record a reference names, or refuses the write
 	// with the engine's text (`Product "X" does not exist`).
@@ -49,13 +43,11 @@ type Tx interface {
 	Record(ctx context.Context, register, key string) (engine.Record, error)
 	// Records reads every record of a register, oldest first.
 	Records(ctx context.Context, register string) ([]engine.Record, error)
-	// UpdateIf sets fields of the record with the given key (and its
-	// Modified) if its fields in expect hold those values (nil: empty);
-	// updated is false when they no longer do.
+	// UpdateIf sets fields (and Modified) of a record if its fields in
+	// expect hold those values (nil: empty); else updated is false.
 	UpdateIf(ctx context.Context, register, key string, expect, set map[string]any) (updated bool, err error)
-	// Log adds an entry to the change log of a record, signed by the
-	// caller; record (the record after the change, or nil) lets a line be
-	// logged on its owner too.
+	// Log adds an entry to a record's change log, signed by the caller;
+	// record (after the change, or nil) lets a line be logged on its owner.
 	Log(ctx context.Context, register, key, action, detail string, record engine.Record) error
 }
 
@@ -101,12 +93,11 @@ func LineList(register, line string) Need {
 // them: nil, string, float64, bool, []string or map[string]string.
 type Values = map[string]any
 
-// The hook points. A module implements the ones it needs; a hook that
-// refuses returns an *engine.CommandError (engine.Refuse), which rolls back
-// the whole write.
+// The hook points a module may implement; a refusal (engine.Refuse) rolls
+// back the whole write.
 type (
-	// CreatePreparer runs on a new record once defaults are applied and
-	// references resolved, just before it is stored: it may fill values or refuse.
+	// CreatePreparer runs on a new record, defaults applied and references
+	// resolved, just before it is stored.
 	CreatePreparer interface {
 		PrepareCreate(ctx context.Context, tx Tx, values Values) error
 	}

@@ -92,64 +92,42 @@ func catalogErrorf(format string, args ...any) error {
 	return &CatalogError{text: fmt.Sprintf(format, args...)}
 }
 
-// PrepareCreate runs the register's CreatePreparer hooks.
-func (s *Set) PrepareCreate(ctx context.Context, tx Tx, register string, values Values) error {
+// each runs the register's modules that implement the hook H, in order,
+// and stops at the first error.
+func each[H any](s *Set, register string, run func(H) error) error {
 	for _, m := range s.byRegister[register] {
-		if h, ok := m.(CreatePreparer); ok {
-			if err := h.PrepareCreate(ctx, tx, values); err != nil {
+		if h, ok := m.(H); ok {
+			if err := run(h); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// PrepareCreate runs the register's CreatePreparer hooks.
+func (s *Set) PrepareCreate(ctx context.Context, tx Tx, register string, values Values) error {
+	return each(s, register, func(h CreatePreparer) error { return h.PrepareCreate(ctx, tx, values) })
 }
 
 // PrepareUpdate runs the register's UpdatePreparer hooks.
 func (s *Set) PrepareUpdate(ctx context.Context, tx Tx, register string, current engine.Record, values Values) error {
-	for _, m := range s.byRegister[register] {
-		if h, ok := m.(UpdatePreparer); ok {
-			if err := h.PrepareUpdate(ctx, tx, current, values); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return each(s, register, func(h UpdatePreparer) error { return h.PrepareUpdate(ctx, tx, current, values) })
 }
 
 // PrepareLine runs the owner register's LinePreparer hooks.
 func (s *Set) PrepareLine(ctx context.Context, tx Tx, owner string, ownerValues Values, line string, values Values) error {
-	for _, m := range s.byRegister[owner] {
-		if h, ok := m.(LinePreparer); ok {
-			if err := h.PrepareLine(ctx, tx, ownerValues, line, values); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return each(s, owner, func(h LinePreparer) error { return h.PrepareLine(ctx, tx, ownerValues, line, values) })
 }
 
 // AfterCreate runs the register's CreateFinisher hooks.
 func (s *Set) AfterCreate(ctx context.Context, tx Tx, register string, c Created, values Values) error {
-	for _, m := range s.byRegister[register] {
-		if h, ok := m.(CreateFinisher); ok {
-			if err := h.AfterCreate(ctx, tx, c, values); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return each(s, register, func(h CreateFinisher) error { return h.AfterCreate(ctx, tx, c, values) })
 }
 
 // AfterUpdate runs the register's UpdateFinisher hooks.
 func (s *Set) AfterUpdate(ctx context.Context, tx Tx, register string, before, after engine.Record) error {
-	for _, m := range s.byRegister[register] {
-		if h, ok := m.(UpdateFinisher); ok {
-			if err := h.AfterUpdate(ctx, tx, before, after); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return each(s, register, func(h UpdateFinisher) error { return h.AfterUpdate(ctx, tx, before, after) })
 }
 
 // Action returns the register's named action, or nil.
@@ -170,15 +148,12 @@ func (s *Set) actions(register string) map[string]Action {
 // ListCondition passes one list condition through the register's
 // ListConditioner hooks.
 func (s *Set) ListCondition(register string, c engine.Condition) (engine.Condition, error) {
-	for _, m := range s.byRegister[register] {
-		if h, ok := m.(ListConditioner); ok {
-			var err error
-			if c, err = h.ListCondition(c); err != nil {
-				return c, err
-			}
-		}
-	}
-	return c, nil
+	err := each(s, register, func(h ListConditioner) error {
+		var err error
+		c, err = h.ListCondition(c)
+		return err
+	})
+	return c, err
 }
 
 // ValidKeys lists the register's valid keys for a refusal; ok is false

@@ -43,7 +43,8 @@ func (taskAssignees) PrepareUpdate(ctx context.Context, tx Tx, current engine.Re
 
 // assign sets AssigneeStatuses for the UserSigns a write sends; current is
 // the task before an update (nil on create). Omitted, the assignment is
-// untouched.
+// untouched. A signature sent twice is assigned once; a cleared list
+// leaves the task without assignees.
 func assign(ctx context.Context, tx Tx, current engine.Record, values Values) error {
 	if _, present := values[names.TaskUserSigns]; !present {
 		return nil
@@ -52,13 +53,6 @@ func assign(ctx context.Context, tx Tx, current engine.Record, values Values) er
 	if err != nil {
 		return err
 	}
-	assignTask(current, values, rules.Default)
-	return nil
-}
-
-// assignTask sets AssigneeStatuses for the UserSigns sent. A signature sent
-// twice is assigned once; a cleared list leaves the task without assignees.
-func assignTask(current engine.Record, values Values, startStatus string) {
 	list, _ := values[names.TaskUserSigns].([]string)
 	signs := []string{}
 	for _, sign := range list {
@@ -71,7 +65,7 @@ func assignTask(current engine.Record, values Values, startStatus string) {
 	for _, sign := range signs {
 		status, stays := before[sign]
 		if !stays {
-			status = startStatus
+			status = rules.Default
 		}
 		statuses[sign] = status
 	}
@@ -80,6 +74,7 @@ func assignTask(current engine.Record, values Values, startStatus string) {
 	if previous := current.List(names.TaskUserSigns); len(previous) == 1 && len(signs) > 1 {
 		markActionText(current, values, previous[0])
 	}
+	return nil
 }
 
 // markActionText puts "[SIGN] " at the front of the task's action text

@@ -60,13 +60,8 @@ func planDates(current engine.Record, values Values) error {
 	if !startSent && !stopSent && !typeSent {
 		return nil
 	}
-	field := func(name string) string {
-		if _, sent := values[name]; sent {
-			return text(values, name)
-		}
-		return text(current, name)
-	}
-	start, stop, kind := field(names.TaskPlanStartDate), field(names.TaskPlanStopDate), field(names.TaskPlanDateType)
+	after := valuesAfter(current, values, []string{names.TaskPlanStartDate, names.TaskPlanStopDate, names.TaskPlanDateType})
+	start, stop, kind := text(after, names.TaskPlanStartDate), text(after, names.TaskPlanStopDate), text(after, names.TaskPlanDateType)
 	if startSent && !stopSent {
 		stop = "" // a new start begins a new period
 	}

@@ -9,11 +9,8 @@ import (
 )
 
 // taskRecord: a task's notes. The notes action adds an entry to the
-// task's change log, under the action the catalog declares for its
-// entries (log: note, names.TaskNotesLog), which GET
-// /v1/tasks/{nr}/notes lists; the task itself does not change. (A task's
-// Id, its row number, is no rule's: the catalog declares it rowNumber,
-// and the store writes it with the row.)
+// task's change log under the catalog's log action (names.TaskNotesLog),
+// which GET /v1/tasks/{nr}/notes lists; the task itself does not change.
 type taskRecord struct{}
 
 // noteText is the body field of the notes action (catalog/tasks.yaml).
@@ -33,8 +30,8 @@ func addTaskNote(ctx context.Context, tx Tx, key string, in engine.Input) error 
 	if strings.TrimSpace(note) == "" {
 		return engine.Refuse("%s is required: a note cannot be empty", noteText)
 	}
-	if err := refuseNUL(noteText, note); err != nil {
-		return err
+	if strings.ContainsRune(note, 0) {
+		return engine.Refuse("%s: text may not contain NUL characters", noteText)
 	}
 	return tx.Log(ctx, names.Tasks, key, names.TaskNotesLog, note, nil)
 }

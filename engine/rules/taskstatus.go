@@ -151,11 +151,10 @@ func setTaskStatus(ctx context.Context, tx Tx, key string, in engine.Input) erro
 	return tx.Log(ctx, names.Tasks, key, "status", from+" → "+to, task)
 }
 
-// moveTaskStatus moves a stored task (its values in task) to another
-// status, if the company's transition rules allow it and the task has an
-// owner. Every assignee moves with the task: the dispatcher's status change
-// reaches all of them. task is updated to match. The engine's own loads
-// skip the checks.
+// moveTaskStatus moves a stored task (its values in task, updated to
+// match) to another status, if the company's transition rules allow it
+// and the task has an owner. Every assignee moves with the task. The
+// engine's own loads skip the checks.
 func moveTaskStatus(ctx context.Context, tx Tx, key string, task Values, to string) error {
 	from := text(task, names.TaskStatus)
 	if text(task, names.TaskOwnerSign) == "" {

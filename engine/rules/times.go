@@ -17,6 +17,9 @@ import (
 // never derives Hours from the clock times, and computes no stop of its own.
 type timeBooking struct{}
 
+// timeFields are the fields of a time line the rules check.
+var timeFields = []string{names.TimeDate, names.TimeStopDate, names.TimeTimeType, names.TimeOwnerNr, names.TimeUserSign}
+
 func (timeBooking) Name() string     { return "the time booking rules" }
 func (timeBooking) Register() string { return names.Times }
 func (timeBooking) Needs() []Need {
@@ -34,7 +37,7 @@ func (timeBooking) PrepareCreate(ctx context.Context, tx Tx, values Values) erro
 }
 
 func (timeBooking) PrepareUpdate(ctx context.Context, tx Tx, current engine.Record, values Values) error {
-	return checkTime(ctx, tx, merged(current, values), values)
+	return checkTime(ctx, tx, valuesAfter(current, values, timeFields), values)
 }
 
 // checkTime checks a time line as it will be stored (entry); changed holds

@@ -1,10 +1,6 @@
 package rules
 
-import (
-	"strings"
-
-	"fieldapi/engine"
-)
+import "fieldapi/engine"
 
 // text is a text value, "" when absent or of another type.
 func text(values Values, name string) string {
@@ -29,24 +25,4 @@ func valuesAfter(current engine.Record, values Values, names []string) Values {
 		}
 	}
 	return after
-}
-
-// merged is the whole record an update leaves: current overlaid by values.
-func merged(current engine.Record, values Values) Values {
-	after := make(Values, len(current)+len(values))
-	for name, v := range current {
-		after[name] = v
-	}
-	for name, v := range values {
-		after[name] = v
-	}
-	return after
-}
-
-// refuseNUL refuses text with NUL characters, which some databases cannot store.
-func refuseNUL(name, s string) error {
-	if strings.ContainsRune(s, 0) {
-		return engine.Refuse("%s: text may not contain NUL characters", name)
-	}
-	return nil
 }

@@ -35,14 +35,12 @@ func New[V any](ttl time.Duration, now func() time.Time) *Cache[V] {
 	return &Cache[V]{ttl: ttl, now: now, entries: map[string]entry[V]{}}
 }
 
-// Get returns the value cached under key, or loads and caches it. A load
-// that may be shared is done once for every call that misses the key at
-// the same time (an entry expiring under load would otherwise send every
-// call in flight to the database at once). A call inside a transaction
-// passes shared false: it loads on its own connection and never waits for
-// a shared load, which may be waiting for a connection of the pool that a
-// writer holds while it waits for this transaction's lock (the stall of
-// issue 20: every connection held, 5 s, then engine_busy).
+// Get returns the value cached under key, or loads and caches it. Calls
+// that miss a key at once share one load, so an expiry under load does not
+// send them all to the database. A call inside a transaction passes shared
+// false and loads on its own connection: a shared load may wait for a
+// pool connection held by a writer waiting for this transaction's lock
+// (issue 20: every connection held, 5 s, then engine_busy).
 func (c *Cache[V]) Get(key string, shared bool, load func() (V, error)) (V, error) {
 	now := c.now()
 	c.mu.Lock()
