@@ -60,8 +60,13 @@ func planDates(current engine.Record, values Values) error {
 	if !startSent && !stopSent && !typeSent {
 		return nil
 	}
-	after := valuesAfter(current, values, []string{names.TaskPlanStartDate, names.TaskPlanStopDate, names.TaskPlanDateType})
-	start, stop, kind := text(after, names.TaskPlanStartDate), text(after, names.TaskPlanStopDate), text(after, names.TaskPlanDateType)
+	field := func(name string) string { // as the write leaves it, without a map per task write
+		if _, sent := values[name]; sent {
+			return text(values, name)
+		}
+		return text(current, name)
+	}
+	start, stop, kind := field(names.TaskPlanStartDate), field(names.TaskPlanStopDate), field(names.TaskPlanDateType)
 	if startSent && !stopSent {
 		stop = "" // a new start begins a new period
 	}
