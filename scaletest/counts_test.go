@@ -24,7 +24,10 @@ func TestRecordCountsExactAcrossProcesses(t *testing.T) {
 	initDemo(t, dsn)
 	key := createKey(t, dsn, "count-client")
 	flags := []string{"--rate-limit", "0", "--max-open-conns", poolPerProcess}
-	a, b := startServe(t, dsn, flags...), startServe(t, dsn, flags...)
+	// b's connections are named, to know when PostgreSQL is done with them
+	// after b is killed.
+	killed := "fieldapi-killed-" + randomHex(4)
+	a, b := startServe(t, dsn, flags...), startServe(t, dbtest.WithParam(t, dsn, "application_name", killed), flags...)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -84,8 +87,15 @@ func TestRecordCountsExactAcrossProcesses(t *testing.T) {
 			})
 		}
 		time.Sleep(300 * time.Millisecond)
+		var open int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1`, killed).Scan(&open); err != nil || open == 0 {
+			t.Fatalf("%d connections of server b by its application_name (%v): the wait below would see none", open, err)
+		}
 		b.cmd.Process.Kill() // SIGKILL: no graceful shutdown, transactions cut off
 		<-b.done
+		// A COMMIT b sent with its last rows before it died may still be
+		// committed: counting before its backend is gone races with it.
+		waitBackendsGone(t, db, killed)
 		close(stop)
 		wg.Wait()
 		if sent.Load() < 8 {
@@ -143,4 +153,22 @@ func countsMatchRows(t *testing.T, db *sql.DB) {
 			t.Errorf("no counter rows for %s", register)
 		}
 	}
+}
+
+// waitBackendsGone waits until PostgreSQL has no connection named
+// application, polling its activity view (a server-side state, no clock
+// of ours to inject).
+func waitBackendsGone(t *testing.T, db *sql.DB, application string) {
+	t.Helper()
+	for range 1000 {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1`, application).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("connections of the killed server %s still open after 10 s", application)
 }
