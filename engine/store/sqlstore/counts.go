@@ -47,8 +47,9 @@ var ownIndexes = []string{
 // consecutive and a rollback gives them back. On PostgreSQL a series is a
 // sequence of its own, which locks nothing to the end of the transaction,
 // so parallel creates never queue on their series; a rollback leaves a
-// gap, and parallel transactions' numbers interleave. number_series holds where a series stood before its sequence (a
-// database from before the sequences) and is not kept after.
+// gap, and parallel transactions' numbers interleave. number_series holds
+// where a series stood before its sequence (a database from before the
+// sequences) and is not kept after.
 
 // NextNumbers takes n numbers of the company's series, in one statement.
 func (t *Tx) NextNumbers(ctx context.Context, company, series string, n int) ([]int64, error) {
@@ -228,12 +229,11 @@ func sequenceName(company, series string) string {
 // deltas), not a scan. A count changes in the transaction that inserts or
 // deletes the rows (a rollback or a crash takes both away together): it
 // inserts its changes as delta rows in one statement just before its
-// commit. Inserting locks no row,
-// so creates of one company never queue on their count, as an UPDATE of
-// its row would. A count is its row plus its deltas; every mergeEvery
-// delta rows the store adds them to the count rows. A missing count row
-// means no rows: Migrate counts a table that was never counted, and never
-// replaces a count.
+// commit. Inserting locks no row, so creates of one company never queue on
+// their count, as an UPDATE of its row would. A count is its row plus its
+// deltas; every mergeEvery delta rows the store adds them to the count
+// rows. A missing count row means no rows: Migrate counts a table that was
+// never counted, and never replaces a count.
 
 // mergeEvery is how many delta rows a store writes before it merges
 // them: reading a count sums a handful, merging costs writes little.
